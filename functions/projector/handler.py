@@ -1,0 +1,35 @@
+"""projector λ (DynamoDB Streams, NEW_AND_OLD_IMAGES): keep the search index and the graph in
+step with the source of truth. Partial batch failures; replays and reordering are harmless."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmem.adapters.codec import change_from_stream_record
+from agentmem.runtime import get_container
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+
+logger = Logger(service="agentmem-projector")
+metrics = Metrics(namespace="agentmem", service="projector")
+processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
+
+
+def record_handler(record: DynamoDBRecord) -> None:
+    change = change_from_stream_record(record.raw_event)
+    if change is None:  # not a memory item (L0 log, audit, idempotency...)
+        return
+    container = get_container()
+    report = container.projector.apply(change, now=container.clock.now())
+    for name, value in (("ProjectionsApplied", report.applied), ("ProjectionsStale", report.stale),
+                        ("ProjectionConflicts", report.conflicts), ("ProjectionsDeleted", report.deleted)):
+        if value:
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+@metrics.log_metrics
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -1,0 +1,23 @@
+"""reconcile λ (EventBridge schedule): repair drift between the source of truth and its projections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmem.runtime import get_container
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
+
+logger = Logger(service="agentmem-reconcile")
+metrics = Metrics(namespace="agentmem", service="reconcile")
+
+
+@metrics.log_metrics(raise_on_empty_metrics=False)
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    container = get_container()
+    report = container.reconciler.run(now=container.clock.now())
+    for name in ("checked", "missing", "stale", "orphan", "repaired", "failed"):
+        metrics.add_metric(name=f"Reconcile_{name}", unit=MetricUnit.Count, value=getattr(report, name))
+    logger.info("reconciliation finished", extra={k: v for k, v in report.to_dict().items() if k != "repair_keys"})
+    return report.to_dict()

@@ -1,0 +1,135 @@
+"""Shared SQLite plumbing of the embedded adapters.
+
+One :class:`SqliteDatabase` per store file. The connection is opened lazily on first use (which
+also creates the schema), in WAL mode with a busy timeout so several processes can share a file,
+and with ``check_same_thread=False`` guarded by a re-entrant lock because the local server is
+threaded. The connection runs in autocommit mode; :meth:`SqliteDatabase.write` wraps a block in
+``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on any exception) and :meth:`SqliteDatabase.read` in a
+deferred read transaction, so a block sees one snapshot. Every ``sqlite3.Error`` leaves as
+:class:`~agentmem.errors.StoreUnavailable` (chained); domain errors raised inside a block (a
+version conflict, say) roll back and propagate unchanged.
+
+``":memory:"`` gives a private in-memory database (tests).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from agentmem.errors import StoreUnavailable
+
+MEMORY = ":memory:"
+IN_CHUNK = 500  # ids per "IN (...)" query, well under SQLite's variable limit
+
+
+def store_path(data_dir: str | Path, name: str) -> Path:
+    """The file of store ``name`` under ``data_dir`` (one file per store)."""
+    return Path(data_dir) / f"{name}.sqlite3"
+
+
+def placeholders(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def chunks(values: Sequence[Any], size: int = IN_CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+class SqliteDatabase:
+    """A lazily opened, lock-guarded SQLite connection with a schema."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        schema: str,
+        *,
+        name: str = "sqlite",
+        busy_timeout_ms: int = 5000,
+    ) -> None:
+        self._path = str(path)
+        self._schema = schema
+        self._name = name
+        self._busy_timeout_ms = busy_timeout_ms
+        self._conn: sqlite3.Connection | None = None
+        self.lock = threading.RLock()
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailable:
+        return StoreUnavailable(f"{self._name} store unavailable: {exc}", details={"store": self._name})
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        try:
+            if self._path != MEMORY:
+                Path(self._path).parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self._path,
+                timeout=self._busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+                if self._path != MEMORY:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                    conn.execute("PRAGMA synchronous = NORMAL")
+                conn.executescript(self._schema)
+            except BaseException:
+                conn.close()
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            raise self._unavailable(exc) from exc
+        self._conn = conn
+        return conn
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            conn = self._connection()
+            try:
+                if conn.in_transaction:  # nested use inside an open block: join it
+                    yield conn
+                    return
+                conn.execute(begin)
+            except sqlite3.Error as exc:
+                raise self._unavailable(exc) from exc
+            try:
+                yield conn
+            except BaseException as exc:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise self._unavailable(exc) from exc
+                raise
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise self._unavailable(exc) from exc
+
+    def write(self) -> AbstractContextManager[sqlite3.Connection]:
+        """Context manager: one ``BEGIN IMMEDIATE`` transaction, committed unless it raises."""
+        return self._transaction("BEGIN IMMEDIATE")
+
+    def read(self) -> AbstractContextManager[sqlite3.Connection]:
+        """Context manager: one read snapshot."""
+        return self._transaction("BEGIN")
+
+    def close(self) -> None:
+        with self.lock:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                finally:
+                    self._conn = None

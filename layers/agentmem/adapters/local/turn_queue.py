@@ -1,0 +1,238 @@
+"""A durable, bounded local queue of turns with SQS semantics (the embedded ingest queue).
+
+``messages`` holds what is pending or in flight. :meth:`SqliteTurnQueue.receive` hides a message
+for ``visibility_timeout_s`` behind a fresh receipt handle; :meth:`~SqliteTurnQueue.delete` with
+that handle acknowledges it; :meth:`~SqliteTurnQueue.release` (a failure) makes it visible again
+after a delay, and a message whose visibility simply expires is received again. Once a message has
+been received ``max_receives`` times without being deleted it moves to ``dead_letters`` (on the
+failing release, or on the next receive), keeping its last error — SQS's redrive policy.
+
+The queue is bounded: :meth:`~SqliteTurnQueue.send` refuses the whole batch with
+:class:`~agentmem.errors.QueueFull` when pending + in-flight messages would exceed ``capacity``,
+and counts the refused turns; nothing is dropped silently. Message ids are the turns' message
+ids; a turn already queued for the same scope is not queued twice. Time comes from the injected
+clock, so tests move time instead of sleeping. Bodies are the SQS message JSON
+(:func:`agentmem.adapters.codec.turn_to_body`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+from agentmem.adapters.codec import body_to_turn, format_sortable, parse_datetime, turn_to_body
+from agentmem.adapters.local.sqlite_base import SqliteDatabase
+from agentmem.domain.models import Turn
+from agentmem.errors import QueueFull, ValidationFailed
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    pk TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    sent_at TEXT NOT NULL,
+    visible_at REAL NOT NULL,
+    receive_count INTEGER NOT NULL DEFAULT 0,
+    receipt_handle TEXT UNIQUE,
+    last_error TEXT,
+    UNIQUE (pk, message_id)
+);
+CREATE INDEX IF NOT EXISTS messages_by_visibility ON messages (visible_at, seq);
+CREATE TABLE IF NOT EXISTS dead_letters (
+    seq INTEGER PRIMARY KEY,
+    message_id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    sent_at TEXT NOT NULL,
+    receive_count INTEGER NOT NULL,
+    last_error TEXT,
+    dead_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+_COUNTERS = ("refused", "sent", "deleted")
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedMessage:
+    message_id: str
+    receipt_handle: str
+    body: str  # the SQS message JSON of one turn
+    receive_count: int
+    sent_at: datetime
+
+    def turn(self) -> Turn:
+        return body_to_turn(self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    message_id: str
+    body: str
+    receive_count: int
+    last_error: str | None
+    sent_at: datetime
+    dead_at: datetime
+
+
+class SqliteTurnQueue:
+    """Local :class:`agentmem.ports.TurnQueue` with receive/delete/release and a dead-letter table."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        capacity: int = 10_000,
+        max_receives: int = 5,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        if capacity < 1 or max_receives < 1:
+            raise ValueError("capacity and max_receives must be at least 1")
+        self._db = SqliteDatabase(path, _SCHEMA, name="turn_queue")
+        self._capacity = capacity
+        self._max_receives = max_receives
+        self._clock = clock or (lambda: datetime.now(UTC))
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    def close(self) -> None:
+        self._db.close()
+
+    @staticmethod
+    def _count(conn: Any, name: str, amount: int) -> None:
+        conn.execute(
+            "INSERT INTO counters (name, value) VALUES (?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+            (name, amount),
+        )
+
+    def send(self, turns: Sequence[Turn]) -> list[str]:
+        now = self._clock()
+        rows = [(t.scope.key, t.message_id, turn_to_body(t)) for t in turns]
+        with self._db.write() as conn:
+            fresh = {
+                (pk, message_id)
+                for pk, message_id, _ in rows
+                if conn.execute(
+                    "SELECT 1 FROM messages WHERE pk = ? AND message_id = ?", (pk, message_id)
+                ).fetchone()
+                is None
+            }
+            queued = int(conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+            if queued + len(fresh) > self._capacity:
+                self._count(conn, "refused", len(rows))
+                refusal = QueueFull(
+                    "turn queue is full",
+                    details={"capacity": self._capacity, "queued": queued, "requested": len(rows)},
+                )
+            else:
+                refusal = None
+                conn.executemany(
+                    "INSERT OR IGNORE INTO messages (pk, message_id, body, sent_at, visible_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    [(pk, m, body, format_sortable(now), now.timestamp()) for pk, m, body in rows],
+                )
+                self._count(conn, "sent", len(fresh))
+        if refusal is not None:  # raised after the commit, so the refusal stays counted
+            raise refusal
+        return [message_id for _, message_id, _ in rows]
+
+    def receive(self, max_messages: int = 10, visibility_timeout_s: float = 30.0) -> list[QueuedMessage]:
+        if max_messages < 1:
+            raise ValidationFailed("max_messages must be at least 1")
+        now = self._clock()
+        received: list[QueuedMessage] = []
+        with self._db.write() as conn:
+            while len(received) < max_messages:
+                rows = conn.execute(
+                    "SELECT seq, message_id, body, sent_at, receive_count FROM messages"
+                    " WHERE visible_at <= ? ORDER BY visible_at, seq LIMIT ?",
+                    (now.timestamp(), max_messages - len(received)),
+                ).fetchall()
+                if not rows:
+                    break
+                for seq, message_id, body, sent_at, count in rows:
+                    if count >= self._max_receives:
+                        self._dead_letter(conn, seq, now)
+                        continue
+                    handle = uuid4().hex
+                    conn.execute(
+                        "UPDATE messages SET receive_count = receive_count + 1, receipt_handle = ?,"
+                        " visible_at = ? WHERE seq = ?",
+                        (handle, now.timestamp() + max(0.0, visibility_timeout_s), seq),
+                    )
+                    received.append(
+                        QueuedMessage(message_id, handle, body, int(count) + 1, parse_datetime(sent_at))
+                    )
+        return received
+
+    def delete(self, receipt_handle: str) -> bool:
+        """Acknowledge a message; False if the handle is unknown or superseded by a later receive."""
+        with self._db.write() as conn:
+            deleted = conn.execute(
+                "DELETE FROM messages WHERE receipt_handle = ?", (receipt_handle,)
+            ).rowcount
+            self._count(conn, "deleted", deleted)
+        return deleted == 1
+
+    def release(self, receipt_handle: str, delay_s: float = 0.0, error: str | None = None) -> bool:
+        """A failed attempt: visible again after ``delay_s``, or dead-lettered after the last try."""
+        now = self._clock()
+        with self._db.write() as conn:
+            row = conn.execute(
+                "SELECT seq, receive_count FROM messages WHERE receipt_handle = ?", (receipt_handle,)
+            ).fetchone()
+            if row is None:
+                return False
+            conn.execute("UPDATE messages SET last_error = ? WHERE seq = ?", (error, row[0]))
+            if row[1] >= self._max_receives:
+                self._dead_letter(conn, row[0], now)
+            else:
+                conn.execute(
+                    "UPDATE messages SET receipt_handle = NULL, visible_at = ? WHERE seq = ?",
+                    (now.timestamp() + max(0.0, delay_s), row[0]),
+                )
+        return True
+
+    @staticmethod
+    def _dead_letter(conn: Any, seq: int, now: datetime) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO dead_letters (seq, message_id, body, sent_at, receive_count, last_error,"
+            " dead_at) SELECT seq, message_id, body, sent_at, receive_count,"
+            " COALESCE(last_error, 'visibility timeout expired'), ? FROM messages WHERE seq = ?",
+            (format_sortable(now), seq),
+        )
+        conn.execute("DELETE FROM messages WHERE seq = ?", (seq,))
+
+    def dead_letters(self, limit: int = 100) -> list[DeadLetter]:
+        """Oldest first."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT message_id, body, receive_count, last_error, sent_at, dead_at FROM dead_letters"
+                " ORDER BY dead_at, seq LIMIT ?",
+                (max(0, limit),),
+            ).fetchall()
+        return [
+            DeadLetter(m, body, int(count), error, parse_datetime(sent), parse_datetime(dead))
+            for m, body, count, error, sent, dead in rows
+        ]
+
+    def stats(self) -> dict[str, int]:
+        now = self._clock().timestamp()
+        with self._db.read() as conn:
+            total, inflight = conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(receipt_handle IS NOT NULL AND visible_at > ?), 0) FROM messages",
+                (now,),
+            ).fetchone()
+            dead = conn.execute("SELECT COUNT(*) FROM dead_letters").fetchone()[0]
+            counters = dict(conn.execute("SELECT name, value FROM counters").fetchall())
+        result = {"pending": int(total) - int(inflight), "inflight": int(inflight), "dead": int(dead)}
+        result.update({name: int(counters.get(name, 0)) for name in _COUNTERS})
+        return result

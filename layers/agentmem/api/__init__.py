@@ -1,0 +1,1 @@
+"""HTTP API: Powertools resolver, pydantic schemas."""

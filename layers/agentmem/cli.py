@@ -1,0 +1,135 @@
+"""``agentmem`` command line: serve, demo, invoke, eval."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from agentmem.errors import AgentMemError
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from agentmem.local.runner import LocalRunner
+    from agentmem.local.server import make_server
+    from agentmem.runtime import build_local, load_settings, set_container
+
+    settings = load_settings(data_dir=Path(args.data_dir))
+    print(f"[agentmem] loading embedder ({settings.embedder}) and stores in {settings.data_dir}/ ...", file=sys.stderr)
+    container = build_local(settings)
+    container.embedder.embed_query("warm up")
+    set_container(container)
+    runner = LocalRunner(container)
+    runner.start()
+    server = make_server(args.host, args.port, settings)
+    base = f"http://{args.host}:{server.server_address[1]}"
+    headers = "-H 'Content-Type: application/json' -H 'X-Tenant-Id: demo' -H 'X-User-Id: alice'"
+    print(
+        f"""agentmem serving on {base}  (embedder {container.embedder.model_id}, data in {settings.data_dir}/)
+
+Try it:
+  curl -s {base}/v1/health
+  curl -s -X POST {base}/v1/turns {headers} \\
+       -d '{{"session_id":"s1","user":"I am Alice, I live in Lisbon and I am vegetarian.","assistant":"Nice to meet you!"}}'
+  curl -s -X POST {base}/v1/context {headers} -d '{{"query":"Suggest a dinner recipe","mode":"chat"}}'
+  curl -s -X POST {base}/v1/recall {headers} -d '{{"query":"where do I live?","k":3}}'
+  curl -s {base}/v1/memories {headers}
+  curl -s {base}/v1/openapi.json
+Ctrl-C stops the server.""",
+        flush=True,
+    )
+    stop = threading.Event()
+
+    def _shutdown(*_: Any) -> None:
+        stop.set()
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, _shutdown)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runner.stop()
+        server.server_close()
+    return 0
+
+
+def _invoke(args: argparse.Namespace) -> int:
+    from agentmem.local import lambdas
+    from agentmem.runtime import build_local, load_settings, set_container
+
+    settings = load_settings(data_dir=Path(args.data_dir))
+    set_container(build_local(settings))
+    event = json.loads(Path(args.event).read_text(encoding="utf-8"))
+    result = lambdas.invoke(args.function, event)
+    print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    if args.suite == "memory":
+        from agentmem.eval.memory_eval import render, run_memory_eval
+
+        summary = run_memory_eval(Path(args.data), embedder=args.embedder, progress=not args.quiet)
+        print(json.dumps(summary, ensure_ascii=False, indent=2) if args.json else render(summary))
+        return 0
+    print(f"unknown eval suite {args.suite!r}", file=sys.stderr)
+    return 2
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from agentmem.demo import run_demo
+
+    return run_demo(embedder=args.embedder)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentmem", description="Long-term memory for LLM agents.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve the API over embedded stores")
+    serve.add_argument("--host", default=os.environ.get("AGENTMEM_HOST", "127.0.0.1"))
+    serve.add_argument("--port", type=int, default=int(os.environ.get("AGENTMEM_PORT", "8080")))
+    serve.add_argument("--data-dir", default=os.environ.get("AGENTMEM_DATA_DIR", ".agentmem"))
+    serve.set_defaults(func=_serve)
+
+    demo = sub.add_parser("demo", help="a scripted bilingual conversation, end to end")
+    demo.add_argument("--embedder", default="auto")
+    demo.set_defaults(func=_demo)
+
+    invoke = sub.add_parser("invoke", help="run a Lambda handler locally on a sample event")
+    invoke.add_argument("function", choices=["ingest", "api", "projector", "consolidate", "reconcile"])
+    invoke.add_argument("--event", required=True, help="path to an event JSON file (see events/)")
+    invoke.add_argument("--data-dir", default=os.environ.get("AGENTMEM_DATA_DIR", ".agentmem"))
+    invoke.set_defaults(func=_invoke)
+
+    ev = sub.add_parser("eval", help="quality evaluations")
+    ev.add_argument("suite", choices=["memory"])
+    ev.add_argument("--data", required=True)
+    ev.add_argument("--json", action="store_true")
+    ev.add_argument("--embedder", default="auto")
+    ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ev.set_defaults(func=_eval)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+    try:
+        return int(args.func(args))
+    except AgentMemError as exc:
+        print(f"agentmem: {exc.message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""Schema-driven context assembly (seed 000 §5, seed 002 §6, seed 003 §4, §5.3).
+
+Six slots (Constraints, Planner, TaskMem, ToolState, Profile, Recall); four schemas (chat,
+tool, react, rag) pick slots with a character budget and a top-k each; a global budget trims by
+priority (Constraints kept longest, Recall cut first). Injection rules: the block says the
+user's current statement wins; nothing recalled means an empty string, no placeholder;
+inferred memories are labelled; expired ones are left out. Pure: inputs in, text out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from agentmem.domain.text import language
+
+
+class Mode(StrEnum):
+    CHAT = "chat"
+    TOOL = "tool"
+    REACT = "react"
+    RAG = "rag"
+
+
+class SlotName(StrEnum):
+    CONSTRAINTS = "constraints"
+    PLANNER = "planner"
+    TASK_MEM = "task_mem"
+    TOOL_STATE = "tool_state"
+    PROFILE = "profile"
+    RECALL = "recall"
+
+
+# Lower number = kept longer when the global budget trims (seed 000 §5.2).
+PRIORITY: dict[SlotName, int] = {
+    SlotName.CONSTRAINTS: 0,
+    SlotName.PLANNER: 1,
+    SlotName.TASK_MEM: 2,
+    SlotName.TOOL_STATE: 3,
+    SlotName.PROFILE: 4,
+    SlotName.RECALL: 5,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SlotSpec:
+    name: SlotName
+    budget_chars: int
+    top_k: int = 10
+    min_score: float = 0.0
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    mode: Mode
+    slots: tuple[SlotSpec, ...]
+    global_budget_chars: int = 2400
+
+
+SCHEMAS: dict[Mode, Schema] = {
+    Mode.CHAT: Schema(
+        Mode.CHAT,
+        (
+            SlotSpec(SlotName.CONSTRAINTS, 200),
+            SlotSpec(SlotName.PROFILE, 300, top_k=10),
+            SlotSpec(SlotName.RECALL, 400, top_k=3, min_score=0.4),
+        ),
+    ),
+    Mode.TOOL: Schema(
+        Mode.TOOL,
+        (
+            SlotSpec(SlotName.CONSTRAINTS, 200),
+            SlotSpec(SlotName.PROFILE, 250, top_k=8),
+            SlotSpec(SlotName.TOOL_STATE, 350, required=True),
+            SlotSpec(SlotName.RECALL, 250, top_k=2, min_score=0.5),
+        ),
+    ),
+    Mode.REACT: Schema(
+        Mode.REACT,
+        (
+            SlotSpec(SlotName.CONSTRAINTS, 280),
+            SlotSpec(SlotName.PLANNER, 300),
+            SlotSpec(SlotName.TASK_MEM, 350),
+            SlotSpec(SlotName.TOOL_STATE, 350),
+            SlotSpec(SlotName.PROFILE, 250, top_k=8),
+            SlotSpec(SlotName.RECALL, 200, top_k=2),
+        ),
+    ),
+    Mode.RAG: Schema(
+        Mode.RAG,
+        (
+            SlotSpec(SlotName.CONSTRAINTS, 200),
+            SlotSpec(SlotName.PROFILE, 300, top_k=8),
+            SlotSpec(SlotName.RECALL, 400, top_k=3),
+        ),
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SlotItem:
+    """One line a slot may render. ``memory_id`` is None for runtime state lines."""
+
+    text: str
+    score: float = 1.0
+    memory_id: str | None = None
+    inferred: bool = False
+    expired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FilledSlot:
+    name: SlotName
+    items: tuple[SlotItem, ...]
+    dropped: int = 0  # items cut by the slot's own budget/top-k or the global budget
+
+    @property
+    def chars(self) -> int:
+        return sum(len(i.text) for i in self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledContext:
+    mode: Mode
+    text: str
+    slots: tuple[FilledSlot, ...]
+    used_memory_ids: tuple[str, ...] = field(default_factory=tuple)
+    trimmed_by_global_budget: int = 0
+
+
+_HEADINGS = {
+    "zh": {
+        "intro": "以下是关于该用户的记忆，仅供参考；若与用户当前的陈述冲突，以用户当前陈述为准。",
+        "inferred": "（推断）",
+        SlotName.CONSTRAINTS: "用户约束",
+        SlotName.PLANNER: "当前计划",
+        SlotName.TASK_MEM: "任务记录",
+        SlotName.TOOL_STATE: "工具状态",
+        SlotName.PROFILE: "用户画像",
+        SlotName.RECALL: "相关记忆",
+    },
+    "en": {
+        "intro": "Memory about this user, for reference only; if it conflicts with what the user says now, the user's current statement wins.",
+        "inferred": "(inferred) ",
+        SlotName.CONSTRAINTS: "Constraints",
+        SlotName.PLANNER: "Current plan",
+        SlotName.TASK_MEM: "Task notes",
+        SlotName.TOOL_STATE: "Tool state",
+        SlotName.PROFILE: "Profile",
+        SlotName.RECALL: "Relevant memories",
+    },
+}
+
+
+def _fill(spec: SlotSpec, items: list[SlotItem], inferred_label: str) -> FilledSlot:
+    kept: list[SlotItem] = []
+    used = 0
+    seen: set[str] = set()
+    candidates = [i for i in items if not i.expired and i.score >= spec.min_score]
+    for item in candidates:
+        if len(kept) >= spec.top_k:
+            break
+        text = (inferred_label + item.text) if item.inferred else item.text
+        dedupe_key = item.memory_id or text
+        if dedupe_key in seen:
+            continue
+        if used + len(text) > spec.budget_chars:
+            if kept:
+                continue  # a later, shorter item may still fit
+            text = text[: max(0, spec.budget_chars - 1)] + "…"
+        seen.add(dedupe_key)
+        kept.append(SlotItem(text, item.score, item.memory_id, item.inferred, item.expired))
+        used += len(text)
+    return FilledSlot(spec.name, tuple(kept), dropped=len(items) - len(kept))
+
+
+def _trim_global(slots: list[FilledSlot], budget: int) -> tuple[list[FilledSlot], int]:
+    total = sum(s.chars for s in slots)
+    trimmed = 0
+    by_priority = sorted(range(len(slots)), key=lambda i: PRIORITY[slots[i].name], reverse=True)
+    for index in by_priority:
+        while total > budget and slots[index].items:
+            slot = slots[index]
+            last = slot.items[-1]
+            slots[index] = FilledSlot(slot.name, slot.items[:-1], slot.dropped + 1)
+            total -= len(last.text)
+            trimmed += 1
+        if total <= budget:
+            break
+    return slots, trimmed
+
+
+def assemble(
+    mode: Mode,
+    inputs: dict[SlotName, list[SlotItem]],
+    *,
+    query: str = "",
+    schema: Schema | None = None,
+) -> AssembledContext:
+    """Fill the schema's slots from ``inputs`` (items best first), apply the budgets and render.
+
+    Returns an empty ``text`` when no slot has anything to say."""
+    schema = schema or SCHEMAS[mode]
+    lang = language(query) if query.strip() else "en"
+    words = _HEADINGS[lang]
+    inferred_label = str(words["inferred"])
+    filled = [_fill(spec, inputs.get(spec.name, []), inferred_label) for spec in schema.slots]
+    filled, trimmed = _trim_global(filled, schema.global_budget_chars)
+    non_empty = [s for s in filled if s.items]
+    if not non_empty:
+        return AssembledContext(mode, "", tuple(filled), (), trimmed)
+    lines = [str(words["intro"])]
+    for slot in non_empty:
+        lines.append(f"## {words[slot.name]}")
+        lines.extend(f"- {item.text}" for item in slot.items)
+    used = tuple(dict.fromkeys(i.memory_id for s in non_empty for i in s.items if i.memory_id))
+    return AssembledContext(mode, "\n".join(lines), tuple(filled), used, trimmed)

@@ -1,0 +1,248 @@
+"""Rule extraction (seed 000 §4.1-4.3): distil a turn into candidate facts.
+
+Two sources:
+- the user's own statements (importance 0.7): every declarative sentence or first-person clause,
+  with a key/value when a known pattern matches (name, residence, job, manager, trip, response
+  style...), so a later statement of the same key can supersede it;
+- the exchange, query-anchored (importance 0.5): only when the user asked a question, only
+  sentences of the reply that share a topic term with the question, never secrets, credentials,
+  other people's data or rule-changing text.
+
+Questions, one-off requests to the assistant, greetings and acknowledgements are not facts.
+Input text is already redacted and normalised by the guards; this module is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agentmem.domain.keys import KeyMatch, match_keys
+from agentmem.domain.models import Confidence, Source
+from agentmem.domain.text import language, split_sentences, term_set
+
+USER_IMPORTANCE = 0.7
+EXCHANGE_IMPORTANCE = 0.5
+MAX_CONTENT_CHARS = 500
+
+_GREETING_RE = re.compile(
+    r"^(?:(?:hi|hello|hey|yo|ok(?:ay)?|well|so|oh|um+|uh+|yeah|yes|sure|great|cool|wow|haha|lol"
+    r"|thanks|thank you|good (?:morning|afternoon|evening))\b[\s,!.]*)+"
+    r"|^(?:(?:你好|您好|嗨|哈喽|好的|好吧|嗯+|哦+|啊+|哈哈+|谢谢|对了|另外|其实|那个)[\s,，!！。~]*)+",
+    re.IGNORECASE,
+)
+_ACK_RE = re.compile(
+    r"^(?:ok(?:ay)?|got it|sure|thanks?(?: you)?|great|cool|nice|sounds good|noted|yes|no|"
+    r"好的?|嗯+|明白了?|知道了|收到|谢谢|没问题|可以|行|对)[\s!！.。~]*$",
+    re.IGNORECASE,
+)
+_QUESTION_START_EN = re.compile(
+    r"^(?:what|what's|how|why|who|whom|whose|where|when|which|can|could|would|will|should|do|does|"
+    r"did|is|are|am|was|were|have|has|may|shall)\b",
+    re.IGNORECASE,
+)
+_QUESTION_ZH = re.compile(r"(?:什么|怎么|为什么|为何|哪里|哪儿|哪个|哪些|多少|几[个点岁次]|是否|是不是|能不能|可不可以|有没有|吗|呢)[\s?？。]*$|^(?:请问|谁|什么|怎么|为什么|哪)")
+_REQUEST_EN = re.compile(
+    r"^(?:please\s+)?(?:can you|could you|would you|will you|help me|let's|let me|write|draft|"
+    r"make|create|give me|show me|tell me|explain|translate|summari[sz]e|find|search|check|look up|"
+    r"generate|list|book|send|remind me)\b",
+    re.IGNORECASE,
+)
+_REQUEST_ZH = re.compile(r"^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我|替我|能不能|可以帮|写一|生成|翻译|总结|查一下|搜一下|看看|介绍一下|解释一下|推荐)")
+_POLICY_RE = re.compile(
+    r"(?:以后|今后|往后|从现在(?:开始|起)|每次|所有.{0,12}都|一律|务必|必须|永远|始终|总是|不要|别再|"
+    r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\balways\b|\bnever\b|\bmake sure\b|"
+    r"\bplease (?:always|never|don't|do not)\b|\bdon't ever\b)",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_RE = re.compile(r"(?:^|[^a-z])(?:i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)(?:[^a-z]|$)|我|咱", re.IGNORECASE)
+_UPDATE_RE = re.compile(
+    r"(?:搬到|搬去|搬家|改成|改为|改到|换成|换到|换了|调整为|调整成|变成|变为|不再|已经不|现在|目前|新的|最新|"
+    r"\bnow\b|\bno longer\b|\banymore\b|\bmoved\b|\bchanged?\b|\bswitched\b|\bnew\b|\binstead\b|"
+    r"\bchange of plans?\b|\bnot anymore\b|\bupdated?\b|\bleft\b|\bquit\b)",
+    re.IGNORECASE,
+)
+# Anything the exchange must never contribute (seed 000 §4.3 rules 3-4).
+_EXCHANGE_FORBIDDEN = re.compile(
+    r"(?:密码|口令|验证码|密钥|token|令牌|其他用户|别的用户|其它用户|该用户|这位用户|password|passcode|secret|"
+    r"api[ _-]?key|credential|other users?|another user|this user|the user'?s|忽略|请记住|记住|以后|从现在|"
+    r"ignore|disregard|remember|from now on|system prompt|系统提示|\[[A-Z_]+\])",
+    re.IGNORECASE,
+)
+_ASSISTANT_CHATTER = re.compile(
+    r"^(?:sure|of course|certainly|great question|happy to help|i'd be happy|i can|i will|i'll|"
+    r"let me|here(?:'s| is| are)|好的|当然|没问题|我来|我会|我可以|希望|以下是|下面是)",
+    re.IGNORECASE,
+)
+_CLAUSE_SPLIT_EN = re.compile(
+    r"\s*;\s*|,?\s+(?:and|but|so)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)|,\s+(?=(?:i|i'm|i've|my)\b)",
+    re.IGNORECASE,
+)
+_CLAUSE_SPLIT_ZH = re.compile(r"[，,；;]\s*")
+_ZH_SUBJECTLESS = re.compile(r"^(?:在|做|是|住|喜欢|不喜欢|爱|讨厌|有|养|负责|主要|目前|现在|也|还|平时|最近|正在|刚|已经|不|没|会|想|打算|准备|希望)")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A fact the write path may store, before classification and embedding."""
+
+    content: str
+    source: Source
+    importance: float
+    confidence: Confidence = Confidence.CONFIRMED
+    key: str | None = None
+    value: str | None = None
+    category_hint: str | None = None
+    is_update: bool = False
+    is_policy: bool = False
+    entities: tuple[str, ...] = ()
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+def is_question(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped:
+        return False
+    if stripped.endswith(("?", "？")):
+        return True
+    if language(stripped) == "zh":
+        return bool(_QUESTION_ZH.search(stripped))
+    return bool(_QUESTION_START_EN.match(stripped)) and not _FIRST_PERSON_RE.match(stripped[:3])
+
+
+def _strip_greeting(sentence: str) -> str:
+    return _GREETING_RE.sub("", sentence).strip(" ,，~")
+
+
+def _is_filler(sentence: str) -> bool:
+    bare = sentence.strip(" .。!！~,，")
+    if not bare or _ACK_RE.match(bare):
+        return True
+    if language(bare) == "zh":
+        return len(re.sub(r"[\s\W]", "", bare)) < 3
+    return len(re.findall(r"[A-Za-z0-9]+", bare)) < 3
+
+
+def _clauses(sentence: str) -> list[str]:
+    """Split a sentence holding several first-person facts into standalone clauses."""
+    if language(sentence) == "zh":
+        parts = [p for p in _CLAUSE_SPLIT_ZH.split(sentence) if p.strip()]
+        if len(parts) < 2 or not sentence.lstrip().startswith(("我", "咱")):
+            return [sentence]
+        out = [parts[0]]
+        for part in parts[1:]:
+            part = part.strip()
+            if _ZH_SUBJECTLESS.match(part):
+                out.append("我" + part)
+            elif len(part) >= 4:
+                out.append(part)
+            else:
+                out[-1] = out[-1] + "，" + part
+        return out
+    parts = [p for p in _CLAUSE_SPLIT_EN.split(sentence) if p and p.strip()]
+    return parts if len(parts) > 1 else [sentence]
+
+
+def _finish(text: str) -> str:
+    text = text.strip()
+    if len(text) > MAX_CONTENT_CHARS:
+        text = text[:MAX_CONTENT_CHARS].rstrip() + "…"
+    return text
+
+
+def _entities(text: str, keys: list[KeyMatch]) -> tuple[str, ...]:
+    found: list[str] = [k.value for k in keys if k.value and len(k.value) <= 40]
+    # Capitalised words not at the start of the sentence, and Latin tokens inside Chinese.
+    for match in re.finditer(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z]{1,30}(?:\s[A-Z][a-zA-Z]{1,30})?)\b", text):
+        word = match.group(1)
+        if word not in {"I", "I'm", "The", "A", "An", "My", "We", "Our"}:
+            found.append(word)
+    if language(text) == "zh":
+        found.extend(m.group(0) for m in re.finditer(r"[A-Za-z][A-Za-z0-9.+#-]{1,20}", text))
+        found.extend(m.group(1) for m in re.finditer(r"[「“\"《]([^」”\"》]{1,20})[」”\"》]", text))
+    seen: dict[str, None] = {}
+    for item in found:
+        cleaned = item.strip(" .,，。")
+        if cleaned and cleaned.casefold() not in {s.casefold() for s in seen}:
+            seen[cleaned] = None
+    return tuple(seen)[:8]
+
+
+def extract_from_user(text: str) -> list[Candidate]:
+    """Facts the user stated about themselves, their world, or their rules for the agent."""
+    candidates: list[Candidate] = []
+    for raw_sentence in split_sentences(text):
+        sentence = _strip_greeting(raw_sentence)
+        if not sentence or is_question(sentence):
+            continue
+        policy = bool(_POLICY_RE.search(sentence))
+        if not policy and (_REQUEST_EN.match(sentence) or _REQUEST_ZH.match(sentence)):
+            continue
+        for clause in _clauses(sentence):
+            clause = _strip_greeting(clause)
+            if _is_filler(clause) or is_question(clause):
+                continue
+            keys = match_keys(clause)
+            content = clause
+            hints = [k.hint for k in keys if k.hint]
+            if hints:
+                content = f"{clause.rstrip('。.!！')}（{'；'.join(hints)}）" if language(clause) == "zh" else (
+                    f"{clause.rstrip('.!')} ({'; '.join(hints)})"
+                )
+            primary = keys[0] if keys else None
+            candidates.append(
+                Candidate(
+                    content=_finish(content),
+                    source=Source.USER,
+                    importance=USER_IMPORTANCE,
+                    key=primary.key if primary else None,
+                    value=primary.value if primary else None,
+                    category_hint=primary.category if primary else ("policy" if _POLICY_RE.search(clause) else None),
+                    is_update=bool(_UPDATE_RE.search(clause)),
+                    is_policy=bool(_POLICY_RE.search(clause)),
+                    entities=_entities(clause, keys),
+                )
+            )
+    return candidates
+
+
+def topic_terms(question: str) -> frozenset[str]:
+    return term_set(question)
+
+
+def extract_from_exchange(question: str, answer: str, *, max_sentences: int = 3) -> list[Candidate]:
+    """Query-anchored facts from the assistant's reply: only for a question, only sentences that
+    share a topic term with it, never secrets or rule-changing text. One candidate per turn:
+    the question with the anchored answer sentences."""
+    if not is_question(question) or not answer.strip():
+        return []
+    topic = topic_terms(question)
+    if not topic:
+        return []
+    kept: list[str] = []
+    for sentence in split_sentences(answer):
+        sentence = sentence.strip()
+        if _EXCHANGE_FORBIDDEN.search(sentence) or _ASSISTANT_CHATTER.match(sentence):
+            continue
+        if topic & term_set(sentence):
+            kept.append(sentence)
+        if len(kept) >= max_sentences:
+            break
+    if not kept:
+        return []
+    joiner = "" if language(answer) == "zh" else " "
+    content = _finish(f"{question.strip()} {joiner.join(kept)}")
+    anchor = sorted(topic, key=lambda t: (-len(t), t))[0]
+    return [
+        Candidate(
+            content=content,
+            source=Source.EXCHANGE,
+            importance=EXCHANGE_IMPORTANCE,
+            confidence=Confidence.INFERRED,
+            key=None,
+            value=None,
+            category_hint="fact",
+            entities=_entities(" ".join(kept), []),
+            tags=(f"topic:{anchor}",),
+        )
+    ]

@@ -1,0 +1,141 @@
+"""Text normalisation shared by the write-time guards (PII redaction and injection detection).
+
+Both guards scan, and redaction returns, the *normalised* text, so evasions that only change how a
+string looks cannot slip past the patterns:
+
+1. Compatibility folding (NFKC): full-width digits and letters become ASCII (``１３８`` -> ``138``,
+   ``ｉｇｎｏｒｅ`` -> ``ignore``), ligatures and circled forms are unpacked. The everyday Chinese
+   sentence punctuation ``，：；！？（）`` is kept as written, so stored Chinese text keeps its look;
+   the guards' patterns accept both widths of these marks.
+2. Invisible characters are removed: every format character (Unicode category Cf: zero-width
+   space/joiners U+200B..U+200F, word joiner U+2060, BOM U+FEFF, soft hyphen, bidi overrides, tag
+   characters) and every control character except ``\\n`` and ``\\t``. ``\\r\\n`` and a lone ``\\r``
+   become ``\\n``; the Unicode line/paragraph separators become ``\\n`` too.
+3. Homoglyphs: Cyrillic and Greek letters that look like Latin ones (``а е о р с х і ѕ ο ν`` ...)
+   are folded to Latin, word by word, when the word also holds a Latin letter (``ignоre`` with a
+   Cyrillic ``о``) or consists only of look-alikes. Genuine Russian or Greek words, which hold
+   letters with no Latin twin, are left alone.
+
+The module also finds base64 payloads (:func:`iter_base64_payloads`), which both guards decode and
+scan. Everything here is pure: no I/O, no environment, no clock.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["Base64Payload", "iter_base64_payloads", "normalize_for_scan"]
+
+# Full-width punctuation that Chinese prose uses every day; NFKC would turn it into ASCII.
+_KEPT_PUNCTUATION = "，：；！？（）"
+_KEPT_SPLIT = re.compile(f"([{_KEPT_PUNCTUATION}])")
+
+_LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x85]")
+
+_HOMOGLYPHS: dict[str, str] = {
+    # Cyrillic lower case
+    "а": "a", "в": "b", "е": "e", "о": "o", "р": "p", "с": "c", "х": "x", "у": "y", "і": "i",
+    "ј": "j", "ѕ": "s", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "к": "k", "м": "m",
+    "т": "t", "п": "n", "г": "r", "ё": "e", "ї": "i", "ո": "n",
+    # Cyrillic upper case
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+    "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ԛ": "Q", "Ԝ": "W", "Ӏ": "I",
+    "Ү": "Y",
+    # Greek lower case
+    "α": "a", "β": "b", "γ": "y", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ς": "s",
+    # Greek upper case
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+    # Latin look-alikes outside ASCII that NFKC leaves alone
+    "ı": "i", "ɑ": "a", "ɡ": "g", "ɩ": "i", "ʏ": "y", "ɴ": "N", "ʀ": "R", "ꓲ": "I",
+}  # fmt: skip
+_HOMOGLYPH_TABLE = str.maketrans(_HOMOGLYPHS)
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _is_cyrillic_or_greek(ch: str) -> bool:
+    return "\u0370" <= ch <= "\u052f"
+
+
+def _fold_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if not any(ch in _HOMOGLYPHS for ch in word):
+        return word
+    has_latin = any(ch.isascii() for ch in word)
+    foreign = [ch for ch in word if _is_cyrillic_or_greek(ch)]
+    if has_latin or all(ch in _HOMOGLYPHS for ch in foreign):
+        return word.translate(_HOMOGLYPH_TABLE)
+    return word
+
+
+def _visible(ch: str) -> bool:
+    if ch in "\n\t":
+        return True
+    return unicodedata.category(ch) not in ("Cc", "Cf")
+
+
+def normalize_for_scan(text: str) -> str:
+    """Return ``text`` folded for scanning: NFKC, invisibles stripped, homoglyphs folded.
+
+    Idempotent: ``normalize_for_scan(normalize_for_scan(t)) == normalize_for_scan(t)``.
+    """
+    text = _LINE_BREAKS.sub("\n", text)
+    text = "".join(ch for ch in text if _visible(ch))
+    parts = _KEPT_SPLIT.split(text)
+    text = "".join(
+        p if len(p) == 1 and p in _KEPT_PUNCTUATION else unicodedata.normalize("NFKC", p) for p in parts
+    )
+    return _WORD.sub(_fold_word, text)
+
+
+@dataclass(frozen=True, slots=True)
+class Base64Payload:
+    """A base64 run in a text and what it decodes to (already normalised)."""
+
+    start: int
+    end: int
+    decoded: str
+
+
+_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_MIN_PRINTABLE = 0.9
+
+
+def _decode_base64(run: str) -> str | None:
+    if len(run) % 4:
+        return None
+    core = run.rstrip("=")
+    # Plain words and identifiers are runs of letters too; a real payload mixes cases or digits.
+    if core.isalpha() and (core.islower() or core.isupper()):
+        return None
+    try:
+        raw = base64.b64decode(run, validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    if not decoded.strip():
+        return None
+    printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t\r")
+    if printable / len(decoded) < _MIN_PRINTABLE:
+        return None
+    if not any(ch.isalpha() for ch in decoded):
+        return None
+    return normalize_for_scan(decoded)
+
+
+def iter_base64_payloads(text: str) -> Iterator[Base64Payload]:
+    """Yield the base64-looking runs of ``text`` that decode to mostly printable UTF-8.
+
+    A run is at least 16 characters of ``[A-Za-z0-9+/]`` with up to two ``=`` of padding, its length
+    a multiple of 4, not glued to other base64 or base64url characters.
+    """
+    for match in _B64_RUN.finditer(text):
+        decoded = _decode_base64(match.group(0))
+        if decoded is not None:
+            yield Base64Payload(match.start(), match.end(), decoded)

@@ -1,0 +1,84 @@
+"""The one scorer (seed 002 §7, seed 000 §5.4): ranks recall and drives eviction and merge.
+
+score = w_sem * semantic + w_lex * lexical + w_rec * recency + w_imp * importance, each
+component in [0, 1], weights validated to sum to 1. ``semantic`` is the calibrated similarity
+(see ``similarity.py``), ``lexical`` the seed's bigram/term match, ``recency`` a half-life decay
+over whole hours since the memory was last confirmed, ``importance`` the stored importance.
+Pinned and permanent memories don't decay. Pure: the clock is an argument.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from agentmem.domain.models import MemoryRecord, ScoredMemory
+from agentmem.domain.text import lexical_match
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringWeights:
+    semantic: float = 0.5
+    lexical: float = 0.2
+    recency: float = 0.1
+    importance: float = 0.2
+
+    def __post_init__(self) -> None:
+        values = (self.semantic, self.lexical, self.recency, self.importance)
+        if any(v < 0 or v > 1 or math.isnan(v) for v in values):
+            raise ValueError("every scoring weight must be within [0, 1]")
+        if abs(sum(values) - 1.0) > 1e-6:
+            raise ValueError(f"scoring weights must sum to 1, got {sum(values):.6f}")
+
+
+@dataclass(frozen=True, slots=True)
+class Scorer:
+    weights: ScoringWeights = ScoringWeights()
+    half_life_hours: float = 24.0 * 30
+
+    def __post_init__(self) -> None:
+        if not self.half_life_hours > 0:
+            raise ValueError("half_life_hours must be positive")
+
+    def recency(self, record: MemoryRecord, now: datetime) -> float:
+        if record.never_decays:
+            return 1.0
+        times = [
+            t
+            for t in (record.created_at, record.updated_at, record.last_accessed_at, record.valid_from)
+            if t is not None
+        ]
+        reference = max(times) if times else now
+        hours = max(0, math.floor((now - reference).total_seconds() / 3600))
+        return float(0.5 ** (hours / self.half_life_hours))
+
+    def score(
+        self,
+        record: MemoryRecord,
+        *,
+        now: datetime,
+        query: str = "",
+        similarity: float = 0.0,
+        lexical: float | None = None,
+        channels: tuple[str, ...] = (),
+    ) -> ScoredMemory:
+        """Score one memory for a query. ``similarity`` is calibrated, in [0, 1]; ``lexical``
+        may be given (e.g. a normalised BM25) and is otherwise the seed's match on the text."""
+        sem = min(1.0, max(0.0, similarity))
+        lex = lexical_match(query, record.content) if lexical is None else min(1.0, max(0.0, lexical))
+        rec = self.recency(record, now)
+        imp = record.importance
+        w = self.weights
+        total = w.semantic * sem + w.lexical * lex + w.recency * rec + w.importance * imp
+        components = {"semantic": sem, "lexical": lex, "recency": rec, "importance": imp}
+        return ScoredMemory(record=record, score=total, components=components, channels=channels)
+
+    def retention(self, record: MemoryRecord, now: datetime) -> float:
+        """Query-free value of keeping a memory (eviction and merge survivor choice): the same
+        weights over recency and importance only, renormalised."""
+        w = self.weights
+        denom = w.recency + w.importance
+        if denom == 0:
+            return record.importance
+        return (w.recency * self.recency(record, now) + w.importance * record.importance) / denom

@@ -1,0 +1,130 @@
+"""Text utilities shared by extraction, scoring and context assembly: CJK-aware terms,
+sentence splitting, language detection and a token estimate. Pure functions."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_CJK_RANGES = (
+    (0x3040, 0x30FF),  # kana
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),  # hangul
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2FA1F),
+)
+
+_WORD_RE = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
+_SENTENCE_END_RE = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.](?=\s))|(?<=[.]$)")
+
+EN_STOPWORDS = frozenset(
+    ["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "am", "i", "me", "my", "mine", "we", "us", "our", "you", "your", "yours", "he", "him", "his", "she", "her", "it", "its", "they", "them", "their", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "not", "no", "so", "than", "then", "too", "very", "just", "about", "into", "over", "under", "again", "also", "any", "some", "all", "each", "more", "most", "other", "such", "only", "own", "same", "s", "t", "don't", "i'm", "i've", "i'd", "i'll", "it's", "that's", "what's", "let's", "please", "tell", "remind", "know", "said", "say", "told", "yes", "ok", "okay", "hi", "hello", "hey", "thanks", "thank", "really", "much", "many", "one", "get", "got", "going", "go", "now", "still", "ever"]
+)
+# Characters whose bigrams carry no topic on their own (function words, question words).
+ZH_STOP_BIGRAMS = frozenset(
+    ["什么", "怎么", "哪里", "哪个", "哪些", "多少", "是否", "是不是", "一下", "一个", "这个", "那个", "我们", "你们", "他们", "我的", "你的", "的是", "了吗", "吗？", "之前", "以前", "现在", "可以", "能不能", "请问", "告诉", "提醒", "记得", "一下", "有没", "没有", "还是", "就是", "但是", "因为", "所以", "如果", "而且", "或者", "然后", "的话", "一些", "这些", "那些", "自己", "我是", "我在", "是什么", "问过"]
+)
+
+
+def is_cjk(ch: str) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+@lru_cache(maxsize=8192)
+def normalize(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: the form every comparison uses."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(folded.split())
+
+
+def cjk_ratio(text: str) -> float:
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(1 for ch in letters if is_cjk(ch)) / len(letters)
+
+
+def language(text: str) -> str:
+    """'zh' when CJK characters are at least a fifth of the letters, else 'en'."""
+    return "zh" if cjk_ratio(text) >= 0.2 else "en"
+
+
+def _stem(word: str) -> str:
+    if word.endswith("'s") or word.endswith("’s"):
+        word = word[:-2]
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    if len(word) > 5 and word.endswith("ed"):
+        return word[:-2]
+    return word
+
+
+def _cjk_runs_and_words(text: str) -> tuple[list[str], list[str]]:
+    runs: list[str] = []
+    current: list[str] = []
+    latin: list[str] = []
+    for ch in text:
+        if is_cjk(ch):
+            current.append(ch)
+            latin.append(" ")
+        else:
+            if current:
+                runs.append("".join(current))
+                current = []
+            latin.append(ch)
+    if current:
+        runs.append("".join(current))
+    return runs, _WORD_RE.findall("".join(latin))
+
+
+@lru_cache(maxsize=16384)
+def terms(text: str) -> tuple[str, ...]:
+    """Content terms: stemmed English words without stopwords, CJK character bigrams without
+    function bigrams (a lone CJK character stays a unigram). Order kept, duplicates kept."""
+    runs, words = _cjk_runs_and_words(normalize(text))
+    out: list[str] = [_stem(w) for w in words if w.isdigit() or (len(w) > 1 and w not in EN_STOPWORDS)]
+    for run in runs:
+        if len(run) == 1:
+            out.append(run)
+            continue
+        out.extend(run[i : i + 2] for i in range(len(run) - 1) if run[i : i + 2] not in ZH_STOP_BIGRAMS)
+    return tuple(out)
+
+
+def term_set(text: str) -> frozenset[str]:
+    return frozenset(terms(text))
+
+
+def lexical_match(query: str, content: str) -> float:
+    """Seed 002 match: 0.6 x term overlap (share of the query's terms found in the content) +
+    0.4 x containment (the normalised query appears in the content). In [0, 1]."""
+    q = term_set(query)
+    if not q:
+        return 0.0
+    c = term_set(content)
+    overlap = len(q & c) / len(q)
+    nq = normalize(query).strip(" ?？。.!！")
+    contained = 1.0 if nq and nq in normalize(content) else 0.0
+    return 0.6 * overlap + 0.4 * contained
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split on sentence punctuation (Chinese and English), keeping the punctuation."""
+    parts = _SENTENCE_END_RE.split(text)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough LLM token count: one per CJK character, ~1.3 per English word, a few for the rest."""
+    cjk = sum(1 for ch in text if is_cjk(ch))
+    words = len(re.findall(r"[A-Za-z0-9]+", text))
+    return cjk + int(words * 1.3 + 0.5) + max(0, len(text) // 40)

@@ -1,0 +1,168 @@
+"""The bilingual memory eval (``agentmem eval memory``).
+
+Each case's turns go through the real write path (queue -> ingest λ -> pipeline -> store ->
+stream -> projector λ) with the clock at each turn's ``at``; each probe runs through the real
+recall (``context`` probes through the context assembler in the probe's mode) at the probe's
+``at``, under the case scope or the probe's own. Expected strings are case-insensitive
+substrings of the top-k contents (or of the rendered context).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agentmem.domain.context import Mode
+from agentmem.domain.models import Scope, Turn
+from agentmem.local.runner import LocalRunner
+from agentmem.runtime import Container, build_local, load_settings, set_container
+
+KIND_METRIC = {
+    "recall": "recall_hit_rate",
+    "update": "update_timeliness",
+    "context": "context_pass_rate",
+}
+
+
+class SettableClock:
+    def __init__(self) -> None:
+        self.current = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self.current
+
+    def set(self, value: datetime) -> None:
+        self.current = value
+
+
+def parse_time(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@dataclass
+class ProbeResult:
+    case_id: str
+    lang: str
+    kind: str
+    query: str
+    passed: bool
+    found: list[str] = field(default_factory=list)
+    unwanted: list[str] = field(default_factory=list)
+    top: list[str] = field(default_factory=list)
+
+
+def _check(probe: dict[str, Any], texts: list[str]) -> tuple[bool, list[str], list[str]]:
+    haystack = [t.casefold() for t in texts]
+    expect_any = probe.get("expect_any") or []
+    expect_none = probe.get("expect_none") or []
+    found = [e for e in expect_any if any(e.casefold() in h for h in haystack)]
+    unwanted = [e for e in expect_none if any(e.casefold() in h for h in haystack)]
+    passed = (not expect_any or bool(found)) and not unwanted
+    return passed, found, unwanted
+
+
+def run_case(container: Container, runner: LocalRunner, clock: SettableClock, case: dict[str, Any]) -> list[ProbeResult]:
+    scope_data = case["scope"]
+    scope = Scope(scope_data["tenant_id"], scope_data["user_id"])
+    for index, turn in enumerate(case.get("turns", [])):
+        at = parse_time(turn["at"])
+        clock.set(at)
+        message = Turn(
+            scope=scope,
+            session_id=turn.get("session_id", "s1"),
+            user=turn["user"],
+            assistant=turn.get("assistant", ""),
+            at=at,
+            message_id=turn.get("message_id") or f"{case['id']}-{index}",
+            speaker=turn.get("speaker"),
+        )
+        container.queue.send([message])
+        runner.drain()
+    results = []
+    for probe in case.get("probes", []):
+        at = parse_time(probe["at"])
+        clock.set(at)
+        probe_scope = Scope(**probe["scope"]) if probe.get("scope") else scope
+        k = int(probe.get("k", 5))
+        if probe["kind"] == "context":
+            built = container.context.build(probe_scope, probe["query"], mode=Mode(probe.get("mode", "chat")), now=at)
+            texts = [built.context.text] if built.context.text else []
+            top = texts
+        else:
+            recalled = container.recall.recall(probe_scope, probe["query"], k=k, now=at)
+            texts = [m.record.content for m in recalled.memories]
+            top = texts
+        passed, found, unwanted = _check(probe, texts)
+        results.append(
+            ProbeResult(case["id"], case.get("lang", "?"), probe["kind"], probe["query"], passed, found, unwanted, top[:k])
+        )
+    return results
+
+
+def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    by_lang: dict[str, list[bool]] = defaultdict(list)
+    for r in results:
+        by_kind[r.kind].append(r.passed)
+        by_lang[r.lang].append(r.passed)
+
+    def rate(values: list[bool]) -> float | None:
+        return round(sum(values) / len(values), 4) if values else None
+
+    summary: dict[str, Any] = {metric: rate(by_kind.get(kind, [])) for kind, metric in KIND_METRIC.items()}
+    summary["isolation_violations"] = sum(1 for r in results if r.kind == "isolation" and not r.passed)
+    summary["leaks"] = sum(1 for r in results if r.kind == "absent" and not r.passed)
+    summary["probes"] = len(results)
+    summary["pass_rate"] = rate([r.passed for r in results])
+    summary["by_kind"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_kind.items())}
+    summary["by_language"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_lang.items())}
+    summary["seconds"] = round(seconds, 2)
+    summary["failures"] = [
+        {"case": r.case_id, "kind": r.kind, "lang": r.lang, "query": r.query, "found": r.found, "unwanted": r.unwanted, "top": r.top}
+        for r in results
+        if not r.passed
+    ]
+    return summary
+
+
+def run_memory_eval(data: Path, *, embedder: str = "auto", progress: bool = True) -> dict[str, Any]:
+    cases = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
+    started = time.perf_counter()
+    clock = SettableClock()
+    with tempfile.TemporaryDirectory(prefix="agentmem-eval-") as tmp:
+        settings = load_settings(data_dir=Path(tmp), embedder=embedder)
+        container = build_local(settings, clock=clock)
+        set_container(container)
+        try:
+            runner = LocalRunner(container)
+            results: list[ProbeResult] = []
+            for number, case in enumerate(cases, 1):
+                results.extend(run_case(container, runner, clock, case))
+                if progress:
+                    print(f"\r[eval memory] case {number}/{len(cases)}", end="", file=sys.stderr, flush=True)
+            if progress:
+                print(file=sys.stderr)
+        finally:
+            set_container(None)
+    return summarise(results, time.perf_counter() - started)
+
+
+def render(summary: dict[str, Any]) -> str:
+    lines = ["memory eval", "-----------"]
+    for key in ("recall_hit_rate", "update_timeliness", "context_pass_rate", "isolation_violations", "leaks", "probes", "pass_rate"):
+        lines.append(f"{key:22} {summary[key]}")
+    lines.append("by kind:     " + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_kind"].items()))
+    lines.append("by language: " + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_language"].items()))
+    for failure in summary["failures"]:
+        lines.append(f"FAIL {failure['case']} [{failure['kind']}] {failure['query']!r} found={failure['found']} unwanted={failure['unwanted']}")
+        for text in failure["top"][:5]:
+            lines.append(f"     - {text[:160]}")
+    return "\n".join(lines)

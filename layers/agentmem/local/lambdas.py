@@ -1,0 +1,72 @@
+"""Load and invoke the real Lambda handlers (``functions/<name>/handler.py``) in-process, with
+AWS-shaped events: what runs on a laptop is the code that runs in Lambda."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from agentmem.errors import ConfigurationError
+
+FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
+_loaded: dict[str, ModuleType] = {}
+
+
+def functions_dir() -> Path:
+    """``AGENTMEM_FUNCTIONS_DIR`` or the repository's ``functions/`` next to ``layers/``."""
+    configured = os.environ.get("AGENTMEM_FUNCTIONS_DIR")
+    candidates = [Path(configured)] if configured else []
+    candidates.append(Path(__file__).resolve().parents[3] / "functions")
+    candidates.append(Path.cwd() / "functions")
+    for path in candidates:
+        if (path / "api" / "handler.py").exists():
+            return path
+    raise ConfigurationError("cannot find the functions/ directory; set AGENTMEM_FUNCTIONS_DIR")
+
+
+def load(name: str) -> ModuleType:
+    if name not in FUNCTIONS:
+        raise ConfigurationError(f"unknown function {name!r}; expected one of {', '.join(FUNCTIONS)}")
+    if name not in _loaded:
+        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+        os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+        path = functions_dir() / name / "handler.py"
+        spec = importlib.util.spec_from_file_location(f"agentmem_functions_{name}", path)
+        if spec is None or spec.loader is None:
+            raise ConfigurationError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        _loaded[name] = module
+    return _loaded[name]
+
+
+@dataclass
+class LambdaContext:
+    """The attributes Powertools reads from a Lambda context object."""
+
+    function_name: str
+    memory_limit_in_mb: int = 512
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    invoked_function_arn: str = ""
+    log_group_name: str = "local"
+    log_stream_name: str = "local"
+
+    def __post_init__(self) -> None:
+        if not self.invoked_function_arn:
+            self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:agentmem-{self.function_name}"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 300_000
+
+
+def invoke(name: str, event: dict[str, Any]) -> Any:
+    handler: Callable[[dict[str, Any], Any], Any] = load(name).handler
+    return handler(event, LambdaContext(function_name=name))

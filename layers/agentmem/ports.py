@@ -1,0 +1,296 @@
+"""Typed ports: what services need from the outside world. Adapters implement them.
+
+Every method that reads or writes memory takes a :class:`~agentmem.domain.models.Scope`; keys and
+filters are built inside the adapter so a caller cannot forget them. Vendor errors surface as
+:class:`~agentmem.errors.StoreUnavailable` (and friends), never as a vendor type.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status, Turn
+from agentmem.domain.similarity import Calibration
+
+
+class ProjectionOutcome(StrEnum):
+    """Result of applying one change to a projection (search index or graph)."""
+
+    APPLIED = "applied"  # newer version written (or deleted)
+    STALE = "stale"  # the projection already holds this version or a newer one: harmless replay
+    CONFLICT = "conflict"  # same version, different content hash: drift, left to the reconciler
+
+
+@dataclass(frozen=True, slots=True)
+class Put:
+    """One write inside a transaction. ``expected_version`` None means "must not exist yet"."""
+
+    record: MemoryRecord
+    expected_version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: builtins.list[MemoryRecord]
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A candidate from a retrieval channel: id and the channel's own score (higher is better)."""
+
+    memory_id: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionState:
+    """What a projection holds for one memory, for reconciliation."""
+
+    memory_id: str
+    version: int
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    memory_id: str
+    hops: int
+    via: str  # edge type of the last step
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    src: str
+    dst: str
+    type: str  # FOLLOWS | SIMILAR_TO | CAUSES | BELONGS_TO
+    weight: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class RawTurnRecord:
+    """An L0 raw-log line (already redacted)."""
+
+    message_id: str
+    session_id: str
+    at: datetime
+    user: str
+    assistant: str
+    trace_id: str | None = None
+    status: str = "accepted"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of the source of truth, as the stream delivers it (DynamoDB Streams record or
+    a local outbox row)."""
+
+    event_name: str  # INSERT | MODIFY | REMOVE
+    scope: Scope
+    memory_id: str
+    new: MemoryRecord | None
+    old: MemoryRecord | None
+    sequence: str = ""
+
+
+class MemoryStore(Protocol):
+    """The source of truth for memory records (DynamoDB; SQLite locally).
+
+    Every successful write also emits a change (DynamoDB Streams / the local outbox) in the same
+    atomic step, so the projections can follow.
+    """
+
+    def create(self, record: MemoryRecord) -> None:
+        """Insert ``record`` (version 1). Raises VersionConflict if the id exists."""
+
+    def update(self, record: MemoryRecord, expected_version: int) -> None:
+        """Replace the stored record if its version is ``expected_version``; else VersionConflict.
+        Raises NotFound if it does not exist."""
+
+    def transact(self, puts: Sequence[Put]) -> None:
+        """Apply all puts or none (supersede, merge). Raises VersionConflict naming the first
+        failed id in ``details['memory_id']``."""
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
+        """The record, or None when absent in this scope (another scope's id is absent too)."""
+
+    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """Records by id; absent ids are left out."""
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        statuses: Iterable[Status] = (Status.ACTIVE,),
+        category: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        """Newest first, paginated by an opaque cursor."""
+
+    def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
+        """Active records carrying this key (for same-key conflicts)."""
+
+    def scan_active(self, scope: Scope, limit: int) -> builtins.list[MemoryRecord]:
+        """Up to ``limit`` active records, newest first: the bounded fallback when the search
+        index is down, and the consolidation working set."""
+
+    def hard_delete(self, scope: Scope, memory_id: str) -> bool:
+        """Erase one record for good (the change stream reports a REMOVE). True if it existed."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Erase every record of the scope; returns how many were removed."""
+
+    def mark_pending(self, scope: Scope, writes: int) -> int:
+        """Count writes since the last consolidation of ``scope``; returns the new count."""
+
+    def pending_scopes(self, limit: int) -> builtins.list[tuple[Scope, int]]:
+        """Scopes with writes since their last consolidation, with their counts."""
+
+    def clear_pending(self, scope: Scope) -> None:
+        """Consolidation of ``scope`` finished."""
+
+    def all_scopes(self, limit: int, cursor: str | None = None) -> tuple[builtins.list[Scope], str | None]:
+        """Every scope that has records (the reconciler's walk), paginated."""
+
+
+class TurnLog(Protocol):
+    """L0 raw log, session window and the idempotency marks of processed turns."""
+
+    def append_raw(self, scope: Scope, turn: RawTurnRecord) -> bool:
+        """Append one redacted turn. False if this message id was already logged (replay)."""
+
+    def recent_turns(self, scope: Scope, session_id: str, limit: int) -> builtins.list[RawTurnRecord]:
+        """The session window: the last ``limit`` turns of the session, oldest first."""
+
+    def is_processed(self, scope: Scope, message_id: str) -> bool:
+        """Whether this turn finished the write path already."""
+
+    def mark_processed(self, scope: Scope, message_id: str, at: datetime, outcome: dict[str, Any]) -> None:
+        """Record that the turn finished (the last step of the write path)."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove the user's log, window and marks; returns the number of turns removed."""
+
+
+class RuntimeStateStore(Protocol):
+    """Task state slot, task memory ring buffer and tool state, per (scope, session)."""
+
+    def get(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
+        """The stored state or None."""
+
+    def put(self, scope: Scope, session_id: str, state: dict[str, Any], expires_at: datetime) -> None:
+        """Replace the state; it expires at ``expires_at``."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove every session state of the scope; returns how many."""
+
+
+class SearchIndex(Protocol):
+    """k-NN + BM25 projection of active memories (OpenSearch; numpy + SQLite locally)."""
+
+    def upsert(self, record: MemoryRecord) -> ProjectionOutcome:
+        """Write the record if its version is newer than the indexed one (external versioning)."""
+
+    def delete(self, scope: Scope, memory_id: str, version: int) -> ProjectionOutcome:
+        """Remove the document unless the index holds a newer version."""
+
+    def knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> builtins.list[Hit]:
+        """Nearest active memories by cosine (vectors of ``model`` only), best first."""
+
+    def keyword(self, scope: Scope, text: str, k: int) -> builtins.list[Hit]:
+        """BM25 over CJK-aware terms, best first."""
+
+    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
+        """Indexed version and hash for each id present."""
+
+    def all_states(self, scope: Scope) -> builtins.list[ProjectionState]:
+        """Every document of the scope (for orphan detection)."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove every document of the scope; returns how many."""
+
+
+class GraphStore(Protocol):
+    """Graph of memories and entities (Neptune; SQLite adjacency tables locally)."""
+
+    def upsert_memory(self, record: MemoryRecord) -> ProjectionOutcome:
+        """Create/update the memory vertex; its version never goes backwards."""
+
+    def delete_memory(self, scope: Scope, memory_id: str, version: int) -> ProjectionOutcome:
+        """Remove the vertex and its edges unless the graph holds a newer version."""
+
+    def link(self, scope: Scope, edges: Sequence[Edge]) -> int:
+        """Create edges between memory vertices (idempotent); returns how many are new."""
+
+    def link_entities(self, scope: Scope, memory_id: str, entities: Sequence[str]) -> int:
+        """Upsert entity vertices (scoped) and BELONGS_TO edges from the memory to each."""
+
+    def neighbours(self, scope: Scope, seed_ids: Sequence[str], hops: int, limit: int) -> builtins.list[Neighbour]:
+        """Memories within ``hops`` (1 or 2) of the seeds, seeds excluded, nearest first."""
+
+    def previous_in_session(self, scope: Scope, session_id: str, memory_id: str) -> str | None:
+        """The memory of the same session written just before ``memory_id`` (FOLLOWS source)."""
+
+    def degree(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, int]:
+        """Number of edges touching each memory (hub protection)."""
+
+    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
+        """Vertex version and hash for each id present."""
+
+    def all_states(self, scope: Scope) -> builtins.list[ProjectionState]:
+        """Every memory vertex of the scope."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove every vertex and edge of the scope; returns the number of memory vertices."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text to vectors. Documents and queries may be embedded differently (e5's prefixes)."""
+
+    @property
+    def model_id(self) -> str:
+        """Recorded on every memory; vectors of two models never mix."""
+
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def calibration(self) -> Calibration:
+        """Maps this model's raw cosines onto the calibrated scale thresholds are written in."""
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dimension) float32, L2-normalised. Raises EmbedderUnavailable."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """(dimension,) float32, L2-normalised. Raises EmbedderUnavailable."""
+
+
+class AuditLog(Protocol):
+    """Append-only audit trail: no update, no delete (erasure of a user is the one exception,
+    and it is itself audited)."""
+
+    def append(self, event: AuditEvent) -> None: ...
+
+    def list(self, scope: Scope, limit: int = 100, action: str | None = None) -> builtins.list[AuditEvent]:
+        """Newest first."""
+
+
+class TurnQueue(Protocol):
+    """Where the API hands turns for asynchronous ingestion (SQS; a bounded local queue)."""
+
+    def send(self, turns: Sequence[Turn]) -> builtins.list[str]:
+        """Enqueue; returns the message ids. Raises QueueFull (nothing enqueued) at capacity."""
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...

@@ -1,0 +1,1 @@
+"""Services: orchestration over the ports. No vendor SDK here."""

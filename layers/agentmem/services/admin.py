@@ -1,0 +1,158 @@
+"""Memory administration: list, get, patch, pin, delete, erase a user. Every change goes through
+the store (version-checked) so the projections follow from the change stream; every call is
+scoped; deletes return the real number of affected records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from agentmem.domain.guards import detect_injection, redact
+from agentmem.domain.models import AuditEvent, Category, ImportanceSource, Layer, MemoryRecord, Scope, Status
+from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
+from agentmem.ports import (
+    AuditLog,
+    Embedder,
+    GraphStore,
+    MemoryStore,
+    Page,
+    RuntimeStateStore,
+    SearchIndex,
+    TurnLog,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPatch:
+    content: str | None = None
+    category: Category | None = None
+    importance: float | None = None
+    pinned: bool | None = None
+    tags: tuple[str, ...] | None = None
+    expected_version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EraseReport:
+    memories: int
+    turns: int
+    runtime_states: int
+    index_documents: int
+    graph_vertices: int
+    degraded: tuple[str, ...] = ()
+
+
+@dataclass
+class AdminService:
+    store: MemoryStore
+    audit: AuditLog
+    embedder: Embedder
+    turn_log: TurnLog | None = None
+    runtime: RuntimeStateStore | None = None
+    index: SearchIndex | None = None
+    graph: GraphStore | None = None
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        statuses: tuple[Status, ...] = (Status.ACTIVE,),
+        category: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        return self.store.list(scope, statuses=statuses, category=category, limit=limit, cursor=cursor)
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        record = self.store.get(scope, memory_id)
+        if record is None or record.status is Status.DELETED:
+            raise NotFound(f"memory {memory_id} not found")
+        return record
+
+    def patch(self, scope: Scope, memory_id: str, patch: MemoryPatch, *, now: datetime, actor: str) -> MemoryRecord:
+        current = self.get(scope, memory_id)
+        if patch.expected_version is not None and patch.expected_version != current.version:
+            raise VersionConflict(
+                f"memory {memory_id} is at version {current.version}, not {patch.expected_version}",
+                details={"memory_id": memory_id, "current_version": current.version},
+            )
+        if not current.is_active and patch.content is not None:
+            raise ValidationFailed(f"memory {memory_id} is {current.status.value}; only active memories can be edited")
+        changes: dict[str, object] = {}
+        if patch.content is not None:
+            verdict = detect_injection(patch.content)
+            if verdict.is_injection:
+                raise ValidationFailed("content rejected by the injection gate", details={"reasons": list(verdict.reasons)})
+            cleaned = redact(patch.content)
+            if not cleaned.text.strip():
+                raise ValidationFailed("content is empty after redaction")
+            vector = self.embedder.embed_documents([cleaned.text])[0]
+            changes.update(
+                content=cleaned.text,
+                key=None,
+                value=None,
+                embedding=tuple(float(x) for x in vector),
+                embedding_model=self.embedder.model_id,
+            )
+        if patch.category is not None:
+            changes["category"] = patch.category
+        if patch.importance is not None:
+            changes.update(importance=patch.importance, importance_source=ImportanceSource.EXPLICIT)
+        if patch.pinned is not None:
+            changes["pinned"] = patch.pinned
+        if patch.tags is not None:
+            changes["tags"] = patch.tags
+        if not changes:
+            return current
+        updated = current.evolve(now=now, **changes)
+        self.store.update(updated, current.version)
+        self._audit(scope, "patched", now, memory_id, actor, {"fields": sorted(changes)})
+        return updated
+
+    def delete(self, scope: Scope, memory_id: str, *, now: datetime, actor: str, hard: bool = False) -> int:
+        """Soft delete (status deleted, kept for audit) or hard erase. Returns records affected."""
+        record = self.store.get(scope, memory_id)
+        if record is None or (record.status is Status.DELETED and not hard):
+            return 0
+        if hard:
+            affected = 1 if self.store.hard_delete(scope, memory_id) else 0
+        else:
+            self.store.update(record.evolve(now=now, status=Status.DELETED, valid_to=now), record.version)
+            affected = 1
+        self._audit(scope, "erased" if hard else "deleted", now, memory_id, actor, {})
+        return affected
+
+    def erase_user(self, scope: Scope, *, now: datetime, actor: str) -> EraseReport:
+        """GDPR erase: records, L0 log, runtime state and both projections. The projections are
+        also cleaned by the REMOVE changes the store emits; erasing them here directly means the
+        answer is complete when this returns."""
+        memories = self.store.erase_scope(scope)
+        turns = self.turn_log.erase_scope(scope) if self.turn_log else 0
+        states = self.runtime.erase_scope(scope) if self.runtime else 0
+        degraded: list[str] = []
+        docs = vertices = 0
+        try:
+            docs = self.index.erase_scope(scope) if self.index else 0
+        except StoreUnavailable:
+            degraded.append("search_index")
+        try:
+            vertices = self.graph.erase_scope(scope) if self.graph else 0
+        except StoreUnavailable:
+            degraded.append("graph")
+        report = EraseReport(memories, turns, states, docs, vertices, tuple(degraded))
+        self._audit(scope, "user_erased", now, None, actor, {"memories": memories, "turns": turns})
+        return report
+
+    def set_layer(self, scope: Scope, memory_id: str, layer: Layer, *, now: datetime, actor: str) -> MemoryRecord:
+        current = self.get(scope, memory_id)
+        updated = current.evolve(now=now, layer=layer)
+        self.store.update(updated, current.version)
+        self._audit(scope, "layer_changed", now, memory_id, actor, {"layer": layer.value})
+        return updated
+
+    def _audit(
+        self, scope: Scope, action: str, now: datetime, memory_id: str | None, actor: str, details: dict[str, object]
+    ) -> None:
+        self.audit.append(
+            AuditEvent(scope=scope, action=action, at=now, memory_id=memory_id, reason=None, details={"actor": actor, **details})
+        )

@@ -1,0 +1,131 @@
+"""Projector (DESIGN §4.9): follow the store's change stream into the search index and graph.
+
+INSERT / MODIFY of an active record -> upsert (version-guarded), then edges: FOLLOWS (previous
+memory of the session), SIMILAR_TO (k-NN above the calibrated threshold, not a scan),
+BELONGS_TO (entities). MODIFY to superseded / deleted / quarantined and REMOVE -> delete from
+both projections. Replays and out-of-order records are harmless: each projection keeps the
+highest version. Same version with another hash is a conflict: counted, audited, left to the
+reconciler.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from agentmem.domain.models import AuditEvent, MemoryRecord
+from agentmem.domain.similarity import SimilarityThresholds
+from agentmem.ports import (
+    AuditLog,
+    Change,
+    Edge,
+    Embedder,
+    GraphStore,
+    MemoryStore,
+    ProjectionOutcome,
+    SearchIndex,
+)
+
+log = logging.getLogger(__name__)
+
+SIMILAR_NEIGHBOURS = 5
+TOMBSTONE_VERSION = 2**53  # deletes of erased records win over any replayed version
+
+
+@dataclass
+class ProjectionReport:
+    applied: int = 0
+    stale: int = 0
+    conflicts: int = 0
+    deleted: int = 0
+    edges: int = 0
+    outcomes: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Projector:
+    index: SearchIndex
+    graph: GraphStore
+    audit: AuditLog
+    embedder: Embedder | None = None
+    store: MemoryStore | None = None
+    thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
+
+    def apply(self, change: Change, report: ProjectionReport | None = None, *, now: datetime) -> ProjectionReport:
+        """Project one change. Raises StoreUnavailable when a projection is down (the stream
+        retries the record)."""
+        report = report or ProjectionReport()
+        record = change.new if change.event_name != "REMOVE" else None
+        if record is not None and record.is_active:
+            # Read through to the source of truth: a replayed INSERT of a record that was since
+            # erased, superseded or deleted must not bring it back.
+            current = self.store.get(change.scope, change.memory_id) if self.store is not None else record
+            if current is None or not current.is_active:
+                record = None
+            elif current.version > record.version:
+                record = current
+        if record is not None and record.is_active:
+            outcomes = (self.index.upsert(record), self.graph.upsert_memory(record))
+            if ProjectionOutcome.APPLIED in outcomes:
+                report.edges += self._link(record)
+        else:
+            known = [r.version for r in (change.new, change.old) if r is not None]
+            version = max(known) if known else TOMBSTONE_VERSION
+            if change.event_name == "REMOVE" or (self.store is not None and self.store.get(change.scope, change.memory_id) is None):
+                version = TOMBSTONE_VERSION  # erased for good: outranks every version
+            outcomes = (
+                self.index.delete(change.scope, change.memory_id, version),
+                self.graph.delete_memory(change.scope, change.memory_id, version),
+            )
+            if ProjectionOutcome.APPLIED in outcomes:
+                report.deleted += 1
+        self._count(change, outcomes, report, now)
+        return report
+
+    def _count(
+        self, change: Change, outcomes: tuple[ProjectionOutcome, ProjectionOutcome], report: ProjectionReport, now: datetime
+    ) -> None:
+        if ProjectionOutcome.CONFLICT in outcomes:
+            report.conflicts += 1
+            report.outcomes[change.memory_id] = "conflict"
+            self.audit.append(
+                AuditEvent(
+                    scope=change.scope,
+                    action="projection_conflict",
+                    at=now,
+                    memory_id=change.memory_id,
+                    reason="same_version_different_hash",
+                    details={"targets": [t for t, o in zip(("index", "graph"), outcomes, strict=True) if o is ProjectionOutcome.CONFLICT]},
+                )
+            )
+        elif ProjectionOutcome.APPLIED in outcomes:
+            report.applied += 1
+            report.outcomes[change.memory_id] = "applied"
+        else:
+            report.stale += 1
+            report.outcomes[change.memory_id] = "stale"
+
+    def _link(self, record: MemoryRecord) -> int:
+        scope = record.scope
+        edges: list[Edge] = []
+        session = record.source_refs.session_id
+        if session:
+            previous = self.graph.previous_in_session(scope, session, record.memory_id)
+            if previous:
+                edges.append(Edge(previous, record.memory_id, "FOLLOWS"))
+        if record.embedding is not None and record.embedding_model and self.embedder is not None:
+            vector = np.asarray(record.embedding, dtype=np.float32)
+            calibration = self.embedder.calibration
+            for hit in self.index.knn(scope, vector, SIMILAR_NEIGHBOURS + 1, record.embedding_model):
+                if hit.memory_id == record.memory_id:
+                    continue
+                similarity = calibration.documents(hit.score)
+                if similarity >= self.thresholds.similar_edge:
+                    edges.append(Edge(record.memory_id, hit.memory_id, "SIMILAR_TO", round(similarity, 4)))
+        created = self.graph.link(scope, edges) if edges else 0
+        if record.entities:
+            created += self.graph.link_entities(scope, record.memory_id, record.entities)
+        return created

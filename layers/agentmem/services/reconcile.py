@@ -1,0 +1,135 @@
+"""Reconciliation (seed 000 §8.3): compare the source of truth with both projections by version
+and content hash, and repair. Missing -> re-project, Stale -> re-project, Orphan -> delete.
+Each repair carries a dedupe key ``target:id:version:type`` so repeated runs don't pile up work;
+the report is returned and emitted as metrics by the caller."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem.errors import AgentMemError
+from agentmem.ports import Change, GraphStore, MemoryStore, ProjectionState, SearchIndex
+from agentmem.services.projector import TOMBSTONE_VERSION, Projector
+
+log = logging.getLogger(__name__)
+
+PAGE = 500
+
+
+@dataclass
+class ReconcileReport:
+    checked: int = 0
+    missing: int = 0
+    stale: int = 0
+    orphan: int = 0
+    repaired: int = 0
+    failed: int = 0
+    repair_keys: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        data = dict(self.__dict__)
+        data["repair_keys"] = self.repair_keys[:100]
+        return data
+
+
+@dataclass
+class Reconciler:
+    store: MemoryStore
+    index: SearchIndex
+    graph: GraphStore
+    projector: Projector
+
+    def run(self, *, now: datetime, max_scopes: int = 1000) -> ReconcileReport:
+        report = ReconcileReport()
+        cursor: str | None = None
+        seen = 0
+        while seen < max_scopes:
+            scopes, cursor = self.store.all_scopes(min(PAGE, max_scopes - seen), cursor)
+            for scope in scopes:
+                self.reconcile_scope(scope, now=now, report=report)
+            seen += len(scopes)
+            if cursor is None or not scopes:
+                break
+        return report
+
+    def reconcile_scope(self, scope: Scope, *, now: datetime, report: ReconcileReport | None = None) -> ReconcileReport:
+        report = report or ReconcileReport()
+        truth: dict[str, MemoryRecord] = {}
+        cursor: str | None = None
+        while True:
+            page = self.store.list(scope, statuses=tuple(Status), limit=PAGE, cursor=cursor)
+            truth.update({r.memory_id: r for r in page.items})
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        active = {i: r for i, r in truth.items() if r.is_active}
+        for target, projection in (("index", self.index), ("graph", self.graph)):
+            try:
+                held = {s.memory_id: s for s in projection.all_states(scope)}
+            except AgentMemError:
+                report.failed += 1
+                continue
+            report.checked += len(active)
+            self._compare(scope, target, active, truth, held, report, now)
+        return report
+
+    def _compare(
+        self,
+        scope: Scope,
+        target: str,
+        active: dict[str, MemoryRecord],
+        truth: dict[str, MemoryRecord],
+        held: dict[str, ProjectionState],
+        report: ReconcileReport,
+        now: datetime,
+    ) -> None:
+        repairs: dict[str, Change] = {}
+        for memory_id, record in active.items():
+            state = held.get(memory_id)
+            if state is None:
+                report.missing += 1
+                kind = "missing"
+            elif state.version != record.version or state.content_hash != record.content_hash:
+                report.stale += 1
+                kind = "stale"
+            else:
+                continue
+            key = f"{target}:{memory_id}:{record.version}:{kind}"
+            repairs[key] = Change("MODIFY", scope, memory_id, record, None)
+        for memory_id, state in held.items():
+            if memory_id in active:
+                continue
+            report.orphan += 1
+            record = truth.get(memory_id)
+            key = f"{target}:{memory_id}:{state.version}:orphan"
+            repairs[key] = Change("MODIFY" if record else "REMOVE", scope, memory_id, record, None)
+        for key, change in repairs.items():
+            try:
+                if change.event_name == "REMOVE" or (change.new is not None and not change.new.is_active):
+                    version = TOMBSTONE_VERSION if change.new is None else change.new.version
+                    if target == "index":
+                        self.index.delete(scope, change.memory_id, version)
+                    else:
+                        self.graph.delete_memory(scope, change.memory_id, version)
+                else:
+                    self._reproject(target, change, now)
+                report.repaired += 1
+                report.repair_keys.append(key)
+            except AgentMemError as exc:
+                log.warning("reconcile.repair_failed", extra={"key": key, "error": type(exc).__name__})
+                report.failed += 1
+
+    def _reproject(self, target: str, change: Change, now: datetime) -> None:
+        record = change.new
+        assert record is not None
+        if target == "index":
+            # A stale document with the same version but another hash needs a forced rewrite.
+            self.index.delete(change.scope, change.memory_id, TOMBSTONE_VERSION)
+            self.index.upsert(record)
+        else:
+            self.graph.delete_memory(change.scope, change.memory_id, TOMBSTONE_VERSION)
+            self.graph.upsert_memory(record)
+            self.projector.apply(change, now=now)

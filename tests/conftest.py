@@ -1,0 +1,73 @@
+"""Shared fixtures: a local container on a temp dir with the deterministic hashed embedder, a
+settable clock, and helpers to drive the real handlers with AWS-shaped events."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+os.environ.setdefault("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
+
+from agentmem.adapters.embedders import HashEmbedder  # noqa: E402
+from agentmem.eval.memory_eval import SettableClock  # noqa: E402
+from agentmem.local import events, lambdas  # noqa: E402
+from agentmem.local.runner import LocalRunner  # noqa: E402
+from agentmem.runtime import Container, build_local, load_settings, set_container  # noqa: E402
+
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> SettableClock:
+    c = SettableClock()
+    c.set(T0)
+    return c
+
+
+@pytest.fixture
+def container(tmp_path: Path, clock: SettableClock) -> Iterator[Container]:
+    c = build_local(load_settings(data_dir=tmp_path / "data", embedder="hash"), embedder=HashEmbedder(), clock=clock)
+    set_container(c)
+    yield c
+    set_container(None)
+
+
+@pytest.fixture
+def runner(container: Container) -> LocalRunner:
+    return LocalRunner(container)
+
+
+class Api:
+    """Calls the api λ with API Gateway proxy events, as the local server does."""
+
+    def __init__(self, tenant: str = "t1", user: str = "u1", permissions: str = "memory:read,memory:write") -> None:
+        self.auth: dict[str, Any] | None = {"tenant_id": tenant, "user_id": user, "permissions": permissions}
+
+    def __call__(self, method: str, path: str, body: Any = None, *, raw: str | None = None, query: dict[str, str] | None = None) -> tuple[int, Any]:
+        text = raw if raw is not None else (json.dumps(body, ensure_ascii=False) if body is not None else None)
+        event = events.api_gateway_event(
+            method, path, body=text, authorizer=self.auth, query={k: [v] for k, v in (query or {}).items()},
+            headers={"Content-Type": "application/json"},
+        )
+        result = lambdas.invoke("api", event)
+        payload = result.get("body") or ""
+        try:
+            return result["statusCode"], json.loads(payload) if payload else None
+        except json.JSONDecodeError:
+            return result["statusCode"], payload
+
+
+@pytest.fixture
+def api(container: Container) -> Api:
+    return Api()

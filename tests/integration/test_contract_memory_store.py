@@ -1,0 +1,346 @@
+"""MemoryStore contract, parametrised over implementations (add "aws" to the params later).
+
+Change-feed checks go through the ``changes`` fixture: locally the outbox, in AWS the stream.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentmem.adapters.codec import image_to_record
+from agentmem.adapters.local.memory_store import SqliteMemoryStore
+from agentmem.domain.models import Category, MemoryRecord, Scope, Status
+from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
+from agentmem.ports import MemoryStore, Put
+
+S1 = Scope("t1", "u1")
+S2 = Scope("t1", "u2")
+S3 = Scope("t2", "u1")
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+Change = tuple[str, MemoryRecord | None, MemoryRecord | None]
+
+
+@pytest.fixture(params=["local"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
+    if request.param == "local":
+        adapter = SqliteMemoryStore(tmp_path / "memory.sqlite3")
+        yield adapter
+        adapter.close()
+
+
+@pytest.fixture
+def changes(store: MemoryStore) -> Callable[[], list[Change]]:
+    """Every change emitted so far, oldest first, as (event, new record, old record)."""
+    if isinstance(store, SqliteMemoryStore):
+        local = store
+
+        def read() -> list[Change]:
+            return [(r.event_name, r.new_record(), r.old_record()) for r in local.read_outbox(0, 10_000)]
+
+        return read
+    raise NotImplementedError(type(store))
+
+
+def rec(memory_id: str, scope: Scope = S1, content: str | None = None, **changes: Any) -> MemoryRecord:
+    record = MemoryRecord(
+        scope=scope,
+        memory_id=memory_id,
+        content=content or f"content of {memory_id}",
+        category=Category.FACT,
+        embedding=(0.5, 0.5, 0.5, 0.5),
+        embedding_model="hash-test",
+        created_at=T0,
+    )
+    return replace(record, **changes, content_hash="") if changes else record
+
+
+def bump(record: MemoryRecord, **changes: Any) -> MemoryRecord:
+    return record.evolve(now=T0 + timedelta(hours=record.version), **changes)
+
+
+# ------------------------------------------------------------------ create / get / update
+
+
+def test_create_then_get_round_trips(store: MemoryStore) -> None:
+    record = rec("m1", tags=("a", "b"), key="k")
+    store.create(record)
+    assert store.get(S1, "m1") == record
+    assert store.get(S1, "missing") is None
+    assert store.get_many(S1, ["m1", "missing", "m1"]) == {"m1": record}
+
+
+def test_create_existing_id_is_a_version_conflict(store: MemoryStore) -> None:
+    store.create(rec("m1"))
+    with pytest.raises(VersionConflict) as caught:
+        store.create(rec("m1", content="other"))
+    assert caught.value.details["memory_id"] == "m1"
+    assert store.get(S1, "m1") == rec("m1")
+
+
+def test_same_memory_id_in_two_scopes_is_two_records(store: MemoryStore) -> None:
+    mine, theirs = rec("m1", S1, "mine"), rec("m1", S3, "theirs")
+    store.create(mine)
+    store.create(theirs)
+    store.update(bump(mine, content="mine v2"), expected_version=1)
+    assert store.get(S3, "m1") == theirs
+    assert store.get(S1, "m1").content == "mine v2"  # type: ignore[union-attr]
+    assert store.get(S2, "m1") is None
+    assert store.get_many(S2, ["m1"]) == {}
+
+
+def test_update_checks_the_expected_version(store: MemoryStore) -> None:
+    v1 = rec("m1")
+    store.create(v1)
+    v2 = bump(v1, content="v2")
+    store.update(v2, expected_version=1)
+    assert store.get(S1, "m1") == v2
+    with pytest.raises(VersionConflict) as caught:
+        store.update(bump(v1, content="lost update"), expected_version=1)
+    assert caught.value.details["memory_id"] == "m1"
+    assert store.get(S1, "m1") == v2
+    with pytest.raises(NotFound):
+        store.update(bump(rec("absent")), expected_version=1)
+    with pytest.raises(NotFound):  # another scope's id is absent too
+        store.update(bump(rec("m1", S2)), expected_version=2)
+
+
+# ------------------------------------------------------------------ transactions
+
+
+def test_transact_applies_all_puts(store: MemoryStore, changes: Callable[[], list[Change]]) -> None:
+    old = rec("m1")
+    store.create(old)
+    new = rec("m2", content="new fact", supersedes=("m1",))
+    marked = bump(old, status=Status.SUPERSEDED, superseded_by="m2")
+    store.transact([Put(new, None), Put(marked, 1)])
+    assert store.get(S1, "m2") == new
+    assert store.get(S1, "m1") == marked
+    assert [(e, n.memory_id if n else None) for e, n, _ in changes()[1:]] == [
+        ("INSERT", "m2"),
+        ("MODIFY", "m1"),
+    ]
+
+
+def test_transact_is_all_or_nothing(store: MemoryStore, changes: Callable[[], list[Change]]) -> None:
+    a, b = rec("a"), rec("b")
+    store.create(a)
+    store.create(b)
+    before = changes()
+    stale_b = bump(b)
+    store.update(stale_b, expected_version=1)  # b moves to v2 behind the caller's back
+    puts = [Put(rec("c"), None), Put(bump(a, content="a2"), 1), Put(bump(b, content="b2"), 1)]
+    with pytest.raises(VersionConflict) as caught:
+        store.transact(puts)
+    assert caught.value.details["memory_id"] == "b"
+    assert store.get(S1, "c") is None
+    assert store.get(S1, "a") == a
+    assert store.get(S1, "b") == stale_b
+    assert len(changes()) == len(before) + 1  # only the update; the failed transaction emitted nothing
+    with pytest.raises(VersionConflict) as caught:
+        store.transact([Put(rec("d"), None), Put(rec("a"), None)])  # "must not exist yet"
+    assert caught.value.details["memory_id"] == "a"
+    assert store.get(S1, "d") is None
+
+
+def test_transact_rejects_touching_one_memory_twice(store: MemoryStore) -> None:
+    with pytest.raises(ValidationFailed):
+        store.transact([Put(rec("a"), None), Put(rec("a", content="again"), None)])
+    assert store.get(S1, "a") is None
+
+
+# ------------------------------------------------------------------ listing
+
+
+def test_list_is_newest_first_and_paginated(store: MemoryStore) -> None:
+    for i in range(7):
+        store.create(rec(f"m{i:02d}", category=Category.PREFERENCE if i % 2 else Category.FACT))
+    store.create(rec("m99", S2))
+    first = store.list(S1, limit=3)
+    assert [r.memory_id for r in first.items] == ["m06", "m05", "m04"]
+    assert first.next_cursor is not None
+    second = store.list(S1, limit=3, cursor=first.next_cursor)
+    third = store.list(S1, limit=3, cursor=second.next_cursor)
+    assert [r.memory_id for r in second.items] == ["m03", "m02", "m01"]
+    assert [r.memory_id for r in third.items] == ["m00"] and third.next_cursor is None
+    prefs = store.list(S1, category="preference", limit=10)
+    assert [r.memory_id for r in prefs.items] == ["m05", "m03", "m01"]
+    with pytest.raises(ValidationFailed):
+        store.list(S1, cursor="%%% not a cursor")
+
+
+def test_list_filters_by_status(store: MemoryStore) -> None:
+    store.create(rec("a"))
+    store.create(rec("b", status=Status.SUPERSEDED))
+    store.create(rec("c", status=Status.QUARANTINED))
+    assert [r.memory_id for r in store.list(S1).items] == ["a"]
+    both = store.list(S1, statuses=(Status.ACTIVE, Status.QUARANTINED))
+    assert [r.memory_id for r in both.items] == ["c", "a"]
+    assert store.list(S1, statuses=()).items == []
+    assert [r.memory_id for r in store.scan_active(S1, 10)] == ["a"]
+
+
+def test_find_by_key_returns_active_records_only(store: MemoryStore) -> None:
+    store.create(rec("a", key="city", value="Paris"))
+    store.create(rec("b", key="city", value="Lyon", status=Status.SUPERSEDED))
+    store.create(rec("c", key="city", value="Rome"))
+    store.create(rec("d", S2, key="city", value="Oslo"))
+    assert [r.memory_id for r in store.find_by_key(S1, "city")] == ["c", "a"]
+    assert store.find_by_key(S1, "other") == []
+
+
+def test_scan_active_is_bounded_newest_first(store: MemoryStore) -> None:
+    for i in range(5):
+        store.create(rec(f"m{i}"))
+    assert [r.memory_id for r in store.scan_active(S1, 2)] == ["m4", "m3"]
+    assert store.scan_active(S2, 5) == []
+
+
+def test_all_scopes_walks_every_scope_once(store: MemoryStore) -> None:
+    for scope in (S1, S2, S3):
+        store.create(rec("m1", scope))
+        store.create(rec("m2", scope))
+    seen: list[Scope] = []
+    cursor: str | None = None
+    while True:
+        page, cursor = store.all_scopes(2, cursor)
+        seen.extend(page)
+        if cursor is None:
+            break
+    assert sorted(seen, key=lambda s: s.key) == sorted([S1, S2, S3], key=lambda s: s.key)
+
+
+# ------------------------------------------------------------------ deletes
+
+
+def test_hard_delete_removes_one_record(store: MemoryStore, changes: Callable[[], list[Change]]) -> None:
+    store.create(rec("m1"))
+    store.create(rec("m1", S2))
+    assert store.hard_delete(S1, "m1") is True
+    assert store.hard_delete(S1, "m1") is False
+    assert store.get(S1, "m1") is None
+    assert store.get(S2, "m1") is not None
+    event, new, old = changes()[-1]
+    assert (event, new, old) == ("REMOVE", None, rec("m1"))
+
+
+def test_erase_scope_counts_and_spares_other_scopes(
+    store: MemoryStore, changes: Callable[[], list[Change]]
+) -> None:
+    for i in range(3):
+        store.create(rec(f"m{i}"))
+    store.create(rec("m0", S3))
+    store.mark_pending(S1, 3)
+    assert store.erase_scope(S1) == 3
+    assert store.erase_scope(S1) == 0
+    assert store.list(S1, statuses=tuple(Status)).items == []
+    assert store.get(S3, "m0") is not None
+    removes = [c for c in changes() if c[0] == "REMOVE"]
+    assert sorted(old.memory_id for _, _, old in removes if old) == ["m0", "m1", "m2"]
+    assert all(old is not None and old.scope == S1 for _, _, old in removes)
+    assert store.pending_scopes(10) == []
+
+
+# ------------------------------------------------------------------ consolidation counters
+
+
+def test_pending_counters(store: MemoryStore) -> None:
+    assert store.mark_pending(S1, 1) == 1
+    assert store.mark_pending(S1, 4) == 5
+    assert store.mark_pending(S2, 2) == 2
+    assert store.pending_scopes(10) == [(S1, 5), (S2, 2)]
+    assert store.pending_scopes(1) == [(S1, 5)]
+    store.clear_pending(S1)
+    assert store.pending_scopes(10) == [(S2, 2)]
+    assert store.mark_pending(S1, 1) == 1
+
+
+# ------------------------------------------------------------------ change feed
+
+
+def test_changes_are_emitted_in_order_with_images(
+    store: MemoryStore, changes: Callable[[], list[Change]]
+) -> None:
+    v1 = rec("m1")
+    store.create(v1)
+    v2 = bump(v1, content="v2")
+    store.update(v2, expected_version=1)
+    store.hard_delete(S1, "m1")
+    assert changes() == [("INSERT", v1, None), ("MODIFY", v2, v1), ("REMOVE", None, v2)]
+
+
+def test_failed_writes_emit_nothing(store: MemoryStore, changes: Callable[[], list[Change]]) -> None:
+    store.create(rec("m1"))
+    with pytest.raises(VersionConflict):
+        store.create(rec("m1"))
+    with pytest.raises(VersionConflict):
+        store.update(bump(rec("m1")), expected_version=7)
+    assert store.hard_delete(S1, "absent") is False
+    assert len(changes()) == 1
+
+
+# ------------------------------------------------------------------ local specifics
+
+
+def test_outbox_rows_checkpoints_and_lag(tmp_path: Path) -> None:
+    store = SqliteMemoryStore(tmp_path / "m.sqlite3")
+    for i in range(5):
+        store.create(rec(f"m{i}"))
+    rows = store.read_outbox(0, 3)
+    assert [r.seq for r in rows] == sorted(r.seq for r in rows) and len(rows) == 3
+    assert rows[0].pk == S1.key and rows[0].sk == "MEM#m0" and rows[0].memory_id == "m0"
+    stream = rows[0].to_stream_record()
+    assert stream["eventName"] == "INSERT"
+    assert image_to_record(stream["dynamodb"]["NewImage"]) == rec("m0")
+    assert store.outbox_checkpoint("projector") == 0
+    assert store.outbox_lag("projector") == 5
+    store.set_outbox_checkpoint("projector", rows[-1].seq)
+    assert store.outbox_lag("projector") == 2
+    assert [r.memory_id for r in store.read_outbox(store.outbox_checkpoint("projector"), 10)] == ["m3", "m4"]
+    assert store.prune_outbox(rows[-1].seq) == 3
+    assert len(store.read_outbox(0, 10)) == 2
+
+
+def test_data_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    first = SqliteMemoryStore(path)
+    first.create(rec("m1"))
+    first.close()
+    assert SqliteMemoryStore(path).get(S1, "m1") == rec("m1")
+
+
+def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
+    store = SqliteMemoryStore(tmp_path / "m.sqlite3")
+    other = SqliteMemoryStore(tmp_path / "m.sqlite3")  # a second connection, as another process would
+
+    def work(worker: int) -> None:
+        target = store if worker % 2 else other
+        for i in range(20):
+            target.create(rec(f"w{worker}-{i:02d}"))
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(store.scan_active(S1, 1000)) == 120
+    assert store.outbox_lag("x") == 120
+
+
+def test_sqlite_errors_surface_as_store_unavailable(tmp_path: Path) -> None:
+    (tmp_path / "dir.sqlite3").mkdir()
+    store = SqliteMemoryStore(tmp_path / "dir.sqlite3")
+    with pytest.raises(StoreUnavailable):
+        store.get(S1, "m1")
+
+
+def test_in_memory_mode() -> None:
+    store = SqliteMemoryStore(":memory:")
+    store.create(rec("m1"))
+    assert store.get(S1, "m1") == rec("m1")

@@ -1,0 +1,286 @@
+"""SearchIndex contract, parametrised over implementations (add "aws" to the params later)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from agentmem.adapters.local.search_index import LocalSearchIndex
+from agentmem.adapters.local.text_index import bm25_terms
+from agentmem.domain.models import Category, MemoryRecord, Scope, Status
+from agentmem.ports import ProjectionOutcome, ProjectionState, SearchIndex
+
+S1 = Scope("t1", "u1")
+S2 = Scope("t2", "u1")
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+MODEL = "hash-test"
+DIM = 8
+
+
+@pytest.fixture(params=["local"])
+def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SearchIndex]:
+    if request.param == "local":
+        adapter = LocalSearchIndex(tmp_path / "search.sqlite3")
+        yield adapter
+        adapter.close()
+
+
+def unit(*components: float) -> tuple[float, ...]:
+    vec = np.zeros(DIM, dtype=np.float32)
+    vec[: len(components)] = components
+    vec /= np.linalg.norm(vec)
+    return tuple(float(x) for x in vec)
+
+
+def rec(
+    memory_id: str,
+    content: str = "",
+    vec: tuple[float, ...] | None = None,
+    scope: Scope = S1,
+    model: str = MODEL,
+    **changes: Any,
+) -> MemoryRecord:
+    record = MemoryRecord(
+        scope=scope,
+        memory_id=memory_id,
+        content=content or f"memory {memory_id}",
+        category=Category.FACT,
+        embedding=vec if vec is not None else unit(1.0),
+        embedding_model=model,
+        created_at=T0,
+    )
+    return replace(record, **changes, content_hash="") if changes else record
+
+
+def bump(record: MemoryRecord, **changes: Any) -> MemoryRecord:
+    return record.evolve(now=T0 + timedelta(hours=record.version), **changes)
+
+
+def ids(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [h.memory_id for h in hits]
+
+
+# ------------------------------------------------------------------ version guards
+
+
+def test_upsert_version_guard(index: SearchIndex) -> None:
+    v1 = rec("m1", "the old budget")
+    assert index.upsert(v1) is ProjectionOutcome.APPLIED
+    assert index.upsert(v1) is ProjectionOutcome.STALE  # harmless replay
+    v2 = bump(v1, content="the new forecast")
+    assert index.upsert(v2) is ProjectionOutcome.APPLIED
+    assert index.upsert(v1) is ProjectionOutcome.STALE  # older version
+    drift = replace(v2, content="something else", content_hash="")
+    assert index.upsert(drift) is ProjectionOutcome.CONFLICT
+    assert index.states(S1, ["m1"]) == {"m1": ProjectionState("m1", 2, v2.content_hash)}
+    assert ids(index.keyword(S1, "forecast", 5)) == ["m1"]
+    assert index.keyword(S1, "something", 5) == []  # nothing written on conflict
+    assert index.keyword(S1, "budget", 5) == []  # old terms are gone
+
+
+def test_out_of_order_delivery_keeps_the_newest(index: SearchIndex) -> None:
+    v1 = rec("m1", "first words")
+    v3 = bump(bump(v1, content="second words"), content="third words")
+    assert index.upsert(v3) is ProjectionOutcome.APPLIED
+    assert index.upsert(v1) is ProjectionOutcome.STALE
+    assert index.states(S1, ["m1"])["m1"].version == 3
+    assert ids(index.keyword(S1, "third", 5)) == ["m1"]
+
+
+def test_non_active_records_are_removed_and_stay_removed(index: SearchIndex) -> None:
+    v1 = rec("m1", "coffee every morning")
+    index.upsert(v1)
+    superseded = bump(v1, status=Status.SUPERSEDED)
+    assert index.upsert(superseded) is ProjectionOutcome.APPLIED
+    assert index.states(S1, ["m1"]) == {}
+    assert index.upsert(v1) is ProjectionOutcome.STALE  # late replay cannot resurrect it
+    assert index.keyword(S1, "coffee", 5) == []
+    assert index.knn(S1, np.asarray(unit(1.0)), 5, MODEL) == []
+    assert index.upsert(rec("m2", status=Status.QUARANTINED)) is ProjectionOutcome.STALE
+    assert index.all_states(S1) == []
+
+
+def test_delete_version_guard(index: SearchIndex) -> None:
+    v1 = rec("m1", "tea")
+    v2 = bump(v1, content="green tea")
+    index.upsert(v2)
+    assert index.delete(S1, "m1", 1) is ProjectionOutcome.STALE  # the index holds a newer version
+    assert index.states(S1, ["m1"])["m1"].version == 2
+    assert index.delete(S1, "m1", 2) is ProjectionOutcome.APPLIED
+    assert index.delete(S1, "m1", 2) is ProjectionOutcome.STALE
+    assert index.upsert(v2) is ProjectionOutcome.STALE
+    assert index.keyword(S1, "tea", 5) == []
+    assert index.upsert(bump(v2, content="black tea")) is ProjectionOutcome.APPLIED
+
+
+# ------------------------------------------------------------------ k-NN
+
+
+def test_knn_ranks_by_cosine_and_filters_model(index: SearchIndex) -> None:
+    index.upsert(rec("near", vec=unit(1.0, 0.1)))
+    index.upsert(rec("mid", vec=unit(1.0, 1.0)))
+    index.upsert(rec("far", vec=unit(0.0, 1.0)))
+    index.upsert(rec("opposite", vec=unit(-1.0)))
+    index.upsert(rec("other-model", vec=unit(1.0), model="other"))
+    index.upsert(rec("no-vector", "plain text", vec=None, embedding=None, embedding_model=None))
+    hits = index.knn(S1, np.asarray(unit(1.0)), 10, MODEL)
+    assert ids(hits) == ["near", "mid", "far", "opposite"]
+    assert hits[0].score == pytest.approx(1 / math.sqrt(1.01), abs=1e-5)
+    assert hits[1].score == pytest.approx(math.sqrt(0.5), abs=1e-5)
+    assert hits[3].score == pytest.approx(-1.0, abs=1e-5)
+    assert ids(index.knn(S1, np.asarray(unit(1.0)), 2, MODEL)) == ["near", "mid"]
+    assert ids(index.knn(S1, np.asarray(unit(1.0)), 5, "other")) == ["other-model"]
+    assert index.knn(S1, np.asarray(unit(1.0)), 5, "unknown") == []
+    assert index.knn(S1, np.zeros(DIM), 5, MODEL) == []
+    assert index.knn(S1, np.asarray(unit(1.0)), 0, MODEL) == []
+
+
+def test_knn_matches_brute_force(index: SearchIndex) -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(300, DIM)).astype(np.float32)
+    for i, vec in enumerate(vectors):
+        index.upsert(rec(f"m{i:03d}", vec=tuple(float(x) for x in vec)))
+    for i in range(0, 300, 3):  # updates move vectors, deletes remove them
+        if i % 2:
+            index.delete(S1, f"m{i:03d}", 1)
+            vectors[i] = 0
+        else:
+            vectors[i] = rng.normal(size=DIM)
+            index.upsert(bump(rec(f"m{i:03d}"), embedding=tuple(float(x) for x in vectors[i])))
+    query = rng.normal(size=DIM).astype(np.float32)
+    norms = np.linalg.norm(vectors, axis=1)
+    cos = np.where(norms > 0, vectors @ query / np.maximum(norms, 1e-12) / np.linalg.norm(query), -np.inf)
+    expected = [f"m{i:03d}" for i in np.argsort(-cos)[:10]]
+    hits = index.knn(S1, query, 10, MODEL)
+    assert ids(hits) == expected
+    assert [h.score for h in hits] == pytest.approx(sorted(cos, reverse=True)[:10], abs=1e-5)
+
+
+# ------------------------------------------------------------------ BM25
+
+
+def test_keyword_finds_chinese_by_bigrams(index: SearchIndex) -> None:
+    index.upsert(rec("budget", "我们项目的总预算是 250 万"))
+    index.upsert(rec("weather", "今天北京天气很好"))
+    index.upsert(rec("plan", "下周的项目计划需要更新"))
+    index.upsert(rec("english", "The budget is fine"))
+    hits = index.keyword(S1, "项目预算", 10)
+    assert ids(hits)[0] == "budget"
+    assert "weather" not in ids(hits) and "english" not in ids(hits)
+    assert ids(index.keyword(S1, "北京的天气", 10)) == ["weather"]
+
+
+def test_keyword_finds_english_with_stemming(index: SearchIndex) -> None:
+    index.upsert(rec("a", "The project budget was discussed in two meetings"))
+    index.upsert(rec("b", "I like hiking in the mountains"))
+    index.upsert(rec("c", "Meeting notes: nothing about money"))
+    hits = index.keyword(S1, "budget meeting", 10)
+    assert ids(hits) == ["a", "c"]
+    assert index.keyword(S1, "the and of", 10) == []  # stopwords only
+    assert ids(index.keyword(S1, "MOUNTAIN hikes", 10)) == ["b"]
+
+
+def _reference_bm25(docs: dict[str, str], query: str) -> dict[str, float]:
+    terms = {m: Counter(bm25_terms(t)) for m, t in docs.items()}
+    n = len(docs)
+    avgdl = sum(sum(c.values()) for c in terms.values()) / n
+    scores: dict[str, float] = {}
+    for term in dict.fromkeys(bm25_terms(query)):
+        df = sum(1 for c in terms.values() if term in c)
+        if not df:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for m, c in terms.items():
+            if term in c:
+                dl = sum(c.values())
+                tf = c[term]
+                scores[m] = scores.get(m, 0.0) + idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl))
+    return scores
+
+
+def test_keyword_scores_are_okapi_bm25(index: SearchIndex) -> None:
+    docs = {
+        "d1": "apple banana apple cherry",
+        "d2": "banana smoothie with banana and apple",
+        "d3": "cherry pie",
+        "d4": "苹果和香蕉都很好吃",
+        "d5": "香蕉 banana",
+    }
+    for m, text in docs.items():
+        index.upsert(rec(m, text))
+    index.upsert(bump(rec("d3", docs["d3"]), content="cherry tart"))  # an update leaves a dead slot
+    docs["d3"] = "cherry tart"
+    for query in ("apple", "banana cherry", "香蕉", "apple 苹果"):
+        expected = _reference_bm25(docs, query)
+        got = {h.memory_id: h.score for h in index.keyword(S1, query, 10)}
+        assert got == pytest.approx(expected)
+
+
+# ------------------------------------------------------------------ isolation, states, erase
+
+
+def test_scopes_never_see_each_other(index: SearchIndex) -> None:
+    index.upsert(rec("m1", "我们项目的总预算是 250 万", vec=unit(1.0), scope=S1))
+    index.upsert(rec("m1", "my cat is called Tom", vec=unit(0.0, 1.0), scope=S2))
+    assert ids(index.keyword(S2, "项目预算", 5)) == []
+    assert ids(index.keyword(S1, "cat", 5)) == []
+    assert [h.score for h in index.knn(S2, np.asarray(unit(1.0)), 5, MODEL)] == pytest.approx([0.0], abs=1e-6)
+    assert index.states(S2, ["m1"])["m1"].content_hash != index.states(S1, ["m1"])["m1"].content_hash
+    assert index.delete(S2, "m1", 1) is ProjectionOutcome.APPLIED
+    assert ids(index.keyword(S1, "项目预算", 5)) == ["m1"]
+    unknown = Scope("nobody", "nobody")
+    assert index.knn(unknown, np.asarray(unit(1.0)), 5, MODEL) == []
+    assert index.keyword(unknown, "项目", 5) == []
+    assert index.all_states(unknown) == []
+
+
+def test_states_and_erase_scope(index: SearchIndex) -> None:
+    for i in range(4):
+        index.upsert(rec(f"m{i}", f"text {i}"))
+    index.upsert(rec("m0", "other tenant", scope=S2))
+    assert set(index.states(S1, ["m0", "m3", "absent"])) == {"m0", "m3"}
+    assert [s.memory_id for s in index.all_states(S1)] == ["m0", "m1", "m2", "m3"]
+    assert index.erase_scope(S1) == 4
+    assert index.all_states(S1) == []
+    assert index.keyword(S1, "text", 5) == []
+    assert index.erase_scope(S1) == 0
+    assert [s.memory_id for s in index.all_states(S2)] == ["m0"]
+    assert index.upsert(rec("m0", "back again")) is ProjectionOutcome.APPLIED
+
+
+# ------------------------------------------------------------------ local specifics
+
+
+def test_a_second_instance_sees_writes_through_the_generation_counter(tmp_path: Path) -> None:
+    path = tmp_path / "search.sqlite3"
+    writer, reader = LocalSearchIndex(path), LocalSearchIndex(path)
+    writer.upsert(rec("m1", "alpha", vec=unit(1.0)))
+    assert ids(reader.keyword(S1, "alpha", 5)) == ["m1"]  # cache loaded
+    writer.upsert(rec("m2", "alpha beta", vec=unit(1.0, 1.0)))
+    assert ids(reader.keyword(S1, "beta", 5)) == ["m2"]
+    assert ids(reader.knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == ["m1", "m2"]
+    writer.delete(S1, "m1", 1)
+    assert ids(reader.keyword(S1, "alpha", 5)) == ["m2"]
+    reader.upsert(rec("m3", "gamma"))
+    assert ids(writer.keyword(S1, "gamma", 5)) == ["m3"]
+    writer.erase_scope(S1)
+    assert reader.keyword(S1, "gamma", 5) == []
+
+
+def test_many_rewrites_compact_the_cache(tmp_path: Path) -> None:
+    index = LocalSearchIndex(":memory:")
+    record = rec("m1", "word0")
+    index.upsert(record)
+    assert ids(index.keyword(S1, "word0", 5)) == ["m1"]
+    for i in range(1, 1100):
+        record = bump(record, content=f"word{i}")
+        index.upsert(record)
+    assert ids(index.keyword(S1, "word1099", 5)) == ["m1"]
+    assert index.keyword(S1, "word5", 5) == []

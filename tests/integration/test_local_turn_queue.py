@@ -1,0 +1,150 @@
+"""The bounded local turn queue: SQS semantics (visibility, receipts, redrive to a DLQ, capacity)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentmem.adapters.codec import turn_to_body
+from agentmem.adapters.local.turn_queue import SqliteTurnQueue
+from agentmem.domain.models import Scope, Turn
+from agentmem.errors import QueueFull
+from agentmem.ports import TurnQueue
+
+S1 = Scope("t1", "u1")
+S2 = Scope("t2", "u1")
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def queue(tmp_path: Path, clock: FakeClock) -> SqliteTurnQueue:
+    return SqliteTurnQueue(tmp_path / "queue.sqlite3", capacity=5, max_receives=3, clock=clock)
+
+
+def turn(message_id: str, scope: Scope = S1, **changes: Any) -> Turn:
+    fields: dict[str, object] = {
+        "scope": scope,
+        "session_id": "s1",
+        "user": f"user says {message_id}",
+        "assistant": "ok",
+        "at": T0,
+        "message_id": message_id,
+    }
+    fields.update(changes)
+    return Turn(**fields)  # type: ignore[arg-type]
+
+
+def test_send_receive_delete(queue: SqliteTurnQueue) -> None:
+    port: TurnQueue = queue
+    assert port.send([turn("m1"), turn("m2", trace_id="tr")]) == ["m1", "m2"]
+    assert queue.stats() == {"pending": 2, "inflight": 0, "dead": 0, "refused": 0, "sent": 2, "deleted": 0}
+    messages = queue.receive(10, 30)
+    assert [m.message_id for m in messages] == ["m1", "m2"]
+    assert messages[0].body == turn_to_body(turn("m1"))
+    assert json.loads(messages[1].body)["trace_id"] == "tr"
+    assert messages[1].turn() == turn("m2", trace_id="tr")
+    assert messages[0].receive_count == 1 and messages[0].sent_at == T0
+    assert queue.receive(10, 30) == []  # in flight, invisible
+    assert queue.delete(messages[0].receipt_handle) is True
+    assert queue.delete(messages[0].receipt_handle) is False
+    assert queue.stats() == {"pending": 0, "inflight": 1, "dead": 0, "refused": 0, "sent": 2, "deleted": 1}
+
+
+def test_receive_respects_max_messages_and_order(queue: SqliteTurnQueue) -> None:
+    queue.send([turn(f"m{i}") for i in range(4)])
+    assert [m.message_id for m in queue.receive(3, 30)] == ["m0", "m1", "m2"]
+    assert [m.message_id for m in queue.receive(3, 30)] == ["m3"]
+
+
+def test_capacity_refuses_the_whole_batch_and_counts_it(queue: SqliteTurnQueue) -> None:
+    queue.send([turn(f"m{i}") for i in range(4)])
+    with pytest.raises(QueueFull) as caught:
+        queue.send([turn("m4"), turn("m5")])
+    assert caught.value.details["capacity"] == 5
+    stats = queue.stats()
+    assert (stats["pending"], stats["refused"], stats["sent"]) == (4, 2, 4)
+    inflight = queue.receive(1, 30)  # in-flight messages still count against capacity
+    with pytest.raises(QueueFull):
+        queue.send([turn("m4"), turn("m5")])
+    queue.delete(inflight[0].receipt_handle)
+    assert queue.send([turn("m4"), turn("m5")]) == ["m4", "m5"]
+    assert queue.stats()["refused"] == 4
+
+
+def test_visibility_timeout_redelivers_with_a_new_receipt(queue: SqliteTurnQueue, clock: FakeClock) -> None:
+    queue.send([turn("m1")])
+    first = queue.receive(1, 30)[0]
+    clock.advance(29)
+    assert queue.receive(1, 30) == []
+    assert queue.stats()["inflight"] == 1
+    clock.advance(2)
+    assert queue.stats()["inflight"] == 0
+    second = queue.receive(1, 30)[0]
+    assert second.message_id == "m1" and second.receive_count == 2
+    assert second.receipt_handle != first.receipt_handle
+    assert queue.delete(first.receipt_handle) is False  # a stale receipt acknowledges nothing
+    assert queue.delete(second.receipt_handle) is True
+
+
+def test_release_makes_a_message_visible_after_a_delay(queue: SqliteTurnQueue, clock: FakeClock) -> None:
+    queue.send([turn("m1")])
+    message = queue.receive(1, 30)[0]
+    assert queue.release(message.receipt_handle, delay_s=5, error="bedrock throttled") is True
+    assert queue.release(message.receipt_handle, delay_s=5) is False
+    assert queue.receive(1, 30) == []
+    clock.advance(5)
+    again = queue.receive(1, 30)
+    assert [m.receive_count for m in again] == [2]
+
+
+def test_failed_receipts_end_in_the_dead_letter_table(queue: SqliteTurnQueue, clock: FakeClock) -> None:
+    queue.send([turn("m1"), turn("m2")])
+    for attempt in range(3):
+        for message in queue.receive(10, 30):
+            if message.message_id == "m1":
+                queue.release(message.receipt_handle, 0, error=f"boom {attempt}")
+            # m2 is never acknowledged: its visibility times out
+        clock.advance(31)
+    assert queue.receive(10, 30) == []  # m2 is dead-lettered on this receive
+    dead = queue.dead_letters()
+    assert [(d.message_id, d.receive_count) for d in dead] == [("m1", 3), ("m2", 3)]
+    assert dead[0].last_error == "boom 2"
+    assert dead[1].last_error == "visibility timeout expired"
+    assert dead[0].body == turn_to_body(turn("m1"))
+    assert queue.stats()["dead"] == 2 and queue.stats()["pending"] == 0
+
+
+def test_message_ids_are_deduplicated_per_scope(queue: SqliteTurnQueue) -> None:
+    assert queue.send([turn("m1"), turn("m1", S2)]) == ["m1", "m1"]
+    assert queue.send([turn("m1")]) == ["m1"]  # already queued for this scope
+    assert queue.stats()["pending"] == 2 and queue.stats()["sent"] == 2
+    bodies = [json.loads(m.body) for m in queue.receive(10, 30)]
+    assert sorted(b["tenant_id"] for b in bodies) == ["t1", "t2"]
+
+
+def test_queue_is_durable(tmp_path: Path, clock: FakeClock) -> None:
+    path = tmp_path / "q.sqlite3"
+    first = SqliteTurnQueue(path, clock=clock)
+    first.send([turn("m1")])
+    first.close()
+    second = SqliteTurnQueue(path, clock=clock)
+    assert [m.message_id for m in second.receive(5, 30)] == ["m1"]

@@ -1,0 +1,242 @@
+"""Normalisation and PII/secret redaction (agentmem.domain.guards)."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+
+import pytest
+from agentmem.domain.guards import PiiFinding, RedactionResult, normalize_for_scan, redact
+
+# ---------------------------------------------------------------- independent helpers
+
+
+def luhn_check_digit(payload: str) -> str:
+    """The digit that makes ``payload + digit`` pass Luhn."""
+    total = 0
+    for i, ch in enumerate(reversed(payload)):
+        d = int(ch)
+        if i % 2 == 0:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return str((10 - total % 10) % 10)
+
+
+def luhn_ok(number: str) -> bool:
+    return luhn_check_digit(number[:-1]) == number[-1]
+
+
+def luhn_failing(payload: str) -> str:
+    """``payload`` plus a check digit that is wrong."""
+    good = int(luhn_check_digit(payload))
+    return payload + str((good + 1) % 10)
+
+
+def id_with_check(first17: str) -> str:
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+    total = sum(int(d) * w for d, w in zip(first17, weights, strict=True))
+    return first17 + "10X98765432"[total % 11]
+
+
+VALID_ID = "11010519491231002X"
+VALID_ID_2 = id_with_check("44030620000229123")  # 2000-02-29 exists
+BAD_CHECK_ID = VALID_ID[:17] + "5"
+IMPOSSIBLE_DATE_ID = id_with_check("11010519490230002")  # 30 February
+CARD_UNIONPAY = "622202123456789012" + luhn_check_digit("622202123456789012")
+CARD_16 = "6225880" + "12345678" + luhn_check_digit("622588012345678")
+ORDER_NO = luhn_failing("202401011234567")
+
+
+def test_helpers_agree_with_the_examples() -> None:
+    assert id_with_check(VALID_ID[:17]) == VALID_ID
+    assert luhn_ok("4111111111111111")
+    assert luhn_ok(CARD_UNIONPAY) and luhn_ok(CARD_16)
+    assert not luhn_ok(ORDER_NO)
+    assert BAD_CHECK_ID != VALID_ID
+
+
+# ---------------------------------------------------------------- normalize_for_scan
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("ｉｇｎｏｒｅ １３８", "ignore 138"),
+        ("ign\u200bore\u200d pre\ufeffvious\u2060", "ignore previous"),
+        ("ign\u043ere", "ignore"),  # Cyrillic о
+        ("\u0455ystem \u0440rompt", "system prompt"),  # Cyrillic ѕ, р
+        ("ο\u03bderride", "override"),  # Greek ο, ν
+        ("a\x00b\x07c\td\ne", "abc\td\ne"),
+        ("line1\r\nline2\rline3", "line1\nline2\nline3"),
+        ("中文，标点：保留！（是的）", "中文，标点：保留！（是的）"),
+        ("привет мир", "привет мир"),  # real Russian stays
+    ],
+)
+def test_normalize_for_scan(raw: str, expected: str) -> None:
+    assert normalize_for_scan(raw) == expected
+
+
+def test_normalize_is_idempotent() -> None:
+    raw = "ｐａｓｓｗｏｒｄ\u200b：ign\u043ere e\u200b\u0301 密码是 １２３"
+    once = normalize_for_scan(raw)
+    assert normalize_for_scan(once) == once
+
+
+# ---------------------------------------------------------------- positive redaction
+
+POSITIVE = [
+    ("phone", "我的手机是13812345678，有事打给我", "我的手机是[PHONE]，有事打给我"),
+    ("phone", "call me at +86-138-1234-5678 tomorrow", "call me at [PHONE] tomorrow"),
+    ("phone", "电话 138 1234 5678", "电话 [PHONE]"),
+    ("phone", "0086 13912345678", "[PHONE]"),
+    ("phone", "手机号：１３８１２３４５６７８", "手机号：[PHONE]"),
+    ("id_number", f"身份证号{VALID_ID}，请核对", "身份证号[ID_NUMBER]，请核对"),
+    ("id_number", f"ID: {VALID_ID_2}", "ID: [ID_NUMBER]"),
+    ("id_number", f"id {VALID_ID.lower()}", "id [ID_NUMBER]"),
+    ("bank_card", "card 4111 1111 1111 1111 exp 12/28", "card [BANK_CARD] exp 12/28"),
+    ("bank_card", "卡号4111-1111-1111-1111", "卡号[BANK_CARD]"),
+    ("bank_card", f"工资卡{CARD_UNIONPAY}", "工资卡[BANK_CARD]"),
+    (
+        "bank_card",
+        f"银行卡 {CARD_16[:4]} {CARD_16[4:8]} {CARD_16[8:12]} {CARD_16[12:]}",
+        "银行卡 [BANK_CARD]",
+    ),
+    ("email", "邮箱zhang.san+work@example.com.cn，谢谢", "邮箱[EMAIL]，谢谢"),
+    ("email", "Mail me: Jane_Doe@sub.example.org.", "Mail me: [EMAIL]."),
+    ("ip", "服务器IP是192.168.1.10。", "服务器IP是[IP]。"),
+    ("ip", "ssh root@10.0.0.255 now", "ssh root@[IP] now"),
+    ("ip", "v6 address 2001:db8:85a3::8a2e:370:7334 is up", "v6 address [IP] is up"),
+    ("ip", "link-local fe80::1ff:fe23:4567:890a", "link-local [IP]"),
+    ("aws_key", "AWS key AKIAZ3MSJV4WQ7ABCDEF", "AWS key [AWS_KEY]"),
+    ("aws_key", "临时凭证ASIAY34FZKBOKMUTVV7A", "临时凭证[AWS_KEY]"),
+    (
+        "aws_key",
+        "aws_secret_access_key = Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0MTIz",
+        "aws_secret_access_key = [AWS_KEY]",
+    ),
+    (
+        "jwt",
+        "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U ok",
+        "token [JWT] ok",
+    ),
+    (
+        "private_key",
+        "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1234567890abcdefABCDEF\n"
+        "-----END RSA PRIVATE KEY-----\nthanks",
+        "key:\n[PRIVATE_KEY]\nthanks",
+    ),
+    (
+        "private_key",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n\n还没贴完",
+        "[PRIVATE_KEY]\n\n还没贴完",
+    ),
+    ("api_key", "OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t", "OPENAI_API_KEY=[API_KEY]"),
+    ("api_key", "用这个key：sk-ant-api03-AAAAbbbbCCCCdddd1234_-xyz", "用这个key：[API_KEY]"),
+    ("api_key", "gh token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "gh token [API_KEY]"),
+    ("api_key", "slack xoxb-123456789012-abcdefABCDEF", "slack [API_KEY]"),
+    ("password", "我的密码是 abc123", "我的密码是 [PASSWORD]"),
+    ("password", "password: hunter2", "password: [PASSWORD]"),
+    ("password", "该用户的密码是 123456。", "该用户的密码是 [PASSWORD]。"),
+    ("password", "WiFi密码：Tp-Link@2024，别外传", "WiFi密码：[PASSWORD]，别外传"),
+    ("password", "口令为Qwe!2024;下次改", "口令为[PASSWORD];下次改"),
+    ("password", "My password is s3cr3t.", "My password is [PASSWORD]."),
+    ("password", "db pwd=P@ssw0rd, user=admin", "db pwd=[PASSWORD], user=admin"),
+    ("password", "passwd=letmein", "passwd=[PASSWORD]"),
+    ("password", "the pass code is 8842", "the pass code is [PASSWORD]"),
+    ("password", 'wifi password: "sunny day 42" ok', 'wifi password: "[PASSWORD]" ok'),
+    ("password", "密码是“开门123”", "密码是“[PASSWORD]”"),
+]
+
+
+@pytest.mark.parametrize(("kind", "raw", "expected"), POSITIVE)
+def test_redacts(kind: str, raw: str, expected: str) -> None:
+    result = redact(raw)
+    assert result.text == expected
+    assert kind in result.kinds
+    assert result.redacted
+
+
+# ---------------------------------------------------------------- negatives
+
+NEGATIVE = [
+    f"订单号 {ORDER_NO} 已发货",
+    f"tracking {ORDER_NO}",
+    "created at 2026-01-05T09:00:00Z",
+    "批次 20260105093000 完成",
+    "meeting at 12:30:45 today",
+    f"证件号 {BAD_CHECK_ID}",
+    f"证件号 {IMPOSSIBLE_DATE_ID}",
+    "docs use AKIAIOSFODNN7EXAMPLE as the sample key",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "upgrade to v1.2.3 then 1.2.3",
+    "version 10.0.19045 build",
+    "bad ip 999.1.1.1",
+    "release version 2.0.0.1 today",
+    "总价 250 万，预算 1380 万",
+    "2024 年 Q3 营收",
+    "wait 20 minutes",
+    "call 110 or 12345",
+    "138123456789012 is a 15-digit serial",
+    "the password is required",
+    "忘记密码了怎么办？密码是什么格式",
+    "密码是8位数字",
+    "std::vector<int> and a::b",
+    "这是一段普通的中文，没有任何敏感信息。",
+]
+
+
+@pytest.mark.parametrize("raw", NEGATIVE)
+def test_leaves_non_pii(raw: str) -> None:
+    result = redact(raw)
+    assert result.findings == ()
+    assert not result.redacted
+    assert result.text == normalize_for_scan(raw)
+
+
+# ---------------------------------------------------------------- result shape
+
+
+def test_offsets_refer_to_normalised_source() -> None:
+    raw = "手机\u200b１３８１２３４５６７８ 邮箱 a@b.co"
+    result = redact(raw)
+    assert isinstance(result, RedactionResult)
+    assert result.source_text == normalize_for_scan(raw)
+    assert [result.source_text[f.start : f.end] for f in result.findings] == ["13812345678", "a@b.co"]
+    assert result.findings[0] == PiiFinding("phone", 2, 13)
+    assert result.kinds == ("email", "phone")
+    assert result.text == "手机[PHONE] 邮箱 [EMAIL]"
+
+
+def test_findings_do_not_overlap_and_prefer_the_longer_match() -> None:
+    result = redact("联系 13812345678@139.com 或 13912345678")
+    assert result.text == "联系 [EMAIL] 或 [PHONE]"
+    spans = sorted((f.start, f.end) for f in result.findings)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+
+
+def test_id_number_wins_over_bank_card_of_same_length() -> None:
+    # The ID's 18 digits may also pass Luhn; the more specific kind wins.
+    assert redact(f"号码 {VALID_ID_2}").kinds == ("id_number",)
+
+
+def test_stated_password_keeps_lead_in_english_and_chinese() -> None:
+    result = redact("PASSWORD = 'hunter2' 以及 密码为：Abc#123")
+    assert result.text == "PASSWORD = '[PASSWORD]' 以及 密码为：[PASSWORD]"
+
+
+def test_base64_payload_with_pii_is_replaced_whole() -> None:
+    encoded = base64.b64encode(b"my email is zhang.san@example.com").decode()
+    result = redact(f"blob {encoded} end")
+    assert result.text == "blob [EMAIL] end"
+    assert result.kinds == ("email",)
+
+
+def test_base64_payload_without_pii_is_kept() -> None:
+    encoded = base64.b64encode("今天天气不错，适合散步".encode()).decode()
+    assert redact(encoded).text == encoded
+
+
+def test_empty_text() -> None:
+    assert redact("") == RedactionResult(text="", findings=(), source_text="")
