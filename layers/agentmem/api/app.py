@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from functools import partial
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.shared.json_encoder import Encoder
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
@@ -64,7 +66,10 @@ STATUS_BY_ERROR: dict[type[AgentMemError], int] = {
 }
 MAX_BODY_BYTES = 256 * 1024
 
-app = APIGatewayRestResolver(enable_validation=True)
+app = APIGatewayRestResolver(
+    enable_validation=True,
+    serializer=partial(json.dumps, separators=(",", ":"), cls=Encoder, ensure_ascii=False),
+)
 
 
 def _c() -> Container:
