@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from agentmem.domain.keys import KeyMatch, match_keys
 from agentmem.domain.models import Confidence, Source
-from agentmem.domain.text import language, split_sentences, term_set
+from agentmem.domain.text import language, split_sentences, term_set, terms
 
 USER_IMPORTANCE = 0.7
 EXCHANGE_IMPORTANCE = 0.5
@@ -27,7 +27,7 @@ MAX_CONTENT_CHARS = 500
 
 _GREETING_RE = re.compile(
     r"^(?:(?:hi|hello|hey|yo|ok(?:ay)?|well|so|oh|um+|uh+|yeah|yes|sure|great|cool|wow|haha|lol"
-    r"|thanks|thank you|good (?:morning|afternoon|evening))\b[\s,!.]*)+"
+    r"|thanks|thank you|good (?:morning|afternoon|evening)|also|plus|anyway|by the way|btw|oh and|and|but)\b[\s,!.]*)+"
     r"|^(?:(?:你好|您好|嗨|哈喽|好的|好吧|嗯+|哦+|啊+|哈哈+|谢谢|对了|另外|其实|那个)[\s,，!！。~]*)+",
     re.IGNORECASE,
 )
@@ -75,8 +75,16 @@ _ASSISTANT_CHATTER = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_EN = re.compile(
-    r"\s*;\s*|,?\s+(?:and|but|so)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)|,\s+(?=(?:i|i'm|i've|my)\b)",
+    r"\s*;\s*|,?\s+(?:and|but|so)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)|,\s+(?=(?:i|i'm|i've|my)\b)"
+    r"|,?\s*\b(?:by the way|btw|oh and)\b,?\s+|,\s*(?:also|anyway|plus)\b,?\s+"
+    r"|,\s+(?=(?:any|what|how|can|could|would|do|does|is|are|where|which|who|should)\b[^,]*\?\s*$)",
     re.IGNORECASE,
+)
+_ZH_MARKER = re.compile(r"^(?:对了|另外|顺便(?:说一下|提一下)?|还有|其实|话说|补充一下)[，,\s]*")
+_SOCIAL_EN = frozenset(
+    """good great nice glad happy awesome amazing cool wow love lovely see hear meet meeting hope doing
+    fun sound sounds totally absolutely definitely super pretty really thank thanks care catch talk
+    chat soon later bye take day time wonderful fantastic exciting excited proud sweet true""".split()
 )
 _CLAUSE_SPLIT_ZH = re.compile(r"[，,；;]\s*")
 _ZH_SUBJECTLESS = re.compile(r"^(?:在|做|是|住|喜欢|不喜欢|爱|讨厌|有|养|负责|主要|目前|现在|也|还|平时|最近|正在|刚|已经|不|没|会|想|打算|准备|希望)")
@@ -111,36 +119,48 @@ def is_question(text: str) -> bool:
 
 
 def _strip_greeting(sentence: str) -> str:
-    return _GREETING_RE.sub("", sentence).strip(" ,，~")
+    return _GREETING_RE.sub("", sentence).strip(" ,，~;；")
 
 
 def _is_filler(sentence: str) -> bool:
+    """Acknowledgements and small talk: too short, or no content term beyond social words."""
     bare = sentence.strip(" .。!！~,，")
     if not bare or _ACK_RE.match(bare):
         return True
     if language(bare) == "zh":
         return len(re.sub(r"[\s\W]", "", bare)) < 3
-    return len(re.findall(r"[A-Za-z0-9]+", bare)) < 3
+    if len(re.findall(r"[A-Za-z0-9]+", bare)) < 3:
+        return True
+    return len([t for t in terms(bare) if t not in _SOCIAL_EN]) < 1
 
 
 def _clauses(sentence: str) -> list[str]:
-    """Split a sentence holding several first-person facts into standalone clauses."""
+    """Split a sentence into standalone clauses: several first-person facts, a fact next to a
+    request or a question, a fact after a discourse marker ("对了", "by the way")."""
     if language(sentence) == "zh":
-        parts = [p for p in _CLAUSE_SPLIT_ZH.split(sentence) if p.strip()]
-        if len(parts) < 2 or not sentence.lstrip().startswith(("我", "咱")):
+        parts = [p.strip() for p in _CLAUSE_SPLIT_ZH.split(sentence) if p.strip()]
+        if len(parts) < 2:
             return [sentence]
+        first_person = sentence.lstrip().startswith(("我", "咱"))
         out = [parts[0]]
         for part in parts[1:]:
-            part = part.strip()
-            if _ZH_SUBJECTLESS.match(part):
-                out.append("我" + part)
-            elif len(part) >= 4:
-                out.append(part)
+            marker = _ZH_MARKER.match(part)
+            rest = part[marker.end() :] if marker else part
+            if marker and rest:
+                out.append(rest)
+            elif rest.startswith(("我", "咱")) and len(rest) >= 4:
+                out.append(rest)
+            elif first_person and _ZH_SUBJECTLESS.match(rest):
+                out.append("我" + rest)
+            elif is_question(rest) or _REQUEST_ZH.match(rest):
+                out.append(rest)
+            elif match_keys(rest):
+                out.append(rest)  # a clause with its own key ("回答别太啰嗦") is its own fact
             else:
-                out[-1] = out[-1] + "，" + part
+                out[-1] = out[-1] + "，" + rest
         return out
     parts = [p for p in _CLAUSE_SPLIT_EN.split(sentence) if p and p.strip()]
-    return parts if len(parts) > 1 else [sentence]
+    return [p.strip() for p in parts] if len(parts) > 1 else [sentence]
 
 
 def _finish(text: str) -> str:
@@ -173,14 +193,13 @@ def extract_from_user(text: str) -> list[Candidate]:
     candidates: list[Candidate] = []
     for raw_sentence in split_sentences(text):
         sentence = _strip_greeting(raw_sentence)
-        if not sentence or is_question(sentence):
-            continue
-        policy = bool(_POLICY_RE.search(sentence))
-        if not policy and (_REQUEST_EN.match(sentence) or _REQUEST_ZH.match(sentence)):
+        if not sentence:
             continue
         for clause in _clauses(sentence):
             clause = _strip_greeting(clause)
             if _is_filler(clause) or is_question(clause):
+                continue
+            if not _POLICY_RE.search(clause) and (_REQUEST_EN.match(clause) or _REQUEST_ZH.match(clause)):
                 continue
             keys = match_keys(clause)
             content = clause
@@ -197,7 +216,7 @@ def extract_from_user(text: str) -> list[Candidate]:
                     importance=USER_IMPORTANCE,
                     key=primary.key if primary else None,
                     value=primary.value if primary else None,
-                    category_hint=primary.category if primary else ("policy" if _POLICY_RE.search(clause) else None),
+                    category_hint=primary.category if primary else None,
                     is_update=bool(_UPDATE_RE.search(clause)),
                     is_policy=bool(_POLICY_RE.search(clause)),
                     entities=_entities(clause, keys),

@@ -48,7 +48,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("name", _r(r"(?:我叫|我的名字(?:是|叫)|叫我)" + _V_ZH + _END), "identity"),
     _Rule("name", re.compile(r"(?:[Mm]y name is|[Cc]all me|I'm|I am)\s+" + _V_EN + r"(?=[\s,.!;]|$)"), "identity"),
     _Rule("residence", _r(r"(?:我(?:现在|目前)?(?:住在|住|家在|定居在?)|我(?:\S{0,4})?(?:搬到|搬去|搬家到)了?)" + _V_ZH + r"(?=[，,。.!！;；\s]|$|了|啦|住)"), "identity"),
-    _Rule("residence", _r(r"\bI(?:'ve| have)?\s*(?:now\s+)?(?:live|lived|am living|'m living|moved|relocated|am based|'m based)\s+(?:in|to)\s+(?:the\s+)?" + r"(?P<v>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})"), "identity"),
+    _Rule("residence", _r(r"\bI(?:'ve| have)?\s*(?:(?:now|just|recently|finally|already|officially)\s+)*(?:live|lived|am living|'m living|moved|relocated|am based|'m based)\s+(?:in|to)\s+(?:the\s+)?" + r"(?P<v>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})"), "identity"),
     _Rule("occupation", _r(r"\bI\s*(?:work|am working|'m working)\s+as\s+(?:an?\s+)?(?P<v>[a-z][a-z \-]{2,40}?)(?=\s+(?:at|in|for)\b|[,.;!]|$)"), "identity"),
     _Rule("occupation", _r(r"\bI(?:'m| am)\s+(?:an?\s+)(?P<v>(?:[a-z\-]+\s+){0,3}(?:engineer|developer|designer|teacher|nurse|doctor|manager|student|scientist|analyst|consultant|writer|lawyer|accountant|researcher|architect|artist|programmer|counselor|counsellor|chef|officer|assistant|agent|specialist|administrator|founder|owner))\b"), "identity"),
     _Rule("occupation", _r(r"我(?:是|是一名|是一个|做|从事|在\S{1,12}?做)(?P<v>[\u4e00-\u9fffA-Za-z]{0,8}?(?:工程师|开发|程序员|设计师|老师|教师|医生|护士|经理|学生|研究员|分析师|顾问|律师|会计|产品经理|客服|销售|运营|编辑|记者|架构师|后端|前端|算法)\S{0,4}?)" + _END), "identity"),
