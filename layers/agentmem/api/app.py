@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.shared.json_encoder import Encoder
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestUnsupportedContentType, RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from agentmem.api.schemas import (
@@ -149,6 +149,11 @@ def _invalid_request(exc: RequestValidationError) -> Response[Any]:
 @app.not_found
 def _not_found(exc: NotFoundError) -> Response[Any]:
     return _json(404, ErrorOut(error="not_found", message="no such route").model_dump())
+
+
+@app.exception_handler(RequestUnsupportedContentType)
+def _unsupported_type(exc: RequestUnsupportedContentType) -> Response[Any]:
+    return _json(415, ErrorOut(error="unsupported_media_type", message="send the body as application/json").model_dump())
 
 
 @app.exception_handler(Exception)
@@ -354,6 +359,16 @@ def resolve(event: dict[str, Any], context: Any) -> dict[str, Any]:
         payload = ErrorOut(error="payload_too_large", message=f"body exceeds {MAX_BODY_BYTES} bytes")
         return {
             "statusCode": 413,
+            "headers": {"Content-Type": "application/json"},
+            "body": payload.model_dump_json(),
+            "isBase64Encoded": False,
+        }
+    headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
+    content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if body and content_type and content_type != "application/json" and not content_type.endswith("+json"):
+        payload = ErrorOut(error="unsupported_media_type", message="send the body as application/json")
+        return {
+            "statusCode": 415,
             "headers": {"Content-Type": "application/json"},
             "body": payload.model_dump_json(),
             "isBase64Encoded": False,
