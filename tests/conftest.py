@@ -19,11 +19,11 @@ os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
 
-from agentmem.adapters.embedders import HashEmbedder  # noqa: E402
-from agentmem.eval.memory_eval import SettableClock  # noqa: E402
-from agentmem.local import events, lambdas  # noqa: E402
-from agentmem.local.runner import LocalRunner  # noqa: E402
-from agentmem.runtime import Container, build_local, load_settings, set_container  # noqa: E402
+from agentmem.adapters.embedders import HashEmbedder
+from agentmem.eval.memory_eval import SettableClock
+from agentmem.local import events, lambdas
+from agentmem.local.runner import LocalRunner
+from agentmem.runtime import Container, build_local, load_settings, set_container
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

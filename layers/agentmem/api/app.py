@@ -11,16 +11,19 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from functools import partial
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.shared.json_encoder import Encoder
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestUnsupportedContentType, RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from agentmem.api.schemas import (
     ContextIn,
