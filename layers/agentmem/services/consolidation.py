@@ -124,11 +124,11 @@ class ConsolidationService:
                 report.merged += 1
             self._audit(scope, merge.kind, now, merge.absorbed_id, f"into:{merge.survivor_id}")
         for eviction in the_plan.evictions:
-            record = self.store.get(scope, eviction.memory_id)
-            if record is None or not record.is_active:
+            victim = self.store.get(scope, eviction.memory_id)
+            if victim is None or not victim.is_active:
                 continue
             try:
-                self.store.update(record.evolve(now=now, status=Status.DELETED, valid_to=now), record.version)
+                self.store.update(victim.evolve(now=now, status=Status.DELETED, valid_to=now), victim.version)
                 report.evicted += 1
                 self._audit(scope, "evicted", now, eviction.memory_id, eviction.reason)
             except VersionConflict:

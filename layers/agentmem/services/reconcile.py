@@ -103,9 +103,9 @@ class Reconciler:
             if memory_id in active:
                 continue
             report.orphan += 1
-            record = truth.get(memory_id)
+            stored = truth.get(memory_id)
             key = f"{target}:{memory_id}:{state.version}:orphan"
-            repairs[key] = Change("MODIFY" if record else "REMOVE", scope, memory_id, record, None)
+            repairs[key] = Change("MODIFY" if stored else "REMOVE", scope, memory_id, stored, None)
         for key, change in repairs.items():
             try:
                 if change.event_name == "REMOVE" or (change.new is not None and not change.new.is_active):
