@@ -31,6 +31,7 @@ from agentmem.services.admin import AdminService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.ingest import IngestService
+from agentmem.services.mcp import McpService
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
@@ -70,6 +71,28 @@ class Settings(BaseSettings):
     session_window_turns: int = Field(5, ge=1, le=100)
     api_token: str | None = None  # local mode: bearer token required from non-loopback clients
     token_tenants: dict[str, str] = Field(default_factory=dict)  # token -> tenant (local mode)
+
+    # AWS backend (AGENTMEM_BACKEND=aws); see docs/aws.md for the resources they name.
+    aws_region: str | None = None  # None: the SDK's own resolution (AWS_REGION in Lambda)
+    table_memory: str = "agentmem-memories"  # memories, pending counters, scope registry; stream on
+    table_session: str = "agentmem-sessions"  # L0 turn log, processed marks, runtime state (TTL)
+    table_audit: str = "agentmem-audit"  # append-only audit trail
+    queue_url: str | None = None  # ingest SQS queue (required with the aws backend)
+    turn_retention_days: float = Field(30, gt=0)  # TTL of L0 turns and processed marks
+    search_backend: Literal["opensearch", "local"] = "opensearch"
+    opensearch_endpoint: str | None = None  # https://... of the domain or collection
+    opensearch_service: Literal["es", "aoss"] = "es"  # SigV4 service: managed domain | Serverless
+    opensearch_index: str = "agentmem-memories"
+    graph_backend: Literal["neptune", "local"] = "neptune"
+    neptune_endpoint: str | None = None  # host name (or wss://host:port/gremlin)
+    neptune_port: int = Field(8182, ge=1, le=65535)
+    neptune_iam_auth: bool = True
+    local_projection_dir: Path = Path("/tmp/agentmem")  # embedded search/graph when *_backend=local
+    bedrock_embed_model: str = "amazon.titan-embed-text-v2:0"
+    bedrock_embed_dimension: int = 1024  # Titan v2: 256, 512 or 1024 (checked by build_aws)
+    bedrock_embed_workers: int = Field(4, ge=1, le=32)
+    bedrock_llm_enabled: bool = False
+    bedrock_llm_model: str = "amazon.nova-lite-v1:0"
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Settings:
@@ -144,6 +167,7 @@ class Container:
             store=self.store, audit=self.audit, embedder=self.embedder, scorer=scorer,
             config=s.consolidation(), graph=self.graph, trigger_every=s.consolidate_every,
         )
+        self.mcp = McpService(pipeline=self.pipeline, recall=self.recall, admin=self.admin)
         self.reconciler = Reconciler(store=self.store, index=self.index, graph=self.graph, projector=self.projector)
 
 

@@ -73,5 +73,8 @@ def test_no_server_errors(case: Any, fuzz_container: None) -> None:
     assert response.status_code < 500, response.text
     if response.status_code >= 400:
         payload = response.json()
-        assert payload.get("error") and payload.get("message"), payload
+        if isinstance(payload.get("error"), dict):  # JSON-RPC error envelope (/v1/mcp)
+            assert payload["jsonrpc"] == "2.0" and payload["error"]["message"], payload
+        else:
+            assert payload.get("error") and payload.get("message"), payload
         assert "Traceback" not in response.text

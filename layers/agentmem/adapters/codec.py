@@ -106,7 +106,9 @@ def embedding_from_bytes(data: bytes) -> tuple[float, ...]:
 
 
 def _number(value: float | int) -> Decimal:
-    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    """DynamoDB numbers hold 38 digits between 1E-130 and 1E+125: floats are kept to 12
+    decimals, which also turns a denormal like 5e-324 into 0 instead of an Underflow."""
+    return Decimal(repr(round(value, 12))) if isinstance(value, float) else Decimal(value)
 
 
 def record_to_item(record: MemoryRecord) -> dict[str, Any]:

@@ -323,6 +323,30 @@ def get_state(session_id: str) -> dict[str, Any]:
     return {"session_id": session_id, "state": state}
 
 
+# ---------------------------------------------------------------------------- MCP
+@app.post("/v1/mcp", summary="MCP endpoint: JSON-RPC 2.0 tools memory_write/read/search/delete")
+def mcp() -> Response[Any]:
+    p = principal()
+    raw = app.current_event.body or ""
+    try:
+        message = json.loads(raw)
+    except json.JSONDecodeError:
+        return _json(400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+    c = _c()
+    request_id = app.current_event.request_context.request_id or uuid.uuid4().hex
+    batch = message if isinstance(message, list) else [message]
+    if not batch or len(batch) > 20:
+        return _json(400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "batch must hold 1-20 requests"}})
+    replies = [
+        reply
+        for index, item in enumerate(batch)
+        if (reply := c.mcp.handle(p.scope, item, now=_now(), request_id=f"{request_id}:{index}", actor=p.principal_id)) is not None
+    ]
+    if not replies:
+        return Response(status_code=202, content_type="application/json", body="")
+    return _json(200, replies if isinstance(message, list) else replies[0])
+
+
 # ---------------------------------------------------------------------------- audit, health, docs
 @app.get("/v1/audit", summary="The caller's audit trail, newest first")
 def get_audit(

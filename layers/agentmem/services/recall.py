@@ -43,6 +43,7 @@ class RecallService:
     graph_seeds: int = 5
     graph_hops: int = 2
     graph_limit: int = 20
+    recent_window: int = 20
     _last_query: tuple[str, np.ndarray] | None = field(default=None, repr=False)
 
     def recall(
@@ -80,7 +81,11 @@ class RecallService:
             for record in self.store.scan_active(scope, FALLBACK_SCAN_LIMIT):
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("store_scan")
-
+        else:
+            # Read-your-writes: the newest memories may not be projected yet.
+            for record in self.store.scan_active(scope, self.recent_window):
+                records[record.memory_id] = record
+                channels.setdefault(record.memory_id, []).append("recent")
         records.update(self.store.get_many(scope, [i for i in channels if i not in records]))
         scored = self._score(records, channels, bm25, query, vector, now, wanted)
 
