@@ -23,7 +23,12 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
             r"(?:以后|今后|往后|从现在(?:开始|起)|每次|一律|务必|必须|始终|总是).{0,20}(?:用|回答|回复|写|报告|输出|给|按|不要|别)|"
             r"所有.{0,10}都(?:要|用|得)|(?:不要|别|禁止|不许|不准).{0,6}(?:编造|使用|用|提到|写|回答|透露)|"
             r"\b(?:from now on|going forward|in (?:the )?future|always|never|make sure to|don't ever|do not ever)\b.{0,40}\b(?:answer|reply|respond|use|write|include|format|call|address|say|mention|give|report)|"
-            r"\b(?:answer|reply|respond|write)\b.{0,20}\b(?:in (?:english|chinese)|always|only)\b",
+            r"\b(?:answer|reply|respond|write)\b.{0,20}\b(?:in (?:english|chinese)|always|only)\b|"
+            r"\bplease (?:skip|avoid|don't|do not|never|always|use|keep|write|answer|reply|format|stick to|stop)\b|"
+            r"\bwhen you (?:answer|reply|respond|write|explain)\b|\bin your (?:answers|replies|responses)\b|"
+            r"\b(?:all|any|every) (?:the )?(?:scripts?|reports?|answers?|code|emails?|docs?|queries|sql|replies)\b.{0,40}\b(?:should|must|need to|have to)\b|"
+            r"\b(?:should|must) target\b|\btarget (?:python|node|java|go)\b|"
+            r"千万(?:别|不要)|都(?:要|先|得|用|按)|一律|统一(?:用|按)|(?:直接|先)用.{0,12}(?:就行|即可)|(?:称呼|叫|喊)我",
             re.IGNORECASE,
         ),
     ),
@@ -31,7 +36,8 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
         Category.IDENTITY,
         re.compile(
             r"我叫|我的名字|叫我|我是(?!说)|我(?:今年)?\d+岁|我住|我家在|我在.{0,10}(?:工作|上班|做|读书|上学)|我的(?:职业|工作|岗位|经理|领导|老板|上司)|我(?:老婆|老公|妻子|丈夫|女儿|儿子|孩子|妈妈|爸爸)|"
-            r"\bmy name\b|\bcall me\b|\bI(?:'m| am) (?:a|an|from|\d+)\b|\bI work\b|\bI live\b|\bI(?:'ve| have)? moved\b|"
+            r"\bmy name\b|\bcall me\b|\bI(?:'m| am) (?:a|an|the|from|\d+)\b|\bI work\b|\bI live\b|\bI(?:'ve| have)? moved\b|"
+            r"\bI(?:'m| am) (?:on[- ]call|based|married|retired|pregnant|studying|majoring)\b|\bI use a (?:screen reader|wheelchair|hearing aid)\b|"
             r"\bmy (?:job|role|manager|boss|wife|husband|partner|daughter|son|kids?|children|mom|dad|mother|father|family)\b|\bI(?:'m| am) based\b",
             re.IGNORECASE,
         ),
@@ -39,6 +45,7 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
     (
         Category.PREFERENCE,
         re.compile(
+            r"\b(?:don't|do not|never|can't|cannot|won't) (?:eat|drink|mix|touch|stand)\b|不喝|不碰|"
             r"喜欢|不喜欢|偏好|爱吃|讨厌|不吃|不能吃|不太能吃|忌口|过敏|素食|吃素|习惯|希望|宁愿|别太|不要太|最爱|"
             r"\b(?:like|love|enjoy|prefer|hate|dislike|favou?rite|can't stand|allergic|vegetarian|vegan|fan of|into)\b",
             re.IGNORECASE,

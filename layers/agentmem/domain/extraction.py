@@ -56,22 +56,50 @@ _POLICY_RE = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON_RE = re.compile(r"(?:^|[^a-z])(?:i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)(?:[^a-z]|$)|我|咱", re.IGNORECASE)
-_UPDATE_RE = re.compile(
-    r"(?:搬到|搬去|搬家|改成|改为|改到|换成|换到|换了|调整为|调整成|变成|变为|不再|已经不|现在|目前|新的|最新|"
-    r"\bnow\b|\bno longer\b|\banymore\b|\bmoved\b|\bchanged?\b|\bswitched\b|\bnew\b|\binstead\b|"
-    r"\bchange of plans?\b|\bnot anymore\b|\bupdated?\b|\bleft\b|\bquit\b)",
+# Update markers. Strong: an explicit change ("搬到", "推迟到", "switched to", "no longer").
+# Weak: a present-tense cue ("现在", "now") that only counts together with a shared topic.
+_UPDATE_STRONG_RE = re.compile(
+    r"(?:搬到|搬去|搬家|改成|改为|改到|改用|换成|换到|换了|换人|换用|调整为|调整成|调到|调岗|跳槽|转到|转去|迁到|迁移|"
+    r"推迟|延期|提前到|提到|压到|降到|涨到|升级|卖掉|不再|已经不|不用再|取消了|新的|最新|"
+    r"\bno longer\b|\banymore\b|\bnot anymore\b|\bmoved\b|\bchanged?\b|\bswitched\b|\bswapped\b|"
+    r"重装|重做|\breplaced\b|\bupgraded\b|\bmigrat(?:e|ed|ing)\b|\bre-?installed\b|\brebuilt\b|\bswitched\b|\bpostponed\b|\brescheduled\b|\bpushed (?:back|to|again)\b|"
+    r"\bslipped\b|\binstead\b|\bchange of plans?\b|\bupdated?\b|\bleft\b|\bquit\b|\bsold\b|"
+    r"\bnew\b|\bstarting (?:monday|tomorrow|next \w+ )?as\b|\bhanded in my notice\b|\bfrom now on\b|\bgoing forward\b)",
     re.IGNORECASE,
 )
+_UPDATE_WEAK_RE = re.compile(r"(?:现在|目前|如今|这阵子|\bnow\b|\bthese days\b|\bnowadays\b|\bcurrently\b)", re.IGNORECASE)
+
+
+def update_strength(text: str) -> int:
+    """2 for an explicit change, 1 for a present-tense cue only, 0 otherwise."""
+    if _UPDATE_STRONG_RE.search(text):
+        return 2
+    return 1 if _UPDATE_WEAK_RE.search(text) else 0
+
+
 # Anything the exchange must never contribute (seed 000 §4.3 rules 3-4).
 _EXCHANGE_FORBIDDEN = re.compile(
-    r"(?:密码|口令|验证码|密钥|token|令牌|其他用户|别的用户|其它用户|该用户|这位用户|password|passcode|secret|"
-    r"api[ _-]?key|credential|other users?|another user|this user|the user'?s|忽略|请记住|记住|以后|从现在|"
-    r"ignore|disregard|remember|from now on|system prompt|系统提示|\[[A-Z_]+\])",
+    # other people's data, rule-changing text, redaction placeholders
+    r"(?:其他用户|别的用户|其它用户|该用户|这位用户|other users?|another user|this user|the user'?s|"
+    r"忽略|请记住|记住|以后|从现在|ignore|disregard|remember|from now on|system prompt|系统提示|\[[A-Z_]+\])"
+    # a credential stated with its value ("密码是…", "PIN is 1234"); advice about secrets is fine
+    r"|(?:密码|口令|验证码|密钥|令牌|token|password|passcode|passwd|pin|secret|api[ _-]?key|credential)s?"
+    r"(?:\s+(?!is\b|was\b)[\w'-]+){0,3}\s*(?:是|为|:|：|=|is\b|was\b)",
+    re.IGNORECASE,
+)
+# A user message that tries to change the rules anchors nothing ("帮我记住一条规则：以后…").
+_RULE_CHANGE = re.compile(
+    r"请记住|记住.{0,6}规则|以后(?:不管|无论|都|一律)|从现在起|忽略|\bremember (?:this|that|to)\b|\bfrom now on\b|"
+    r"\bignore\b|\bdisregard\b|system prompt|系统提示",
     re.IGNORECASE,
 )
 _ASSISTANT_CHATTER = re.compile(
-    r"^(?:sure|of course|certainly|great question|happy to help|i'd be happy|i can|i will|i'll|"
-    r"let me|here(?:'s| is| are)|好的|当然|没问题|我来|我会|我可以|希望|以下是|下面是)",
+    r"^(?:sure|of course|certainly|great question|happy to help|no problem|ok(?:ay)?|got it|understood|"
+    r"好的|当然|没问题|收到|明白)[\s,，!！.。:：]*",
+    re.IGNORECASE,
+)
+_ASSISTANT_SELF = re.compile(
+    r"^(?:i can|i will|i'll|i'd|let me|i'm happy|i am happy|here(?:'s| is| are)|我来|我会|我可以|希望|以下是|下面是)",
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_EN = re.compile(
@@ -101,7 +129,11 @@ class Candidate:
     key: str | None = None
     value: str | None = None
     category_hint: str | None = None
-    is_update: bool = False
+    update_strength: int = 0  # see update_strength()
+
+    @property
+    def is_update(self) -> bool:
+        return self.update_strength > 0
     is_policy: bool = False
     entities: tuple[str, ...] = ()
     tags: tuple[str, ...] = field(default_factory=tuple)
@@ -217,7 +249,7 @@ def extract_from_user(text: str) -> list[Candidate]:
                     key=primary.key if primary else None,
                     value=primary.value if primary else None,
                     category_hint=primary.category if primary else None,
-                    is_update=bool(_UPDATE_RE.search(clause)),
+                    update_strength=update_strength(clause),
                     is_policy=bool(_POLICY_RE.search(clause)),
                     entities=_entities(clause, keys),
                 )
@@ -229,19 +261,33 @@ def topic_terms(question: str) -> frozenset[str]:
     return term_set(question)
 
 
+def _anchor(user_text: str) -> str | None:
+    """The user's question or request this exchange answers: its question/request sentences
+    (clauses), or None when the user only made statements."""
+    asked: list[str] = []
+    for sentence in split_sentences(user_text):
+        sentence = _strip_greeting(sentence)
+        for clause in _clauses(sentence) if not is_question(sentence) else [sentence]:
+            if is_question(clause) or _REQUEST_EN.match(clause) or _REQUEST_ZH.match(clause):
+                asked.append(clause)
+    return " ".join(asked) if asked else None
+
+
 def extract_from_exchange(question: str, answer: str, *, max_sentences: int = 3) -> list[Candidate]:
-    """Query-anchored facts from the assistant's reply: only for a question, only sentences that
-    share a topic term with it, never secrets or rule-changing text. One candidate per turn:
-    the question with the anchored answer sentences."""
-    if not is_question(question) or not answer.strip():
+    """Query-anchored facts from the assistant's reply (seed 000 §4.3): only when the user asked
+    or requested something, only reply sentences sharing a topic term with the user's message,
+    never other people's data, stated credentials or rule-changing text. One candidate per turn:
+    the user's question/request with the anchored answer sentences."""
+    anchor = _anchor(question)
+    if anchor is None or not answer.strip() or _RULE_CHANGE.search(anchor):
         return []
     topic = topic_terms(question)
     if not topic:
         return []
     kept: list[str] = []
     for sentence in split_sentences(answer):
-        sentence = sentence.strip()
-        if _EXCHANGE_FORBIDDEN.search(sentence) or _ASSISTANT_CHATTER.match(sentence):
+        sentence = _ASSISTANT_CHATTER.sub("", sentence.strip()).strip()
+        if not sentence or _EXCHANGE_FORBIDDEN.search(sentence) or _ASSISTANT_SELF.match(sentence):
             continue
         if topic & term_set(sentence):
             kept.append(sentence)
@@ -250,8 +296,8 @@ def extract_from_exchange(question: str, answer: str, *, max_sentences: int = 3)
     if not kept:
         return []
     joiner = "" if language(answer) == "zh" else " "
-    content = _finish(f"{question.strip()} {joiner.join(kept)}")
-    anchor = sorted(topic, key=lambda t: (-len(t), t))[0]
+    content = _finish(f"{anchor.strip()} {joiner.join(kept)}")
+    label = sorted(topic, key=lambda t: (-len(t), t))[0]
     return [
         Candidate(
             content=content,
@@ -260,8 +306,8 @@ def extract_from_exchange(question: str, answer: str, *, max_sentences: int = 3)
             confidence=Confidence.INFERRED,
             key=None,
             value=None,
-            category_hint="fact",
+            category_hint=None,
             entities=_entities(" ".join(kept), []),
-            tags=(f"topic:{anchor}",),
+            tags=(f"topic:{label}",),
         )
     ]

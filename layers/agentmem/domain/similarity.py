@@ -52,9 +52,13 @@ class SimilarityThresholds:
     merge: float = 0.80
     conflict_low: float = 0.75
     similar_edge: float = 0.80
+    update_topic: float = 0.25  # an explicit update sharing a topic term supersedes from here
+    update_alone: float = 0.45  # ... and without a shared term (or a weak cue with one) from here
 
     def __post_init__(self) -> None:
         if not 0.0 < self.conflict_low <= self.merge <= self.dedup <= 1.0:
             raise ValueError("thresholds need 0 < conflict_low <= merge <= dedup <= 1")
         if not 0.0 < self.similar_edge <= 1.0:
             raise ValueError("similar_edge must be within (0, 1]")
+        if not 0.0 < self.update_topic <= self.update_alone <= self.dedup:
+            raise ValueError("thresholds need 0 < update_topic <= update_alone <= dedup")

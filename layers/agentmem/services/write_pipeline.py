@@ -10,6 +10,7 @@ redelivered turn converges on the state of an uninterrupted run: nothing lost, n
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -18,7 +19,7 @@ import numpy as np
 
 from agentmem.domain import ids
 from agentmem.domain.classify import classify
-from agentmem.domain.conflict import Judgement, NewFact, judge
+from agentmem.domain.conflict import Judgement, NewFact, judge, judge_update
 from agentmem.domain.extraction import Candidate, extract_from_exchange, extract_from_user
 from agentmem.domain.guards import detect_injection, redact
 from agentmem.domain.guards.pii import PLACEHOLDERS
@@ -36,6 +37,7 @@ from agentmem.domain.models import (
     Turn,
 )
 from agentmem.domain.similarity import SimilarityThresholds
+from agentmem.domain.text import terms
 from agentmem.errors import VersionConflict
 from agentmem.ports import AuditLog, Embedder, MemoryStore, Put, RawTurnRecord, SearchIndex, TurnLog
 
@@ -224,9 +226,15 @@ class WritePipeline:
         """Gate 1 (each key/value and fact) and Gate 2 (the joined text)."""
         kept: list[Candidate] = []
         for cand in candidates:
-            if _has_placeholder(cand.content) or _has_placeholder(cand.value or ""):
-                outcome.drop("pii")
-                continue
+            if _has_placeholder(cand.value or ""):
+                cand = replace(cand, key=None, value=None)
+            if _has_placeholder(cand.content):
+                # Keep what the fact says around the secret, never the secret's slot.
+                cleaned = _without_placeholder_clauses(cand.content)
+                if cleaned is None:
+                    outcome.drop("pii")
+                    continue
+                cand = replace(cand, content=cleaned)
             if detect_injection(cand.content).is_injection or (
                 cand.value and detect_injection(cand.value).is_injection
             ):
@@ -251,7 +259,7 @@ class WritePipeline:
                 outcome.written.append(record.memory_id)  # written by an earlier delivery
                 neighbours.append(record)
                 continue
-            decision, other = self._decide(record, vector, neighbours, cand.is_update)
+            decision, other = self._decide(record, vector, neighbours, cand.update_strength)
             try:
                 if decision is Judgement.DUPLICATE and other is not None:
                     self._reinforce(other, turn, cand.importance)
@@ -284,9 +292,9 @@ class WritePipeline:
         return [r for r in pool.values() if r.is_active]
 
     def _decide(
-        self, record: MemoryRecord, vector: np.ndarray, pool: list[MemoryRecord], is_update: bool
+        self, record: MemoryRecord, vector: np.ndarray, pool: list[MemoryRecord], update: int
     ) -> tuple[Judgement, MemoryRecord | None]:
-        fact = NewFact(record.content, record.category, record.key, record.value, is_update)
+        fact = NewFact(record.content, record.category, record.key, record.value, update)
         calibration = self.embedder.calibration
         ranked: list[tuple[float, MemoryRecord]] = []
         for other in pool:
@@ -302,6 +310,9 @@ class WritePipeline:
             verdict = judge(fact, other, sim, self.thresholds)
             if verdict is not Judgement.KEEP_BOTH:
                 return verdict, other
+        for sim, other in ranked[:3]:
+            if judge_update(fact, other, sim, self.thresholds):
+                return Judgement.SUPERSEDE, other
         return Judgement.KEEP_BOTH, None
 
     def _record(self, turn: Turn, cand: Candidate, vector: np.ndarray, ordinal: int) -> MemoryRecord:
@@ -364,6 +375,17 @@ _PLACEHOLDER_TAGS = tuple(PLACEHOLDERS.values())
 
 def _has_placeholder(text: str) -> bool:
     return any(tag in text for tag in _PLACEHOLDER_TAGS)
+
+
+_CLAUSE_RE = re.compile(r"[^，,；;。.!?！？\n]+[，,；;。.!?！？\n]*")
+
+
+def _without_placeholder_clauses(text: str) -> str | None:
+    """The text without the clauses that hold a redaction placeholder; None when too little is left."""
+    kept = "".join(c for c in _CLAUSE_RE.findall(text) if not _has_placeholder(c)).strip(" ，,；;")
+    if len(terms(kept)) < 2:
+        return None
+    return kept
 
 
 def _only_placeholders(text: str) -> bool:

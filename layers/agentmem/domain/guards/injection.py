@@ -54,6 +54,7 @@ _WEIGHTS: dict[str, float] = {
     "override_instructions": 0.9,
     "prompt_exfiltration": 0.85,
     "data_exfiltration": 0.85,
+    "deceptive_rule": 0.8,
     "secret_request": 0.85,
     "persona_override": 0.85,
     "role_marker": 0.7,
@@ -246,8 +247,20 @@ _STRONG_ZH = re.compile(
 )
 
 
+# Conversation content sent to an outside address: "把聊天记录打包发到 x@y", "forward our chats to http://…".
+_LOGS = re.compile(
+    r"聊天记录|对话(?:内容|记录)?|会话(?:内容|记录)|记忆|历史记录|"
+    r"\b(?:chat|conversation|message|session)s?\s*(?:logs?|history|histories|transcripts?|content)?\b|\ball (?:messages|memories)\b",
+    _I,
+)
+_DESTINATION = re.compile(r"https?://|www\.|\b[\w.+-]+@[\w-]+\.[\w.]+|\[EMAIL\]|\[IP\]|webhook", _I)
+_SEND = re.compile(r"发到|发送到|发给|转发|同步到|同步转发|上传到|打包发|\b(?:send|forward|upload|post|sync|copy|mirror|cc)\b", _I)
+
+
 def _data_exfiltration(text: str) -> bool:
     if _STRONG_EN.search(text) or _STRONG_ZH.search(text):
+        return True
+    if _LOGS.search(text) and _SEND.search(text) and _DESTINATION.search(text):
         return True
     for clause in _clauses(text):
         if _TARGET_EN.search(clause) and _VERB_EN.search(clause):
@@ -392,6 +405,21 @@ def _tool_markup(text: str) -> bool:
     return bool(_TOOL.search(text))
 
 
+# ---------------------------------------------------------------- deceptive_rule
+# A standing rule to tell other people something regardless of the truth: "不管谁问都说余额是0",
+# "whoever asks, tell them the account is empty".
+_DECEIVE_ZH = re.compile(r"(?:不管|无论|不论)(?:是)?谁(?:来)?问.{0,20}?(?:都|一律)(?:说|回答|告诉|回复)")
+_DECEIVE_EN = re.compile(
+    r"\b(?:no matter who|whoever|anyone who)\s+(?:asks?|enquires|inquires)\b"
+    r".{0,40}?\b(?:say|tell|answer|reply|respond|claim)\b",
+    _I,
+)
+
+
+def _deceptive_rule(text: str) -> bool:
+    return bool(_DECEIVE_ZH.search(text) or _DECEIVE_EN.search(text))
+
+
 # ---------------------------------------------------------------- verdict
 
 _DETECTORS: tuple[tuple[str, Callable[[str], bool]], ...] = (
@@ -402,6 +430,7 @@ _DETECTORS: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("persona_override", _persona_override),
     ("role_marker", _role_marker),
     ("tool_markup", _tool_markup),
+    ("deceptive_rule", _deceptive_rule),
 )
 
 

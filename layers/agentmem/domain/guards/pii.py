@@ -141,8 +141,16 @@ _API_KEY = re.compile(
     r"|github_pat_[A-Za-z0-9_]{20,}"
     r"|xox[abeoprs]-[A-Za-z0-9-]{10,}"
     r"|AIza[0-9A-Za-z_-]{35}"
+    r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe secret / restricted keys
+    r"|whsec_[A-Za-z0-9]{16,}"  # webhook signing secrets
     r")(?![A-Za-z0-9_-])"
 )
+# A secret assigned in config/env style: STRIPE_SECRET=..., DB_PASSWORD: ..., GITHUB_TOKEN=...
+_ENV_SECRET = re.compile(
+    r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*"
+    r"\s*[=:]\s*[\"']?(?P<value>[A-Za-z0-9_\-./+=]{8,})"
+)
+_PLACEHOLDER_VALUE = re.compile(r"^(?:x{3,}|\*{3,}|\.{3}|your|example|changeme|placeholder|<)", re.IGNORECASE)
 # The secret: printable ASCII up to whitespace or , ; (CJK characters and punctuation end it too).
 _SECRET = (
     r"(?:(?P<open>[\"'“‘「『])(?P<quoted>[^\"'”’」』\n]{1,64})(?P<close>[\"'”’」』])"
@@ -280,6 +288,9 @@ def _candidates(text: str, depth: int) -> Iterator[_Candidate]:
             yield "aws_key", *match.span("secret")
     for match in _API_KEY.finditer(text):
         yield "api_key", match.start(), match.end()
+    for match in _ENV_SECRET.finditer(text):
+        if not _PLACEHOLDER_VALUE.match(match["value"]):
+            yield "api_key", *match.span("value")
     yield from _password_candidates(text)
     for match in _ID_NUMBER.finditer(text):
         if _valid_id(match):
