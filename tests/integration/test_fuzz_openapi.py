@@ -77,4 +77,4 @@ def test_no_server_errors(case: Any, fuzz_container: None) -> None:
             assert payload["jsonrpc"] == "2.0" and payload["error"]["message"], payload
         else:
             assert payload.get("error") and payload.get("message"), payload
-        assert "Traceback" not in response.text
+        assert "Traceback (most recent call last)" not in response.text
