@@ -7,6 +7,7 @@ import importlib.util
 import os
 import sys
 import uuid
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ def load(name: str) -> ModuleType:
     if name not in _loaded:
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
         path = functions_dir() / name / "handler.py"
         spec = importlib.util.spec_from_file_location(f"agentmem_functions_{name}", path)
         if spec is None or spec.loader is None:
@@ -68,5 +70,13 @@ class LambdaContext:
 
 
 def invoke(name: str, event: dict[str, Any]) -> Any:
-    handler: Callable[[dict[str, Any], Any], Any] = load(name).handler
-    return handler(event, LambdaContext(function_name=name))
+    module = load(name)
+    handler: Callable[[dict[str, Any], Any], Any] = module.handler
+    try:
+        return handler(event, LambdaContext(function_name=name))
+    finally:
+        # Locally metrics are disabled (no CloudWatch to read EMF); Powertools then never clears
+        # its metric set, which would grow without bound and auto-flush to stdout at 100 values.
+        metrics = getattr(module, "metrics", None)
+        if metrics is not None:
+            metrics.clear_metrics()
