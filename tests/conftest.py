@@ -37,7 +37,9 @@ def clock() -> SettableClock:
 
 @pytest.fixture
 def container(tmp_path: Path, clock: SettableClock) -> Iterator[Container]:
-    c = build_local(load_settings(data_dir=tmp_path / "data", embedder="hash"), embedder=HashEmbedder(), clock=clock)
+    c = build_local(
+        load_settings(data_dir=tmp_path / "data", embedder="hash"), embedder=HashEmbedder(), clock=clock
+    )
     set_container(c)
     yield c
     set_container(None)
@@ -51,13 +53,29 @@ def runner(container: Container) -> LocalRunner:
 class Api:
     """Calls the api λ with API Gateway proxy events, as the local server does."""
 
-    def __init__(self, tenant: str = "t1", user: str = "u1", permissions: str = "memory:read,memory:write") -> None:
+    def __init__(
+        self, tenant: str = "t1", user: str = "u1", permissions: str = "memory:read,memory:write"
+    ) -> None:
         self.auth: dict[str, Any] | None = {"tenant_id": tenant, "user_id": user, "permissions": permissions}
 
-    def __call__(self, method: str, path: str, body: Any = None, *, raw: str | None = None, query: dict[str, str] | None = None) -> tuple[int, Any]:
-        text = raw if raw is not None else (json.dumps(body, ensure_ascii=False) if body is not None else None)
+    def __call__(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        raw: str | None = None,
+        query: dict[str, str] | None = None,
+    ) -> tuple[int, Any]:
+        text = (
+            raw if raw is not None else (json.dumps(body, ensure_ascii=False) if body is not None else None)
+        )
         event = events.api_gateway_event(
-            method, path, body=text, authorizer=self.auth, query={k: [v] for k, v in (query or {}).items()},
+            method,
+            path,
+            body=text,
+            authorizer=self.auth,
+            query={k: [v] for k, v in (query or {}).items()},
             headers={"Content-Type": "application/json"},
         )
         result = lambdas.invoke("api", event)

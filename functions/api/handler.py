@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmem.api.app import resolve
 from aws_lambda_powertools import Logger
+
+from agentmem.api.app import resolve
 
 logger = Logger(service="agentmem-api")
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmem.runtime import get_container
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
+
+from agentmem.runtime import get_container
 
 logger = Logger(service="agentmem-consolidate")
 metrics = Metrics(namespace="agentmem", service="consolidate")
@@ -17,7 +18,9 @@ metrics = Metrics(namespace="agentmem", service="consolidate")
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     container = get_container()
     detail = event.get("detail") or {}
-    report = container.consolidation.run_pending(now=container.clock.now(), force=bool(detail.get("force", False)))
+    report = container.consolidation.run_pending(
+        now=container.clock.now(), force=bool(detail.get("force", False))
+    )
     for name in ("scopes", "decayed", "merged", "deduplicated", "evicted", "conflicts"):
         metrics.add_metric(name=f"Consolidation_{name}", unit=MetricUnit.Count, value=getattr(report, name))
     logger.info("consolidation finished", extra=report.to_dict())

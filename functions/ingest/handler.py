@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmem.runtime import get_container
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from agentmem.runtime import get_container
 
 logger = Logger(service="agentmem-ingest")
 metrics = Metrics(namespace="agentmem", service="ingest")
@@ -19,17 +20,28 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 
 def record_handler(record: SQSRecord) -> None:
     container = get_container()
-    outcome = container.ingest.handle(record.body, now=container.clock.now(), queue_message_id=record.message_id)
+    outcome = container.ingest.handle(
+        record.body, now=container.clock.now(), queue_message_id=record.message_id
+    )
     metrics.add_metric(name=f"Turns_{outcome.status}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="MemoriesWritten", unit=MetricUnit.Count, value=len(outcome.written))
     metrics.add_metric(name="MemoriesSuperseded", unit=MetricUnit.Count, value=len(outcome.superseded))
     if outcome.redacted_kinds:
         metrics.add_metric(name="TurnsRedacted", unit=MetricUnit.Count, value=1)
-    logger.info("turn processed", extra={"message_id": outcome.message_id, "status": outcome.status,
-                                         "written": len(outcome.written), "dropped": outcome.dropped})
+    logger.info(
+        "turn processed",
+        extra={
+            "message_id": outcome.message_id,
+            "status": outcome.status,
+            "written": len(outcome.written),
+            "dropped": outcome.dropped,
+        },
+    )
 
 
 @metrics.log_metrics
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    return process_partial_response(
+        event=event, record_handler=record_handler, processor=processor, context=context
+    )

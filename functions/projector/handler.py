@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmem.adapters.codec import change_from_stream_record
-from agentmem.runtime import get_container
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+
+from agentmem.adapters.codec import change_from_stream_record
+from agentmem.runtime import get_container
 
 logger = Logger(service="agentmem-projector")
 metrics = Metrics(namespace="agentmem", service="projector")
@@ -23,8 +24,12 @@ def record_handler(record: DynamoDBRecord) -> None:
         return
     container = get_container()
     report = container.projector.apply(change, now=container.clock.now())
-    for name, value in (("ProjectionsApplied", report.applied), ("ProjectionsStale", report.stale),
-                        ("ProjectionConflicts", report.conflicts), ("ProjectionsDeleted", report.deleted)):
+    for name, value in (
+        ("ProjectionsApplied", report.applied),
+        ("ProjectionsStale", report.stale),
+        ("ProjectionConflicts", report.conflicts),
+        ("ProjectionsDeleted", report.deleted),
+    ):
         if value:
             metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
 
@@ -32,4 +37,6 @@ def record_handler(record: DynamoDBRecord) -> None:
 @metrics.log_metrics
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    return process_partial_response(
+        event=event, record_handler=record_handler, processor=processor, context=context
+    )

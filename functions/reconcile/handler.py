@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmem.runtime import get_container
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
+
+from agentmem.runtime import get_container
 
 logger = Logger(service="agentmem-reconcile")
 metrics = Metrics(namespace="agentmem", service="reconcile")
@@ -17,7 +18,9 @@ metrics = Metrics(namespace="agentmem", service="reconcile")
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     container = get_container()
     report = container.reconciler.run(now=container.clock.now())
-    for name in ("checked", "missing", "stale", "orphan", "repaired", "failed"):
+    for name in ("checked", "missing", "stale", "orphan", "repaired", "requeued", "failed"):
         metrics.add_metric(name=f"Reconcile_{name}", unit=MetricUnit.Count, value=getattr(report, name))
-    logger.info("reconciliation finished", extra={k: v for k, v in report.to_dict().items() if k != "repair_keys"})
+    logger.info(
+        "reconciliation finished", extra={k: v for k, v in report.to_dict().items() if k != "repair_keys"}
+    )
     return report.to_dict()

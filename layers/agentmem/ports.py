@@ -234,7 +234,9 @@ class GraphStore(Protocol):
     def link_entities(self, scope: Scope, memory_id: str, entities: Sequence[str]) -> int:
         """Upsert entity vertices (scoped) and BELONGS_TO edges from the memory to each."""
 
-    def neighbours(self, scope: Scope, seed_ids: Sequence[str], hops: int, limit: int) -> builtins.list[Neighbour]:
+    def neighbours(
+        self, scope: Scope, seed_ids: Sequence[str], hops: int, limit: int
+    ) -> builtins.list[Neighbour]:
         """Memories within ``hops`` (1 or 2) of the seeds, seeds excluded, nearest first."""
 
     def previous_in_session(self, scope: Scope, session_id: str, memory_id: str) -> str | None:

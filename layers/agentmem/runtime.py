@@ -97,19 +97,28 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Settings:
         ScoringWeights(self.weight_semantic, self.weight_lexical, self.weight_recency, self.weight_importance)
-        SimilarityThresholds(self.dedup_threshold, self.merge_threshold, self.conflict_threshold, self.similar_edge_threshold)
+        SimilarityThresholds(
+            self.dedup_threshold, self.merge_threshold, self.conflict_threshold, self.similar_edge_threshold
+        )
         return self
 
     def scorer(self) -> Scorer:
-        weights = ScoringWeights(self.weight_semantic, self.weight_lexical, self.weight_recency, self.weight_importance)
+        weights = ScoringWeights(
+            self.weight_semantic, self.weight_lexical, self.weight_recency, self.weight_importance
+        )
         return Scorer(weights=weights, half_life_hours=self.half_life_hours)
 
     def thresholds(self) -> SimilarityThresholds:
-        return SimilarityThresholds(self.dedup_threshold, self.merge_threshold, self.conflict_threshold, self.similar_edge_threshold)
+        return SimilarityThresholds(
+            self.dedup_threshold, self.merge_threshold, self.conflict_threshold, self.similar_edge_threshold
+        )
 
     def consolidation(self) -> ConsolidationConfig:
         return ConsolidationConfig(
-            decay_rate=self.decay_rate, ttl_days=self.ttl_days, min_importance=self.min_importance, thresholds=self.thresholds()
+            decay_rate=self.decay_rate,
+            ttl_days=self.ttl_days,
+            min_importance=self.min_importance,
+            thresholds=self.thresholds(),
         )
 
 
@@ -147,28 +156,55 @@ class Container:
         scorer = s.scorer()
         self.scorer = scorer
         self.pipeline = WritePipeline(
-            store=self.store, turn_log=self.turn_log, audit=self.audit, embedder=self.embedder,
-            index=self.index, thresholds=s.thresholds(), consolidation_every=s.consolidate_every,
+            store=self.store,
+            turn_log=self.turn_log,
+            audit=self.audit,
+            embedder=self.embedder,
+            index=self.index,
+            thresholds=s.thresholds(),
+            consolidation_every=s.consolidate_every,
         )
         self.ingest = IngestService(pipeline=self.pipeline, audit=self.audit)
-        self.recall = RecallService(store=self.store, embedder=self.embedder, scorer=scorer, index=self.index, graph=self.graph)
+        self.recall = RecallService(
+            store=self.store, embedder=self.embedder, scorer=scorer, index=self.index, graph=self.graph
+        )
         self.context = ContextService(
-            store=self.store, recall=self.recall, audit=self.audit, runtime=self.runtime_state, turn_log=self.turn_log
+            store=self.store,
+            recall=self.recall,
+            audit=self.audit,
+            runtime=self.runtime_state,
+            turn_log=self.turn_log,
         )
         self.projector = Projector(
-            index=self.index, graph=self.graph, audit=self.audit, embedder=self.embedder,
-            store=self.store, thresholds=s.thresholds(),
+            index=self.index,
+            graph=self.graph,
+            audit=self.audit,
+            embedder=self.embedder,
+            store=self.store,
+            thresholds=s.thresholds(),
         )
         self.admin = AdminService(
-            store=self.store, audit=self.audit, embedder=self.embedder, turn_log=self.turn_log,
-            runtime=self.runtime_state, index=self.index, graph=self.graph,
+            store=self.store,
+            audit=self.audit,
+            embedder=self.embedder,
+            turn_log=self.turn_log,
+            runtime=self.runtime_state,
+            index=self.index,
+            graph=self.graph,
         )
         self.consolidation = ConsolidationService(
-            store=self.store, audit=self.audit, embedder=self.embedder, scorer=scorer,
-            config=s.consolidation(), graph=self.graph, trigger_every=s.consolidate_every,
+            store=self.store,
+            audit=self.audit,
+            embedder=self.embedder,
+            scorer=scorer,
+            config=s.consolidation(),
+            graph=self.graph,
+            trigger_every=s.consolidate_every,
         )
         self.mcp = McpService(pipeline=self.pipeline, recall=self.recall, admin=self.admin)
-        self.reconciler = Reconciler(store=self.store, index=self.index, graph=self.graph, projector=self.projector)
+        self.reconciler = Reconciler(
+            store=self.store, index=self.index, graph=self.graph, projector=self.projector
+        )
 
 
 def build_local(settings: Settings, *, embedder: Embedder | None = None, clock: Any = None) -> Container:
@@ -190,7 +226,10 @@ def build_local(settings: Settings, *, embedder: Embedder | None = None, clock: 
             raise ConfigurationError("the bedrock embedder needs AGENTMEM_BACKEND=aws")
         embedder = build_embedder(settings.embedder, num_threads=settings.embedder_threads)
     queue = SqliteTurnQueue(
-        data / "queue.db", capacity=settings.queue_capacity, max_receives=settings.queue_max_receives, clock=clock.now
+        data / "queue.db",
+        capacity=settings.queue_capacity,
+        max_receives=settings.queue_max_receives,
+        clock=clock.now,
     )
     return Container(
         settings=settings,

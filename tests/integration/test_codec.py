@@ -11,6 +11,9 @@ from typing import Any
 import boto3
 import numpy as np
 import pytest
+from boto3.dynamodb.types import Binary, TypeSerializer
+from moto import mock_aws
+
 from agentmem.adapters import codec
 from agentmem.domain.models import (
     Category,
@@ -25,8 +28,6 @@ from agentmem.domain.models import (
     Turn,
 )
 from agentmem.errors import ValidationFailed
-from boto3.dynamodb.types import Binary, TypeSerializer
-from moto import mock_aws
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

@@ -1,4 +1,11 @@
-"""GraphStore contract, parametrised over implementations (add "aws" to the params later)."""
+"""GraphStore contract, parametrised over implementations.
+
+``local`` is the embedded SQLite graph; ``aws`` is the Neptune adapter over the fake Gremlin
+server (:mod:`agentmem.adapters.aws.testing.fake_gremlin`), which executes the bytecode the
+adapter sends with TinkerPop semantics (including Neptune's default *set* cardinality and
+per-request rollback). Every test runs on both. With ``AGENTMEM_GREMLIN_URL`` set, ``live``
+runs the suite against that server too (the scopes the tests use are erased before and after).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
+from agentmem.adapters.aws.testing import live
+from agentmem.adapters.aws.testing.fake_gremlin import FakeGremlinServer
 from agentmem.adapters.local.graph_store import LocalGraphStore, entity_vertex_id
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status
 from agentmem.errors import ValidationFailed
@@ -19,12 +30,32 @@ S2 = Scope("t2", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["local"])
+_SERVERS: dict[int, FakeGremlinServer] = {}
+PARAMS: list[Any] = ["local", "aws"]
+if live.gremlin_url():
+    PARAMS.append(pytest.param("live", marks=pytest.mark.gremlin))
+
+
+@pytest.fixture(params=PARAMS)
 def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     if request.param == "local":
         adapter = LocalGraphStore(tmp_path / "graph.sqlite3")
         yield adapter
         adapter.close()
+        return
+    if request.param == "live":
+        remote = NeptuneGraphStore(live.gremlin_connection(str(live.gremlin_url())))
+        for scope in (S1, S2):
+            remote.erase_scope(scope)
+        yield remote
+        for scope in (S1, S2):
+            remote.erase_scope(scope)
+        return
+    server = FakeGremlinServer()
+    neptune = NeptuneGraphStore(lambda: server, sleep=lambda _: None)
+    _SERVERS[id(neptune)] = server
+    yield neptune
+    _SERVERS.pop(id(neptune), None)
 
 
 def rec(
@@ -177,6 +208,9 @@ def test_entity_edges_follow_the_record_and_orphans_go(graph: GraphStore) -> Non
     graph.delete_memory(S1, "c", 1)
     if isinstance(graph, LocalGraphStore):
         assert _entity_count(graph) == 1  # only Bob is left
+    elif id(graph) in _SERVERS:
+        server = _SERVERS[id(graph)]
+        assert [v.props["name"] for v in server.vertices.values() if v.label == "entity"] == [["bob"]]
 
 
 def _entity_count(graph: LocalGraphStore) -> int:

@@ -1,6 +1,9 @@
-"""MemoryStore contract, parametrised over implementations (add "aws" to the params later).
+"""MemoryStore contract, parametrised over implementations: ``local`` (SQLite + outbox) and
+``aws`` (DynamoDB on moto, the change feed read from the table's moto stream).
 
-Change-feed checks go through the ``changes`` fixture: locally the outbox, in AWS the stream.
+Change-feed checks go through the ``changes`` fixture: locally the outbox, in AWS the stream
+(memory items only — the PENDING counter and SCOPE registry items also stream, and the projector
+ignores them the same way).
 """
 
 from __future__ import annotations
@@ -12,8 +15,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
-from agentmem.adapters.codec import image_to_record
+from moto import mock_aws
+
+from agentmem.adapters.aws.dynamodb_schema import memory_table_request
+from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
+from agentmem.adapters.aws.dynamodb_stream import StreamReader
+from agentmem.adapters.aws.errors import LazyClient
+from agentmem.adapters.codec import change_from_stream_record, image_to_record
 from agentmem.adapters.local.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
@@ -27,12 +37,33 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 Change = tuple[str, MemoryRecord | None, MemoryRecord | None]
 
 
-@pytest.fixture(params=["local"])
+_STREAMS: dict[int, StreamReader] = {}
+_CLIENTS: dict[str, Any] = {}
+
+
+def _client(service: str) -> Any:
+    """One boto3 client per service and worker: moto intercepts it inside each test's mock."""
+    if service not in _CLIENTS:
+        _CLIENTS[service] = boto3.client(service, region_name="us-east-1")  # type: ignore[call-overload]
+    return _CLIENTS[service]
+
+
+@pytest.fixture(params=["local", "aws"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
     if request.param == "local":
         adapter = SqliteMemoryStore(tmp_path / "memory.sqlite3")
         yield adapter
         adapter.close()
+        return
+    with mock_aws():
+        client = _client("dynamodb")
+        table = client.create_table(**memory_table_request("agentmem-memories"))["TableDescription"]
+        dynamo = DynamoMemoryStore(
+            "agentmem-memories", client=LazyClient(lambda: client), sleep=lambda _: None
+        )
+        _STREAMS[id(dynamo)] = StreamReader(_client("dynamodbstreams"), table["LatestStreamArn"])
+        yield dynamo
+        _STREAMS.pop(id(dynamo), None)
 
 
 @pytest.fixture
@@ -45,7 +76,17 @@ def changes(store: MemoryStore) -> Callable[[], list[Change]]:
             return [(r.event_name, r.new_record(), r.old_record()) for r in local.read_outbox(0, 10_000)]
 
         return read
-    raise NotImplementedError(type(store))
+    reader = _STREAMS[id(store)]
+    seen: list[Change] = []
+
+    def read_stream() -> list[Change]:
+        for raw in reader.read():
+            change = change_from_stream_record(raw)
+            if change is not None:
+                seen.append((change.event_name, change.new, change.old))
+        return list(seen)
+
+    return read_stream
 
 
 def rec(memory_id: str, scope: Scope = S1, content: str | None = None, **changes: Any) -> MemoryRecord:

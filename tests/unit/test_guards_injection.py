@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 import pytest
+
 from agentmem.domain.guards import InjectionVerdict, detect_injection
 
 POSITIVE = [

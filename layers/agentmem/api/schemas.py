@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agentmem.domain.models import Category, MemoryRecord, ScoredMemory
+from agentmem.domain.models import Category, MemoryRecord, ScoredMemory, checked_time
 
 MAX_TEXT = 16_000
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@\-]{0,127}$"
@@ -24,18 +24,20 @@ class TurnIn(_Strict):
     user: str = Field(max_length=MAX_TEXT, description="What the user said.")
     assistant: str = Field("", max_length=MAX_TEXT, description="What the assistant answered.")
     at: datetime | None = Field(None, description="When the turn finished (ISO-8601); defaults to now.")
-    message_id: str | None = Field(None, pattern=ID_PATTERN, description="Idempotency key; generated if absent.")
+    message_id: str | None = Field(
+        None, pattern=ID_PATTERN, description="Idempotency key; generated if absent."
+    )
     trace_id: str | None = Field(None, pattern=ID_PATTERN)
-    speaker: str | None = Field(None, max_length=64, description="Name of the speaker in multi-party transcripts.")
+    speaker: str | None = Field(
+        None, max_length=64, description="Name of the speaker in multi-party transcripts."
+    )
     tenant_id: str | None = Field(None, description="Optional; must equal the caller's tenant.")
     user_id: str | None = Field(None, description="Optional; must equal the caller's user.")
 
     @field_validator("at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
-        if value is not None and value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        return value
+        return checked_time(value)
 
     @field_validator("user")
     @classmethod
@@ -60,6 +62,8 @@ class ContextIn(_Strict):
     session_id: str | None = Field(None, pattern=ID_PATTERN)
     at: datetime | None = Field(None, description="Evaluate as of this time (defaults to now).")
 
+    _at = field_validator("at")(classmethod(lambda cls, value: checked_time(value)))
+
 
 class RecallIn(_Strict):
     query: str = Field(min_length=1, max_length=MAX_TEXT)
@@ -67,13 +71,17 @@ class RecallIn(_Strict):
     categories: list[Category] | None = None
     at: datetime | None = None
 
+    _at = field_validator("at")(classmethod(lambda cls, value: checked_time(value)))
+
 
 class MemoryIn(_Strict):
     content: str = Field(min_length=1, max_length=4000)
     category: Category | None = None
     importance: float | None = Field(None, ge=0, le=1)
     pinned: bool = False
-    permanent: bool = Field(False, description="Persona/permanent layer; needs the memory:permanent permission.")
+    permanent: bool = Field(
+        False, description="Persona/permanent layer; needs the memory:permanent permission."
+    )
     tags: list[str] = Field(default_factory=list, max_length=20)
 
 

@@ -54,8 +54,9 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
     (
         Category.EPISODIC,
         re.compile(
-            r"昨天|今天|前天|上周|上个?月|去年|刚刚|刚才|最近|那天|周末|上次|\d+月\d+[日号]|"
-            r"\b(?:yesterday|today|last (?:week|month|year|night|weekend)|this (?:morning|week|weekend)|just|recently|ago|went|visited|attended|started|finished|met|bought|took|saw|had)\b",
+            # past events; plans and schedules ("答辩定在5月20号") are facts, not episodes
+            r"昨天|今天|前天|上周[一二三四五六日末]?|上个?月|去年|前年|刚刚|刚才|那天|上次|(?:去|看|见|参加|吃|买)了|"
+            r"\b(?:yesterday|today|last (?:week|month|year|night|weekend|summer|winter)|this (?:morning|afternoon)|ago|went|visited|attended|met|saw|watched)\b",
             re.IGNORECASE,
         ),
     ),

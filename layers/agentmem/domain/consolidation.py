@@ -49,6 +49,7 @@ class Merge:
     absorbed_id: str
     kind: str  # "dedup" | "merge"
     similarity: float
+    importance: float = 0.0  # the survivor's importance after the merge (both decayed first)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +120,16 @@ def plan(
             kind = "merge"
         else:
             continue
-        ranked = sorted((a, b), key=lambda r: (_protected(r, config, hubs), scorer.retention(r, now), r.memory_id), reverse=True)
+        ranked = sorted(
+            (a, b),
+            key=lambda r: (_protected(r, config, hubs), scorer.retention(r, now), r.memory_id),
+            reverse=True,
+        )
         survivor, absorbed = ranked
         if _protected(absorbed, config, hubs):
             continue  # both protected: leave them
-        merges.append(Merge(survivor.memory_id, absorbed.memory_id, kind, round(sim, 4)))
+        merged_importance = max(importance[survivor.memory_id], importance[absorbed.memory_id])
+        merges.append(Merge(survivor.memory_id, absorbed.memory_id, kind, round(sim, 4), merged_importance))
         gone.add(absorbed.memory_id)
 
     evictions: list[Eviction] = []
@@ -133,5 +139,7 @@ def plan(
         age_days = (now - record.created_at).total_seconds() / 86400
         if age_days > config.ttl_days and importance[record.memory_id] < config.min_importance:
             evictions.append(Eviction(record.memory_id, "expired_and_unimportant"))
-    decays = [d for d in decays if d.memory_id not in gone and d.memory_id not in {e.memory_id for e in evictions}]
+    decays = [
+        d for d in decays if d.memory_id not in gone and d.memory_id not in {e.memory_id for e in evictions}
+    ]
     return Plan(tuple(decays), tuple(merges), tuple(evictions))

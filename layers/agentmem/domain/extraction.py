@@ -41,21 +41,27 @@ _QUESTION_START_EN = re.compile(
     r"did|is|are|am|was|were|have|has|may|shall)\b",
     re.IGNORECASE,
 )
-_QUESTION_ZH = re.compile(r"(?:什么|怎么|为什么|为何|哪里|哪儿|哪个|哪些|多少|几[个点岁次]|是否|是不是|能不能|可不可以|有没有|吗|呢)[\s?？。]*$|^(?:请问|谁|什么|怎么|为什么|哪)")
+_QUESTION_ZH = re.compile(
+    r"(?:什么|怎么|为什么|为何|哪里|哪儿|哪个|哪些|多少|几[个点岁次]|是否|是不是|能不能|可不可以|有没有|吗|呢)[\s?？。]*$|^(?:请问|谁|什么|怎么|为什么|哪)"
+)
 _REQUEST_EN = re.compile(
     r"^(?:please\s+)?(?:can you|could you|would you|will you|help me|let's|let me|write|draft|"
     r"make|create|give me|show me|tell me|explain|translate|summari[sz]e|find|search|check|look up|"
     r"generate|list|book|send|remind me)\b",
     re.IGNORECASE,
 )
-_REQUEST_ZH = re.compile(r"^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我|替我|能不能|可以帮|写一|生成|翻译|总结|查一下|搜一下|看看|介绍一下|解释一下|推荐)")
+_REQUEST_ZH = re.compile(
+    r"^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我|替我|能不能|可以帮|写一|生成|翻译|总结|查一下|搜一下|看看|介绍一下|解释一下|推荐)"
+)
 _POLICY_RE = re.compile(
     r"(?:以后|今后|往后|从现在(?:开始|起)|每次|所有.{0,12}都|一律|务必|必须|永远|始终|总是|不要|别再|"
     r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\balways\b|\bnever\b|\bmake sure\b|"
     r"\bplease (?:always|never|don't|do not)\b|\bdon't ever\b)",
     re.IGNORECASE,
 )
-_FIRST_PERSON_RE = re.compile(r"(?:^|[^a-z])(?:i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)(?:[^a-z]|$)|我|咱", re.IGNORECASE)
+_FIRST_PERSON_RE = re.compile(
+    r"(?:^|[^a-z])(?:i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)(?:[^a-z]|$)|我|咱", re.IGNORECASE
+)
 # Update markers. Strong: an explicit change ("搬到", "推迟到", "switched to", "no longer").
 # Weak: a present-tense cue ("现在", "now") that only counts together with a shared topic.
 _UPDATE_STRONG_RE = re.compile(
@@ -67,7 +73,9 @@ _UPDATE_STRONG_RE = re.compile(
     r"\bnew\b|\bstarting (?:monday|tomorrow|next \w+ )?as\b|\bhanded in my notice\b|\bfrom now on\b|\bgoing forward\b)",
     re.IGNORECASE,
 )
-_UPDATE_WEAK_RE = re.compile(r"(?:现在|目前|如今|这阵子|\bnow\b|\bthese days\b|\bnowadays\b|\bcurrently\b)", re.IGNORECASE)
+_UPDATE_WEAK_RE = re.compile(
+    r"(?:现在|目前|如今|这阵子|\bnow\b|\bthese days\b|\bnowadays\b|\bcurrently\b)", re.IGNORECASE
+)
 
 
 def update_strength(text: str) -> int:
@@ -83,8 +91,8 @@ _EXCHANGE_FORBIDDEN = re.compile(
     r"(?:其他用户|别的用户|其它用户|该用户|这位用户|other users?|another user|this user|the user'?s|"
     r"忽略|请记住|记住|以后|从现在|ignore|disregard|remember|from now on|system prompt|系统提示|\[[A-Z_]+\])"
     # a credential stated with its value ("密码是…", "PIN is 1234"); advice about secrets is fine
-    r"|(?:密码|口令|验证码|密钥|令牌|token|password|passcode|passwd|pin|secret|api[ _-]?key|credential)s?"
-    r"(?:\s+(?!is\b|was\b)[\w'-]+){0,3}\s*(?:是|为|:|：|=|is\b|was\b)",
+    r"|(?:密码|口令|验证码|密钥|令牌|token|password|passcode|passwd|\bpin\b|secret|api[ _-]?key|credential)s?"
+    r"[^.。!?！？\n]{0,40}?(?:是|为|:|：|=|\bis\b|\bwas\b)\s*\S",
     re.IGNORECASE,
 )
 # A user message that tries to change the rules anchors nothing ("帮我记住一条规则：以后…").
@@ -110,12 +118,58 @@ _CLAUSE_SPLIT_EN = re.compile(
 )
 _ZH_MARKER = re.compile(r"^(?:对了|另外|顺便(?:说一下|提一下)?|还有|其实|话说|补充一下)[，,\s]*")
 _SOCIAL_EN = frozenset(
-    """good great nice glad happy awesome amazing cool wow love lovely see hear meet meeting hope doing
-    fun sound sounds totally absolutely definitely super pretty really thank thanks care catch talk
-    chat soon later bye take day time wonderful fantastic exciting excited proud sweet true""".split()
+    [
+        "good",
+        "great",
+        "nice",
+        "glad",
+        "happy",
+        "awesome",
+        "amazing",
+        "cool",
+        "wow",
+        "love",
+        "lovely",
+        "see",
+        "hear",
+        "meet",
+        "meeting",
+        "hope",
+        "doing",
+        "fun",
+        "sound",
+        "sounds",
+        "totally",
+        "absolutely",
+        "definitely",
+        "super",
+        "pretty",
+        "really",
+        "thank",
+        "thanks",
+        "care",
+        "catch",
+        "talk",
+        "chat",
+        "soon",
+        "later",
+        "bye",
+        "take",
+        "day",
+        "time",
+        "wonderful",
+        "fantastic",
+        "exciting",
+        "excited",
+        "proud",
+        "sweet",
+        "true",
+    ]
 )
 _CLAUSE_SPLIT_ZH = re.compile(r"[，,；;]\s*")
-_ZH_SUBJECTLESS = re.compile(r"^(?:在|做|是|住|喜欢|不喜欢|爱|讨厌|有|养|负责|主要|目前|现在|也|还|平时|最近|正在|刚|已经|不|没|会|想|打算|准备|希望)")
+_ZH_SUBJECTLESS = re.compile(
+    r"^(?:今年|明年|去年|在|做|是|住|喜欢|不喜欢|爱|讨厌|有|养|负责|主要|目前|现在|也|还|平时|最近|正在|刚|已经|不|没|会|想|打算|准备|希望)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,9 +188,15 @@ class Candidate:
     @property
     def is_update(self) -> bool:
         return self.update_strength > 0
+
     is_policy: bool = False
     entities: tuple[str, ...] = ()
     tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+_ZH_INDIRECT_QUESTION = re.compile(
+    r"^(?:请问|想问一下|想问问|我想知道|我想问|不知道)|(?:为什么|为何|怎么|怎样|如何|多少|哪里|哪儿|哪个|哪些|哪家|几点|是否|能不能|可不可以|有没有|是不是)"
+)
 
 
 def is_question(text: str) -> bool:
@@ -146,7 +206,12 @@ def is_question(text: str) -> bool:
     if stripped.endswith(("?", "？")):
         return True
     if language(stripped) == "zh":
-        return bool(_QUESTION_ZH.search(stripped))
+        if _QUESTION_ZH.search(stripped):
+            return True
+        # no question mark: an interrogative word and no full stop ("这个包多少钱")
+        return not stripped.endswith(("。", "！", "!")) and bool(_ZH_INDIRECT_QUESTION.search(stripped))
+    if stripped.endswith((".", "!")):
+        return False  # "Do not call me before 9am." / "May is my favourite month."
     return bool(_QUESTION_START_EN.match(stripped)) and not _FIRST_PERSON_RE.match(stripped[:3])
 
 
@@ -159,6 +224,8 @@ def _is_filler(sentence: str) -> bool:
     bare = sentence.strip(" .。!！~,，")
     if not bare or _ACK_RE.match(bare):
         return True
+    if match_keys(bare):
+        return False  # "Be concise." is short but says something
     if language(bare) == "zh":
         return len(re.sub(r"[\s\W]", "", bare)) < 3
     if len(re.findall(r"[A-Za-z0-9]+", bare)) < 3:
@@ -178,9 +245,7 @@ def _clauses(sentence: str) -> list[str]:
         for part in parts[1:]:
             marker = _ZH_MARKER.match(part)
             rest = part[marker.end() :] if marker else part
-            if marker and rest:
-                out.append(rest)
-            elif rest.startswith(("我", "咱")) and len(rest) >= 4:
+            if (marker and rest) or (rest.startswith(("我", "咱")) and len(rest) >= 4):
                 out.append(rest)
             elif first_person and _ZH_SUBJECTLESS.match(rest):
                 out.append("我" + rest)
@@ -237,8 +302,10 @@ def extract_from_user(text: str) -> list[Candidate]:
             content = clause
             hints = [k.hint for k in keys if k.hint]
             if hints:
-                content = f"{clause.rstrip('。.!！')}（{'；'.join(hints)}）" if language(clause) == "zh" else (
-                    f"{clause.rstrip('.!')} ({'; '.join(hints)})"
+                content = (
+                    f"{clause.rstrip('。.!！')}（{'；'.join(hints)}）"
+                    if language(clause) == "zh"
+                    else (f"{clause.rstrip('.!')} ({'; '.join(hints)})")
                 )
             primary = keys[0] if keys else None
             candidates.append(

@@ -8,9 +8,25 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
+
+EARLIEST, LATEST = 1970, 2200
+
+
+def checked_time(value: datetime | None) -> datetime | None:
+    """Timezone-aware UTC within [1970, 2200]; naive times are read as UTC. Raises ValueError."""
+    if value is None:
+        return None
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        utc = aware.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError("time is out of range") from exc
+    if not EARLIEST <= utc.year <= LATEST:
+        raise ValueError(f"time must be between {EARLIEST} and {LATEST}")
+    return utc
 
 
 class Layer(StrEnum):

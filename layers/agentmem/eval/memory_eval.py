@@ -69,7 +69,9 @@ def _check(probe: dict[str, Any], texts: list[str]) -> tuple[bool, list[str], li
     return passed, found, unwanted
 
 
-def run_case(container: Container, runner: LocalRunner, clock: SettableClock, case: dict[str, Any]) -> list[ProbeResult]:
+def run_case(
+    container: Container, runner: LocalRunner, clock: SettableClock, case: dict[str, Any]
+) -> list[ProbeResult]:
     scope_data = case["scope"]
     scope = Scope(scope_data["tenant_id"], scope_data["user_id"])
     for index, turn in enumerate(case.get("turns", [])):
@@ -93,7 +95,9 @@ def run_case(container: Container, runner: LocalRunner, clock: SettableClock, ca
         probe_scope = Scope(**probe["scope"]) if probe.get("scope") else scope
         k = int(probe.get("k", 5))
         if probe["kind"] == "context":
-            built = container.context.build(probe_scope, probe["query"], mode=Mode(probe.get("mode", "chat")), now=at)
+            built = container.context.build(
+                probe_scope, probe["query"], mode=Mode(probe.get("mode", "chat")), now=at
+            )
             texts = [built.context.text] if built.context.text else []
             top = texts
         else:
@@ -102,7 +106,16 @@ def run_case(container: Container, runner: LocalRunner, clock: SettableClock, ca
             top = texts
         passed, found, unwanted = _check(probe, texts)
         results.append(
-            ProbeResult(case["id"], case.get("lang", "?"), probe["kind"], probe["query"], passed, found, unwanted, top[:k])
+            ProbeResult(
+                case["id"],
+                case.get("lang", "?"),
+                probe["kind"],
+                probe["query"],
+                passed,
+                found,
+                unwanted,
+                top[:k],
+            )
         )
     return results
 
@@ -126,7 +139,15 @@ def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
     summary["by_language"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_lang.items())}
     summary["seconds"] = round(seconds, 2)
     summary["failures"] = [
-        {"case": r.case_id, "kind": r.kind, "lang": r.lang, "query": r.query, "found": r.found, "unwanted": r.unwanted, "top": r.top}
+        {
+            "case": r.case_id,
+            "kind": r.kind,
+            "lang": r.lang,
+            "query": r.query,
+            "found": r.found,
+            "unwanted": r.unwanted,
+            "top": r.top,
+        }
         for r in results
         if not r.passed
     ]
@@ -157,12 +178,28 @@ def run_memory_eval(data: Path, *, embedder: str = "auto", progress: bool = True
 
 def render(summary: dict[str, Any]) -> str:
     lines = ["memory eval", "-----------"]
-    for key in ("recall_hit_rate", "update_timeliness", "context_pass_rate", "isolation_violations", "leaks", "probes", "pass_rate"):
+    for key in (
+        "recall_hit_rate",
+        "update_timeliness",
+        "context_pass_rate",
+        "isolation_violations",
+        "leaks",
+        "probes",
+        "pass_rate",
+    ):
         lines.append(f"{key:22} {summary[key]}")
-    lines.append("by kind:     " + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_kind"].items()))
-    lines.append("by language: " + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_language"].items()))
+    lines.append(
+        "by kind:     "
+        + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_kind"].items())
+    )
+    lines.append(
+        "by language: "
+        + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_language"].items())
+    )
     for failure in summary["failures"]:
-        lines.append(f"FAIL {failure['case']} [{failure['kind']}] {failure['query']!r} found={failure['found']} unwanted={failure['unwanted']}")
+        lines.append(
+            f"FAIL {failure['case']} [{failure['kind']}] {failure['query']!r} found={failure['found']} unwanted={failure['unwanted']}"
+        )
         for text in failure["top"][:5]:
             lines.append(f"     - {text[:160]}")
     return "\n".join(lines)

@@ -12,7 +12,9 @@ from typing import Any
 REGION = "local"
 ACCOUNT = "000000000000"
 QUEUE_ARN = f"arn:aws:sqs:{REGION}:{ACCOUNT}:agentmem-ingest"
-TABLE_STREAM_ARN = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/agentmem-memories/stream/2026-01-01T00:00:00.000"
+TABLE_STREAM_ARN = (
+    f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/agentmem-memories/stream/2026-01-01T00:00:00.000"
+)
 
 
 def api_gateway_event(
@@ -57,7 +59,9 @@ def api_gateway_event(
     }
 
 
-def sqs_record(message_id: str, receipt_handle: str, body: str, *, receive_count: int, sent_at: datetime) -> dict[str, Any]:
+def sqs_record(
+    message_id: str, receipt_handle: str, body: str, *, receive_count: int, sent_at: datetime
+) -> dict[str, Any]:
     return {
         "messageId": message_id,
         "receiptHandle": receipt_handle,

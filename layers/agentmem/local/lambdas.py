@@ -63,7 +63,9 @@ class LambdaContext:
 
     def __post_init__(self) -> None:
         if not self.invoked_function_arn:
-            self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:agentmem-{self.function_name}"
+            self.invoked_function_arn = (
+                f"arn:aws:lambda:local:000000000000:function:agentmem-{self.function_name}"
+            )
 
     def get_remaining_time_in_millis(self) -> int:
         return 300_000

@@ -53,7 +53,9 @@ class LocalRunner:
             if not messages:
                 return 0
             records = [
-                events.sqs_record(m.message_id, m.receipt_handle, m.body, receive_count=m.receive_count, sent_at=m.sent_at)
+                events.sqs_record(
+                    m.message_id, m.receipt_handle, m.body, receive_count=m.receive_count, sent_at=m.sent_at
+                )
                 for m in messages
             ]
             try:
@@ -64,7 +66,7 @@ class LocalRunner:
                 failed = {m.message_id for m in messages}
             for m in messages:
                 if m.message_id in failed:
-                    queue.release(m.receipt_handle, min(2 ** m.receive_count, 60) * 0.05, error="ingest_failed")
+                    queue.release(m.receipt_handle, min(2**m.receive_count, 60) * 0.05, error="ingest_failed")
                 else:
                     queue.delete(m.receipt_handle)
             self.stats.ingest_batches += 1
@@ -124,8 +126,18 @@ class LocalRunner:
     def start(self) -> None:
         self._stop.clear()
         self._threads = [
-            threading.Thread(target=self._loop, args=(self.pump_queue, self.poll_interval_s), name="local-queue", daemon=True),
-            threading.Thread(target=self._loop, args=(self.pump_stream, self.poll_interval_s), name="local-stream", daemon=True),
+            threading.Thread(
+                target=self._loop,
+                args=(self.pump_queue, self.poll_interval_s),
+                name="local-queue",
+                daemon=True,
+            ),
+            threading.Thread(
+                target=self._loop,
+                args=(self.pump_stream, self.poll_interval_s),
+                name="local-stream",
+                daemon=True,
+            ),
             threading.Thread(target=self._timer, name="local-timer", daemon=True),
         ]
         for thread in self._threads:

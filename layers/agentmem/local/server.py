@@ -24,7 +24,9 @@ log = logging.getLogger(__name__)
 MAX_BODY = 1024 * 1024
 
 
-def authorize(headers: dict[str, str], client_ip: str, settings: Settings) -> tuple[dict[str, Any] | None, str | None]:
+def authorize(
+    headers: dict[str, str], client_ip: str, settings: Settings
+) -> tuple[dict[str, Any] | None, str | None]:
     """Return (authorizer context, refusal reason). Context lacks tenant/user when the headers
     are missing: the API refuses such requests itself."""
     lower = {k.lower(): v for k, v in headers.items()}
@@ -33,8 +35,8 @@ def authorize(headers: dict[str, str], client_ip: str, settings: Settings) -> tu
     user = lower.get("x-user-id")
     permissions = "memory:read,memory:write"
     if token:
-        given = lower.get("authorization", "")
-        if not given.startswith("Bearer ") or not hmac.compare_digest(given[7:].strip(), token):
+        scheme, _, given = lower.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
             return None, "a valid bearer token is required"
         mapped = settings.token_tenants.get(token)
         if mapped is not None:

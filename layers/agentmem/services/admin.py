@@ -69,7 +69,9 @@ class AdminService:
             raise NotFound(f"memory {memory_id} not found")
         return record
 
-    def patch(self, scope: Scope, memory_id: str, patch: MemoryPatch, *, now: datetime, actor: str) -> MemoryRecord:
+    def patch(
+        self, scope: Scope, memory_id: str, patch: MemoryPatch, *, now: datetime, actor: str
+    ) -> MemoryRecord:
         current = self.get(scope, memory_id)
         if patch.expected_version is not None and patch.expected_version != current.version:
             raise VersionConflict(
@@ -77,12 +79,16 @@ class AdminService:
                 details={"memory_id": memory_id, "current_version": current.version},
             )
         if not current.is_active and patch.content is not None:
-            raise ValidationFailed(f"memory {memory_id} is {current.status.value}; only active memories can be edited")
+            raise ValidationFailed(
+                f"memory {memory_id} is {current.status.value}; only active memories can be edited"
+            )
         changes: dict[str, object] = {}
         if patch.content is not None:
             verdict = detect_injection(patch.content)
             if verdict.is_injection:
-                raise ValidationFailed("content rejected by the injection gate", details={"reasons": list(verdict.reasons)})
+                raise ValidationFailed(
+                    "content rejected by the injection gate", details={"reasons": list(verdict.reasons)}
+                )
             cleaned = redact(patch.content)
             if not cleaned.text.strip():
                 raise ValidationFailed("content is empty after redaction")
@@ -143,7 +149,9 @@ class AdminService:
         self._audit(scope, "user_erased", now, None, actor, {"memories": memories, "turns": turns})
         return report
 
-    def set_layer(self, scope: Scope, memory_id: str, layer: Layer, *, now: datetime, actor: str) -> MemoryRecord:
+    def set_layer(
+        self, scope: Scope, memory_id: str, layer: Layer, *, now: datetime, actor: str
+    ) -> MemoryRecord:
         current = self.get(scope, memory_id)
         updated = current.evolve(now=now, layer=layer)
         self.store.update(updated, current.version)
@@ -151,8 +159,21 @@ class AdminService:
         return updated
 
     def _audit(
-        self, scope: Scope, action: str, now: datetime, memory_id: str | None, actor: str, details: dict[str, object]
+        self,
+        scope: Scope,
+        action: str,
+        now: datetime,
+        memory_id: str | None,
+        actor: str,
+        details: dict[str, object],
     ) -> None:
         self.audit.append(
-            AuditEvent(scope=scope, action=action, at=now, memory_id=memory_id, reason=None, details={"actor": actor, **details})
+            AuditEvent(
+                scope=scope,
+                action=action,
+                at=now,
+                memory_id=memory_id,
+                reason=None,
+                details={"actor": actor, **details},
+            )
         )

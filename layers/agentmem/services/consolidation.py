@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 WORKING_SET = 2000
 NEIGHBOURS = 5
 HUBS_PROTECTED = 3
+HUB_MIN_DEGREE = 5  # a hub links many memories; a pair of duplicates linking each other is not one
 
 
 @dataclass
@@ -47,7 +48,9 @@ class ConsolidationService:
     graph: GraphStore | None = None
     trigger_every: int = 5
 
-    def run_pending(self, *, now: datetime, max_scopes: int = 100, force: bool = False) -> ConsolidationReport:
+    def run_pending(
+        self, *, now: datetime, max_scopes: int = 100, force: bool = False
+    ) -> ConsolidationReport:
         """Consolidate scopes with at least ``trigger_every`` pending writes (all when forced)."""
         report = ConsolidationReport()
         for scope, count in self.store.pending_scopes(max_scopes):
@@ -57,14 +60,17 @@ class ConsolidationService:
             self.store.clear_pending(scope)
         return report
 
-    def consolidate(self, scope: Scope, *, now: datetime, report: ConsolidationReport | None = None) -> ConsolidationReport:
+    def consolidate(
+        self, scope: Scope, *, now: datetime, report: ConsolidationReport | None = None
+    ) -> ConsolidationReport:
         report = report or ConsolidationReport()
         items = self.store.scan_active(scope, WORKING_SET)
         hubs: frozenset[str] = frozenset()
         if self.graph is not None and items:
             try:
                 degrees = self.graph.degree(scope, [r.memory_id for r in items])
-                hubs = frozenset(sorted(degrees, key=lambda i: degrees[i], reverse=True)[:HUBS_PROTECTED])
+                central = [i for i in degrees if degrees[i] >= HUB_MIN_DEGREE]
+                hubs = frozenset(sorted(central, key=lambda i: degrees[i], reverse=True)[:HUBS_PROTECTED])
             except AgentMemError:
                 report.degraded.append("graph")
         the_plan = plan(items, now, self.config, pairs=self._pairs(items), hubs=hubs, scorer=self.scorer)
@@ -89,7 +95,14 @@ class ConsolidationService:
                 pairs[(a, b)] = calibration.documents(float(row[j]))
         return [(a, b, s) for (a, b), s in pairs.items()]
 
-    def _execute(self, scope: Scope, the_plan: Plan, by_id: dict[str, MemoryRecord], now: datetime, report: ConsolidationReport) -> None:
+    def _execute(
+        self,
+        scope: Scope,
+        the_plan: Plan,
+        by_id: dict[str, MemoryRecord],
+        now: datetime,
+        report: ConsolidationReport,
+    ) -> None:
         for decay in the_plan.decays:
             record = by_id[decay.memory_id]
             try:
@@ -107,12 +120,14 @@ class ConsolidationService:
                 refs = refs.with_message(message_id)
             kept = survivor.evolve(
                 now=now,
-                importance=max(survivor.importance, absorbed.importance),
+                importance=merge.importance,
                 access_count=survivor.access_count + absorbed.access_count,
                 source_refs=refs,
                 tags=tuple(dict.fromkeys((*survivor.tags, *absorbed.tags))),
             )
-            folded = absorbed.evolve(now=now, status=Status.SUPERSEDED, superseded_by=survivor.memory_id, valid_to=now)
+            folded = absorbed.evolve(
+                now=now, status=Status.SUPERSEDED, superseded_by=survivor.memory_id, valid_to=now
+            )
             try:
                 self.store.transact([Put(kept, survivor.version), Put(folded, absorbed.version)])
             except VersionConflict:

@@ -85,8 +85,12 @@ class ContextService:
     def _listing(self, scope: Scope) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
         profile: list[MemoryRecord] = []
         for category in PROFILE_CATEGORIES:
-            profile += self.store.list(scope, statuses=(Status.ACTIVE,), category=category.value, limit=LISTING_LIMIT).items
-        policy = self.store.list(scope, statuses=(Status.ACTIVE,), category=Category.POLICY.value, limit=LISTING_LIMIT).items
+            profile += self.store.list(
+                scope, statuses=(Status.ACTIVE,), category=category.value, limit=LISTING_LIMIT
+            ).items
+        policy = self.store.list(
+            scope, statuses=(Status.ACTIVE,), category=Category.POLICY.value, limit=LISTING_LIMIT
+        ).items
         return profile, policy
 
     def _state(self, scope: Scope, session_id: str) -> dict[str, Any] | None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agentmem.domain.models import AuditEvent, Scope, Turn
+from agentmem.domain.models import AuditEvent, Scope, Turn, checked_time
 from agentmem.ports import AuditLog
 from agentmem.services.write_pipeline import TurnOutcome, WritePipeline
 
@@ -41,7 +41,9 @@ class TurnMessage(BaseModel):
     @field_validator("at")
     @classmethod
     def _aware(cls, value: datetime) -> datetime:
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
+        checked = checked_time(value)
+        assert checked is not None
+        return checked
 
     def to_turn(self) -> Turn:
         return Turn(
@@ -69,7 +71,13 @@ class IngestService:
             reason = _reason(exc)
             scope = _scope_of(body)
             self.audit.append(
-                AuditEvent(scope=scope, action="rejected", at=now, reason=reason, details={"queue_message_id": queue_message_id})
+                AuditEvent(
+                    scope=scope,
+                    action="rejected",
+                    at=now,
+                    reason=reason,
+                    details={"queue_message_id": queue_message_id},
+                )
             )
             log.warning("ingest.rejected", extra={"reason": reason, "queue_message_id": queue_message_id})
             return TurnOutcome(message_id=queue_message_id, status="rejected", reasons=[reason])

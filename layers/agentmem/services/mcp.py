@@ -17,8 +17,15 @@ from agentmem.services.recall import RecallService
 from agentmem.services.write_pipeline import WritePipeline
 
 PROTOCOL_VERSION = "2025-06-18"
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
+    -32700,
+    -32600,
+    -32601,
+    -32602,
+    -32603,
+)
 
+WRITE_TOOLS = frozenset({"memory_write", "memory_delete"})
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "memory_write",
@@ -49,7 +56,10 @@ TOOLS: list[dict[str, Any]] = [
         "description": "Find the memories most relevant to a query.",
         "inputSchema": {
             "type": "object",
-            "properties": {"query": {"type": "string", "minLength": 1}, "k": {"type": "integer", "minimum": 1, "maximum": 50}},
+            "properties": {
+                "query": {"type": "string", "minLength": 1},
+                "k": {"type": "integer", "minimum": 1, "maximum": 50},
+            },
             "required": ["query"],
             "additionalProperties": False,
         },
@@ -86,10 +96,27 @@ class McpService:
     recall: RecallService
     admin: AdminService
 
-    def handle(self, scope: Scope, message: Any, *, now: datetime, request_id: str, actor: str) -> dict[str, Any] | None:
+    def handle(
+        self,
+        scope: Scope,
+        message: Any,
+        *,
+        now: datetime,
+        request_id: str,
+        actor: str,
+        can_write: bool = True,
+    ) -> dict[str, Any] | None:
         """One JSON-RPC message in, its response out (None for a notification)."""
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
-            return _error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
+        if (
+            not isinstance(message, dict)
+            or message.get("jsonrpc") != "2.0"
+            or not isinstance(message.get("method"), str)
+        ):
+            return _error(
+                message.get("id") if isinstance(message, dict) else None,
+                INVALID_REQUEST,
+                "not a JSON-RPC 2.0 request",
+            )
         rpc_id = message.get("id")
         method = message["method"]
         params = message.get("params") or {}
@@ -105,7 +132,9 @@ class McpService:
             },
             "ping": lambda: {},
             "tools/list": lambda: {"tools": TOOLS},
-            "tools/call": lambda: self._call(scope, params, now=now, request_id=request_id, actor=actor),
+            "tools/call": lambda: self._call(
+                scope, params, now=now, request_id=request_id, actor=actor, can_write=can_write
+            ),
         }
         handler = handlers.get(method)
         if handler is None:
@@ -115,8 +144,22 @@ class McpService:
         except ValidationFailed as exc:
             return _error(rpc_id, INVALID_PARAMS, exc.message)
 
-    def _call(self, scope: Scope, params: dict[str, Any], *, now: datetime, request_id: str, actor: str) -> dict[str, Any]:
+    def _call(
+        self,
+        scope: Scope,
+        params: dict[str, Any],
+        *,
+        now: datetime,
+        request_id: str,
+        actor: str,
+        can_write: bool,
+    ) -> dict[str, Any]:
         name = params.get("name")
+        if name in WRITE_TOOLS and not can_write:
+            return _tool_result(
+                {"error": "forbidden", "message": "this tool needs the 'memory:write' permission"},
+                is_error=True,
+            )
         args = params.get("arguments") or {}
         if not isinstance(args, dict):
             raise ValidationFailed("arguments must be an object")
@@ -130,15 +173,25 @@ class McpService:
             return _tool_result({"error": exc.code, "message": exc.message}, is_error=True)
         return _tool_result(payload)
 
-    def _tool(self, scope: Scope, name: str, args: dict[str, Any], *, now: datetime, request_id: str, actor: str) -> dict[str, Any]:
+    def _tool(
+        self, scope: Scope, name: str, args: dict[str, Any], *, now: datetime, request_id: str, actor: str
+    ) -> dict[str, Any]:
         if name == "memory_write":
             content = _text(args, "content", 4000)
             category = _category(args.get("category"))
             importance = args.get("importance")
-            if importance is not None and (not isinstance(importance, int | float) or not 0 <= importance <= 1):
+            if importance is not None and (
+                not isinstance(importance, int | float) or not 0 <= importance <= 1
+            ):
                 raise ValidationFailed("importance must be a number within [0, 1]")
             record, outcome = self.pipeline.write_explicit(
-                scope, content, now=now, category=category, importance=importance, source=Source.EXPLICIT, request_id=request_id
+                scope,
+                content,
+                now=now,
+                category=category,
+                importance=importance,
+                source=Source.EXPLICIT,
+                request_id=request_id,
             )
             if record is None:
                 return {"written": False, "reasons": outcome.reasons}
@@ -150,7 +203,10 @@ class McpService:
             if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 50:
                 raise ValidationFailed("k must be an integer within [1, 50]")
             result = self.recall.recall(scope, _text(args, "query", 4000), k=k, now=now)
-            return {"memories": [_brief(s.record, s.score) for s in result.memories], "degraded": result.degraded}
+            return {
+                "memories": [_brief(s.record, s.score) for s in result.memories],
+                "degraded": result.degraded,
+            }
         if name == "memory_delete":
             return {"deleted": self.admin.delete(scope, _text(args, "id", 64), now=now, actor=actor)}
         raise ValidationFailed(f"unknown tool {name!r}")

@@ -54,7 +54,9 @@ class Projector:
     store: MemoryStore | None = None
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
 
-    def apply(self, change: Change, report: ProjectionReport | None = None, *, now: datetime) -> ProjectionReport:
+    def apply(
+        self, change: Change, report: ProjectionReport | None = None, *, now: datetime
+    ) -> ProjectionReport:
         """Project one change. Raises StoreUnavailable when a projection is down (the stream
         retries the record)."""
         report = report or ProjectionReport()
@@ -74,7 +76,9 @@ class Projector:
         else:
             known = [r.version for r in (change.new, change.old) if r is not None]
             version = max(known) if known else TOMBSTONE_VERSION
-            if change.event_name == "REMOVE" or (self.store is not None and self.store.get(change.scope, change.memory_id) is None):
+            if change.event_name == "REMOVE" or (
+                self.store is not None and self.store.get(change.scope, change.memory_id) is None
+            ):
                 version = TOMBSTONE_VERSION  # erased for good: outranks every version
             outcomes = (
                 self.index.delete(change.scope, change.memory_id, version),
@@ -86,7 +90,11 @@ class Projector:
         return report
 
     def _count(
-        self, change: Change, outcomes: tuple[ProjectionOutcome, ProjectionOutcome], report: ProjectionReport, now: datetime
+        self,
+        change: Change,
+        outcomes: tuple[ProjectionOutcome, ProjectionOutcome],
+        report: ProjectionReport,
+        now: datetime,
     ) -> None:
         if ProjectionOutcome.CONFLICT in outcomes:
             report.conflicts += 1
@@ -98,7 +106,13 @@ class Projector:
                     at=now,
                     memory_id=change.memory_id,
                     reason="same_version_different_hash",
-                    details={"targets": [t for t, o in zip(("index", "graph"), outcomes, strict=True) if o is ProjectionOutcome.CONFLICT]},
+                    details={
+                        "targets": [
+                            t
+                            for t, o in zip(("index", "graph"), outcomes, strict=True)
+                            if o is ProjectionOutcome.CONFLICT
+                        ]
+                    },
                 )
             )
         elif ProjectionOutcome.APPLIED in outcomes:

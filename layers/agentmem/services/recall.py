@@ -146,7 +146,11 @@ class RecallService:
             if not record.is_active or (wanted is not None and record.category not in wanted):
                 continue
             similarity = 0.0
-            if vector is not None and record.embedding is not None and record.embedding_model == self.embedder.model_id:
+            if (
+                vector is not None
+                and record.embedding is not None
+                and record.embedding_model == self.embedder.model_id
+            ):
                 cosine = float(np.dot(vector, np.asarray(record.embedding, dtype=np.float32)))
                 similarity = calibration.query(cosine)
             lexical = max(lexical_match(query, record.content), bm25.get(memory_id, 0.0))

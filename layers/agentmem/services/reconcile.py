@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from agentmem.domain.models import MemoryRecord, Scope, Status
-from agentmem.errors import AgentMemError
-from agentmem.ports import Change, GraphStore, MemoryStore, ProjectionState, SearchIndex
+from agentmem.errors import AgentMemError, VersionConflict
+from agentmem.ports import Change, GraphStore, MemoryStore, ProjectionOutcome, ProjectionState, SearchIndex
 from agentmem.services.projector import TOMBSTONE_VERSION, Projector
 
 log = logging.getLogger(__name__)
@@ -26,6 +26,7 @@ class ReconcileReport:
     stale: int = 0
     orphan: int = 0
     repaired: int = 0
+    requeued: int = 0  # re-written in the source of truth so the stream re-projects them
     failed: int = 0
     repair_keys: list[str] = field(default_factory=list)
 
@@ -55,7 +56,9 @@ class Reconciler:
                 break
         return report
 
-    def reconcile_scope(self, scope: Scope, *, now: datetime, report: ReconcileReport | None = None) -> ReconcileReport:
+    def reconcile_scope(
+        self, scope: Scope, *, now: datetime, report: ReconcileReport | None = None
+    ) -> ReconcileReport:
         report = report or ReconcileReport()
         truth: dict[str, MemoryRecord] = {}
         cursor: str | None = None
@@ -108,28 +111,33 @@ class Reconciler:
             repairs[key] = Change("MODIFY" if stored else "REMOVE", scope, memory_id, stored, None)
         for key, change in repairs.items():
             try:
-                if change.event_name == "REMOVE" or (change.new is not None and not change.new.is_active):
-                    version = TOMBSTONE_VERSION if change.new is None else change.new.version
-                    if target == "index":
-                        self.index.delete(scope, change.memory_id, version)
-                    else:
-                        self.graph.delete_memory(scope, change.memory_id, version)
-                else:
-                    self._reproject(target, change, now)
-                report.repaired += 1
+                self._repair(target, change, report, now)
                 report.repair_keys.append(key)
             except AgentMemError as exc:
                 log.warning("reconcile.repair_failed", extra={"key": key, "error": type(exc).__name__})
                 report.failed += 1
 
-    def _reproject(self, target: str, change: Change, now: datetime) -> None:
-        record = change.new
-        assert record is not None
-        if target == "index":
-            # A stale document with the same version but another hash needs a forced rewrite.
-            self.index.delete(change.scope, change.memory_id, TOMBSTONE_VERSION)
-            self.index.upsert(record)
-        else:
-            self.graph.delete_memory(change.scope, change.memory_id, TOMBSTONE_VERSION)
-            self.graph.upsert_memory(record)
-            self.projector.apply(change, now=now)
+    def _repair(self, target: str, change: Change, report: ReconcileReport, now: datetime) -> None:
+        scope, record = change.scope, change.new
+        if record is None or not record.is_active:
+            version = TOMBSTONE_VERSION if record is None else record.version
+            if target == "index":
+                self.index.delete(scope, change.memory_id, version)
+            else:
+                self.graph.delete_memory(scope, change.memory_id, version)
+            report.repaired += 1
+            return
+        outcome = self.index.upsert(record) if target == "index" else self.graph.upsert_memory(record)
+        if outcome is ProjectionOutcome.APPLIED:
+            if target == "graph":
+                self.projector.apply(Change("MODIFY", scope, record.memory_id, record, None), now=now)
+            report.repaired += 1
+            return
+        # The projection refuses this version (a tombstone at or above it, or the same version
+        # with another hash): the source of truth wins by writing the record again as a new
+        # version, which the change stream then projects everywhere.
+        try:
+            self.store.update(record.evolve(now=record.updated_at or now), record.version)
+            report.requeued += 1
+        except VersionConflict:
+            pass  # changed meanwhile: the newer version is on its way through the stream

@@ -130,7 +130,13 @@ class WritePipeline:
             self._persist(turn, candidates, outcome)
 
         if outcome.redacted_kinds:
-            self._audit(scope, "redacted", turn.at, reason=",".join(outcome.redacted_kinds), message_id=turn.message_id)
+            self._audit(
+                scope,
+                "redacted",
+                turn.at,
+                reason=",".join(outcome.redacted_kinds),
+                message_id=turn.message_id,
+            )
         writes = len(outcome.written) + len(outcome.superseded) + len(outcome.reinforced)
         if writes:
             self.store.mark_pending(scope, writes)
@@ -178,7 +184,9 @@ class WritePipeline:
             layer=Layer.PERMANENT if permanent else Layer.LONG_TERM,
             tags=tuple(tags),
             importance=importance if importance is not None else scored,
-            importance_source=ImportanceSource.EXPLICIT if importance is not None else ImportanceSource.SCORED,
+            importance_source=ImportanceSource.EXPLICIT
+            if importance is not None
+            else ImportanceSource.SCORED,
             confidence=Confidence.CONFIRMED,
             source=source,
             source_refs=SourceRefs(trace_id=request_id),
@@ -198,7 +206,9 @@ class WritePipeline:
         return existing or record, outcome
 
     # ------------------------------------------------------------------ steps
-    def _quarantine(self, turn: Turn, redacted_user: str, reasons: Sequence[str], outcome: TurnOutcome) -> None:
+    def _quarantine(
+        self, turn: Turn, redacted_user: str, reasons: Sequence[str], outcome: TurnOutcome
+    ) -> None:
         outcome.status = "quarantined"
         outcome.reasons = ["injection:" + r for r in reasons]
         record = MemoryRecord(
@@ -218,8 +228,12 @@ class WritePipeline:
             self.store.create(record)
         outcome.quarantined.append(record.memory_id)
         self._audit(
-            turn.scope, "quarantined", turn.at, memory_id=record.memory_id,
-            reason=",".join(reasons), message_id=turn.message_id,
+            turn.scope,
+            "quarantined",
+            turn.at,
+            memory_id=record.memory_id,
+            reason=",".join(reasons),
+            message_id=turn.message_id,
         )
 
     def _gate(self, candidates: list[Candidate], outcome: TurnOutcome, *, had_pii: bool) -> list[Candidate]:
@@ -301,7 +315,9 @@ class WritePipeline:
             if other.embedding is None or other.embedding_model != self.embedder.model_id:
                 sim = 0.0
             else:
-                sim = calibration.documents(float(np.dot(vector, np.asarray(other.embedding, dtype=np.float32))))
+                sim = calibration.documents(
+                    float(np.dot(vector, np.asarray(other.embedding, dtype=np.float32)))
+                )
             ranked.append((sim, other))
         ranked.sort(key=lambda pair: pair[0], reverse=True)
         # Same-key records first (they may be dissimilar in wording), then the 3 nearest.
@@ -351,9 +367,7 @@ class WritePipeline:
 
     def _supersede(self, old: MemoryRecord, new: MemoryRecord, at: datetime) -> None:
         marked = old.evolve(now=at, status=Status.SUPERSEDED, superseded_by=new.memory_id, valid_to=at)
-        self.store.transact(
-            [Put(replace(new, supersedes=(old.memory_id,)), None), Put(marked, old.version)]
-        )
+        self.store.transact([Put(replace(new, supersedes=(old.memory_id,)), None), Put(marked, old.version)])
         self._audit(old.scope, "superseded", at, memory_id=old.memory_id, reason=f"by:{new.memory_id}")
 
     def _audit(
@@ -367,7 +381,9 @@ class WritePipeline:
         message_id: str | None = None,
     ) -> None:
         details: dict[str, object] = {"message_id": message_id} if message_id else {}
-        self.audit.append(AuditEvent(scope=scope, action=action, at=at, memory_id=memory_id, reason=reason, details=details))
+        self.audit.append(
+            AuditEvent(scope=scope, action=action, at=at, memory_id=memory_id, reason=reason, details=details)
+        )
 
 
 _PLACEHOLDER_TAGS = tuple(PLACEHOLDERS.values())
@@ -400,4 +416,3 @@ def _attribute(cand: Candidate, speaker: str) -> Candidate:
     if cand.content.startswith(f"{speaker}:"):
         return cand
     return replace(cand, content=f"{speaker}: {cand.content}", entities=(speaker, *cand.entities)[:8])
-

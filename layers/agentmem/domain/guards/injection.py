@@ -254,7 +254,10 @@ _LOGS = re.compile(
     _I,
 )
 _DESTINATION = re.compile(r"https?://|www\.|\b[\w.+-]+@[\w-]+\.[\w.]+|\[EMAIL\]|\[IP\]|webhook", _I)
-_SEND = re.compile(r"发到|发送到|发给|转发|同步到|同步转发|上传到|打包发|\b(?:send|forward|upload|post|sync|copy|mirror|cc)\b", _I)
+_SEND = re.compile(
+    r"发到|发送到|发给|转发|同步到|同步转发|上传到|打包发|\b(?:send|forward|upload|post|sync|copy|mirror|cc)\b",
+    _I,
+)
 
 
 def _data_exfiltration(text: str) -> bool:

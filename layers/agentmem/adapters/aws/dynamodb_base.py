@@ -1,0 +1,149 @@
+"""DynamoDB plumbing shared by the AWS stores: one table handle over a lazily built low-level
+client, error translation, paginated queries, batched deletes, opaque cursors.
+
+Items travel in typed DynamoDB JSON (``{"S": ...}``), the low-level client's and the stream's
+form, so memory records go through :mod:`agentmem.adapters.codec` images unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from agentmem.adapters.aws.errors import LazyClient, error_code, translate
+from agentmem.errors import StoreUnavailable, ValidationFailed
+
+BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
+UNPROCESSED_RETRIES = 5  # BatchWriteItem rounds for items DynamoDB left unprocessed (throttling)
+
+Item = dict[str, Any]
+
+
+def s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def n(value: int | float) -> dict[str, str]:
+    return {"N": str(value)}
+
+
+def text(item: Mapping[str, Any], name: str, default: str = "") -> str:
+    value = item.get(name)
+    return str(value["S"]) if isinstance(value, Mapping) and "S" in value else default
+
+
+def number(item: Mapping[str, Any], name: str, default: int = 0) -> int:
+    value = item.get(name)
+    return int(value["N"]) if isinstance(value, Mapping) and "N" in value else default
+
+
+class ConditionFailed(Exception):  # internal signal, never leaves the adapters
+    """A conditional write failed; ``item`` is the stored item when DynamoDB returned it."""
+
+    def __init__(self, item: Item | None) -> None:
+        super().__init__("conditional check failed")
+        self.item = item
+
+
+def encode_cursor(key: Mapping[str, Any]) -> str:
+    """An opaque cursor from a (string-typed) DynamoDB key."""
+    plain = {name: value["S"] for name, value in key.items()}
+    return base64.urlsafe_b64encode(json.dumps(plain, sort_keys=True).encode("utf-8")).decode("ascii")
+
+
+def decode_cursor(cursor: str, required: Sequence[str]) -> Item:
+    try:
+        plain = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8"))
+    except (binascii.Error, UnicodeError, ValueError) as exc:
+        raise ValidationFailed("invalid cursor", details={"cursor": cursor}) from exc
+    if not isinstance(plain, dict) or any(not isinstance(plain.get(k), str) for k in required):
+        raise ValidationFailed("invalid cursor", details={"cursor": cursor})
+    return {name: s(plain[name]) for name in required}
+
+
+class DynamoTable:
+    """One table: every call names it, every SDK error leaves as an agentmem error."""
+
+    def __init__(
+        self, client: LazyClient[Any], name: str, *, store: str, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
+        self.client = client
+        self.name = name
+        self.store = store
+        self._sleep = sleep
+
+    def call(self, operation: str, *, table: bool = True, **kwargs: Any) -> dict[str, Any]:
+        """Run ``operation``; a failed condition raises :class:`ConditionFailed`."""
+        if table:
+            kwargs["TableName"] = self.name
+        try:
+            result: dict[str, Any] = getattr(self.client.get(), operation)(**kwargs)
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                raise ConditionFailed(exc.response.get("Item")) from exc
+            raise translate(exc, store=self.store, operation=operation) from exc
+        except BotoCoreError as exc:
+            raise translate(exc, store=self.store, operation=operation) from exc
+        return result
+
+    def query(self, *, limit: int | None = None, **kwargs: Any) -> Iterator[Item]:
+        """Items of a query, following ``LastEvaluatedKey``; stops after ``limit`` items."""
+        taken = 0
+        while True:
+            page = self.call("query", **kwargs)
+            for item in page.get("Items", []):
+                yield item
+                taken += 1
+                if limit is not None and taken >= limit:
+                    return
+            last = page.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    def partition_keys(self, pk: str, prefix: str | None = None) -> list[Item]:
+        """The (pk, sk) keys of a partition, optionally only those whose sk starts with ``prefix``."""
+        condition = "pk = :pk"
+        values: dict[str, Any] = {":pk": s(pk)}
+        if prefix is not None:
+            condition += " AND begins_with(sk, :prefix)"
+            values[":prefix"] = s(prefix)
+        return list(
+            self.query(
+                KeyConditionExpression=condition,
+                ExpressionAttributeValues=values,
+                ProjectionExpression="pk, sk",
+                ConsistentRead=True,
+            )
+        )
+
+    def batch_delete(self, keys: Sequence[Item]) -> None:
+        """Delete ``keys`` 25 at a time; unprocessed items are retried with backoff
+        (:data:`UNPROCESSED_RETRIES` rounds), then StoreUnavailable."""
+        for start in range(0, len(keys), BATCH_WRITE_SIZE):
+            pending: list[dict[str, Any]] = [
+                {"DeleteRequest": {"Key": {"pk": k["pk"], "sk": k["sk"]}}}
+                for k in keys[start : start + BATCH_WRITE_SIZE]
+            ]
+            for attempt in range(UNPROCESSED_RETRIES + 1):
+                result = self.call("batch_write_item", table=False, RequestItems={self.name: pending})
+                pending = list((result.get("UnprocessedItems") or {}).get(self.name, []))
+                if not pending:
+                    break
+                if attempt < UNPROCESSED_RETRIES:
+                    self._sleep(min(0.05 * 2**attempt, 1.0))
+            if pending:
+                raise StoreUnavailable(
+                    f"{self.store}: {len(pending)} deletes left unprocessed",
+                    details={
+                        "store": self.store,
+                        "operation": "batch_write_item",
+                        "unprocessed": len(pending),
+                    },
+                )

@@ -1,0 +1,117 @@
+"""The DynamoDB tables of the AWS backend, as ``CreateTable`` requests (docs/aws.md explains them).
+
+The infrastructure code should create the same key schemas and indexes; :func:`create_tables`
+builds them directly (moto tests, the smoke run, a developer account). Three tables:
+
+``memory`` (Streams NEW_AND_OLD_IMAGES = the projector's outbox, TTL on ``ttl``)
+    ``pk = TENANT#t#USER#u`` and, per item type, ``sk``:
+    ``MEM#<memory_id>`` a memory (codec item), ``PENDING`` the consolidation counter of the user,
+    ``SCOPE`` the scope registry entry the reconciler walks.
+    LSI ``by_key`` (pk, ``mem_key``): active-or-not records carrying a key, read consistently.
+    GSI ``dirty_users`` (``dirty_shard``, ``dirty_rank``): sparse — only PENDING items with
+    writes since the last consolidation carry these attributes.
+    GSI ``scopes`` (``scope_shard``, ``scope_key``): sparse — only SCOPE items.
+``session`` (TTL on ``ttl``)
+    ``TURN#<message_id>`` an L0 raw turn, ``DONE#<message_id>`` a processed mark,
+    ``STATE#<session_id>`` runtime task state. LSI ``by_session`` (pk, ``session_sk``) orders
+    the turns of one session by time and arrival.
+``audit`` (append-only: the functions' role gets ``PutItem`` with a condition and ``Query``)
+    ``EVT#<event_id>``; LSI ``by_time`` (pk, ``at_sk``) lists newest first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MEMORY_LSI_BY_KEY = "by_key"
+MEMORY_GSI_DIRTY = "dirty_users"
+MEMORY_GSI_SCOPES = "scopes"
+SESSION_LSI_BY_SESSION = "by_session"
+AUDIT_LSI_BY_TIME = "by_time"
+TTL_ATTRIBUTE = "ttl"
+
+
+def _keys(*names: str) -> list[dict[str, str]]:
+    return [{"AttributeName": n, "AttributeType": "S"} for n in names]
+
+
+def _schema(hash_key: str, range_key: str) -> list[dict[str, str]]:
+    return [{"AttributeName": hash_key, "KeyType": "HASH"}, {"AttributeName": range_key, "KeyType": "RANGE"}]
+
+
+def memory_table_request(name: str) -> dict[str, Any]:
+    return {
+        "TableName": name,
+        "AttributeDefinitions": _keys(
+            "pk", "sk", "mem_key", "dirty_shard", "dirty_rank", "scope_shard", "scope_key"
+        ),
+        "KeySchema": _schema("pk", "sk"),
+        "LocalSecondaryIndexes": [
+            {
+                "IndexName": MEMORY_LSI_BY_KEY,
+                "KeySchema": _schema("pk", "mem_key"),
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": MEMORY_GSI_DIRTY,
+                "KeySchema": _schema("dirty_shard", "dirty_rank"),
+                "Projection": {
+                    "ProjectionType": "INCLUDE",
+                    "NonKeyAttributes": ["tenant_id", "user_id", "writes"],
+                },
+            },
+            {
+                "IndexName": MEMORY_GSI_SCOPES,
+                "KeySchema": _schema("scope_shard", "scope_key"),
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            },
+        ],
+        "BillingMode": "PAY_PER_REQUEST",
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    }
+
+
+def session_table_request(name: str) -> dict[str, Any]:
+    return {
+        "TableName": name,
+        "AttributeDefinitions": _keys("pk", "sk", "session_sk"),
+        "KeySchema": _schema("pk", "sk"),
+        "LocalSecondaryIndexes": [
+            {
+                "IndexName": SESSION_LSI_BY_SESSION,
+                "KeySchema": _schema("pk", "session_sk"),
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+
+
+def audit_table_request(name: str) -> dict[str, Any]:
+    return {
+        "TableName": name,
+        "AttributeDefinitions": _keys("pk", "sk", "at_sk"),
+        "KeySchema": _schema("pk", "sk"),
+        "LocalSecondaryIndexes": [
+            {
+                "IndexName": AUDIT_LSI_BY_TIME,
+                "KeySchema": _schema("pk", "at_sk"),
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+
+
+def create_tables(client: Any, *, memory: str, session: str, audit: str) -> dict[str, str]:
+    """Create the three tables (and enable TTL); returns ``{"memory_stream_arn": ...}``."""
+    created = client.create_table(**memory_table_request(memory))
+    client.create_table(**session_table_request(session))
+    client.create_table(**audit_table_request(audit))
+    for table in (memory, session):
+        client.update_time_to_live(
+            TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE}
+        )
+    return {"memory_stream_arn": str(created["TableDescription"].get("LatestStreamArn", ""))}

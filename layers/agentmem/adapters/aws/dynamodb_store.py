@@ -1,0 +1,323 @@
+"""DynamoDB source of truth for memory records (:class:`agentmem.ports.MemoryStore`).
+
+One table (docs/aws.md, :mod:`.dynamodb_schema`), ``pk = scope.key`` on every item, so every
+read and write is scoped by construction. Memory items are the codec's images
+(:func:`agentmem.adapters.codec.record_to_image`: embedding as float32 bytes, ``ttl`` for
+short-term records) plus ``mem_key`` for the ``by_key`` index.
+
+* ``create``: ``PutItem`` with ``attribute_not_exists(pk)``; ``update``: ``PutItem`` with
+  ``version = :expected`` (the failed item comes back with the error, telling a version
+  conflict from an absent record);
+* ``transact``: one ``TransactWriteItems`` with a condition on every record it touches (at most
+  100 actions, 4 MB, one action per item). A cancellation naming ``ConditionalCheckFailed`` is a
+  :class:`~agentmem.errors.VersionConflict` carrying every cancellation reason; one caused only
+  by ``TransactionConflict`` (another transaction held an item) is retried
+  (:data:`TRANSACTION_CONFLICT_RETRIES` times) before it becomes one;
+* the table's stream (NEW_AND_OLD_IMAGES) is the change feed: successful writes emit exactly one
+  record per item, failed conditional writes emit nothing;
+* ``PENDING`` counters sit in a sparse GSI so consolidation finds dirty users without a scan;
+  ``SCOPE`` registry items (written before a scope's first record) in another for ``all_scopes``
+  (both in :mod:`.dynamodb_bookkeeping`);
+* a throttled transaction (``ThrottlingError`` reasons) is :class:`~agentmem.errors.StoreUnavailable`
+  — transient, the event source retries the turn; anything else cancelled is a VersionConflict.
+
+Reads are strongly consistent (the write path compares versions right after writing). DynamoDB
+deletes expired (``ttl``) items only eventually, so a short-term record may be read shortly after
+its ``expires_at`` — exactly as the embedded store, which does not filter them either.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from agentmem.adapters.aws.dynamodb_base import (
+    ConditionFailed,
+    DynamoTable,
+    Item,
+    decode_cursor,
+    encode_cursor,
+    n,
+    number,
+    s,
+    text,
+)
+from agentmem.adapters.aws.dynamodb_bookkeeping import ScopeBookkeeping, item_key
+from agentmem.adapters.aws.dynamodb_schema import MEMORY_LSI_BY_KEY
+from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
+from agentmem.adapters.codec import (
+    SORT_KEY_PREFIX,
+    image_to_record,
+    image_to_wire,
+    memory_sort_key,
+    record_to_image,
+)
+from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
+from agentmem.ports import Page, Put
+
+MAX_TRANSACTION_ACTIONS = 100
+MAX_TRANSACTION_BYTES = 4 * 1024 * 1024
+TRANSACTION_CONFLICT_RETRIES = 3  # re-sends of a transaction cancelled only by TransactionConflict
+MAX_INDEXED_KEY_BYTES = 512  # longer keys are indexed by their hash (LSI sort keys stop at 1 KB)
+_VERSION = {"#v": "version"}
+
+
+def key_attribute(key: str) -> str:
+    """What the ``by_key`` index stores for a record key."""
+    if len(key.encode("utf-8")) <= MAX_INDEXED_KEY_BYTES:
+        return key
+    return "H#" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def memory_item(record: MemoryRecord) -> Item:
+    item = record_to_image(record)
+    if record.key is not None:
+        item["mem_key"] = s(key_attribute(record.key))
+    return item
+
+
+class DynamoMemoryStore(ScopeBookkeeping):
+    """:class:`agentmem.ports.MemoryStore` over one DynamoDB table."""
+
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        client: LazyClient[Any] | None = None,
+        region: str | None = None,
+        clock: Callable[[], datetime] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        lazy = client or LazyClient(lambda: boto_client("dynamodb", region=region))
+        self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep)
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._sleep = sleep
+        self._registered: set[str] = set()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ writes
+
+    def create(self, record: MemoryRecord) -> None:
+        self._register(record.scope)
+        try:
+            self._t.call("put_item", Item=memory_item(record), ConditionExpression="attribute_not_exists(pk)")
+        except ConditionFailed as exc:
+            raise VersionConflict(
+                "memory already exists", details={"memory_id": record.memory_id, "expected": None}
+            ) from exc
+
+    def update(self, record: MemoryRecord, expected_version: int) -> None:
+        try:
+            self._t.call(
+                "put_item",
+                Item=memory_item(record),
+                ConditionExpression="attribute_exists(pk) AND #v = :expected",
+                ExpressionAttributeNames=_VERSION,
+                ExpressionAttributeValues={":expected": n(expected_version)},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ConditionFailed as exc:
+            if not exc.item:
+                raise NotFound("memory not found", details={"memory_id": record.memory_id}) from exc
+            raise VersionConflict(
+                "memory changed concurrently",
+                details={
+                    "memory_id": record.memory_id,
+                    "expected": expected_version,
+                    "actual": number(exc.item, "version"),
+                },
+            ) from exc
+
+    @staticmethod
+    def _transaction_items(puts: Sequence[Put], table: str) -> list[dict[str, Any]]:
+        actions: list[dict[str, Any]] = []
+        total = 0
+        for put in puts:
+            item = memory_item(put.record)
+            total += len(json.dumps(image_to_wire(item)))  # base64 binaries: an over-estimate
+            action: dict[str, Any] = {
+                "TableName": table,
+                "Item": item,
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+            if put.expected_version is None:
+                action["ConditionExpression"] = "attribute_not_exists(pk)"
+            else:
+                action["ConditionExpression"] = "attribute_exists(pk) AND #v = :expected"
+                action["ExpressionAttributeNames"] = _VERSION
+                action["ExpressionAttributeValues"] = {":expected": n(put.expected_version)}
+            actions.append({"Put": action})
+        if total > MAX_TRANSACTION_BYTES:
+            raise ValidationFailed("transaction exceeds 4 MB", details={"bytes": total})
+        return actions
+
+    def transact(self, puts: Sequence[Put]) -> None:
+        keys = [(p.record.scope.key, p.record.memory_id) for p in puts]
+        if len(set(keys)) != len(keys):
+            raise ValidationFailed("a transaction may touch each memory only once")
+        if not puts:
+            return
+        if len(puts) > MAX_TRANSACTION_ACTIONS:
+            raise ValidationFailed("a transaction holds at most 100 writes", details={"writes": len(puts)})
+        actions = self._transaction_items(puts, self._t.name)
+        for scope in {p.record.scope for p in puts if p.expected_version is None}:
+            self._register(scope)
+        for attempt in range(TRANSACTION_CONFLICT_RETRIES + 1):
+            try:
+                self._t.client.get().transact_write_items(
+                    TransactItems=actions, ClientRequestToken=uuid.uuid4().hex
+                )
+                return
+            except ClientError as exc:
+                if error_code(exc) != "TransactionCanceledException":
+                    raise translate(exc, store="dynamodb", operation="transact_write_items") from exc
+                reasons = list(exc.response.get("CancellationReasons") or [])
+                codes = [str(r.get("Code", "None")) for r in reasons]
+                failed = [c for c in codes if c not in ("None", "")]
+                if (
+                    failed
+                    and all(c == "TransactionConflict" for c in failed)
+                    and attempt < TRANSACTION_CONFLICT_RETRIES
+                ):
+                    self._sleep(0.02 * 2**attempt)
+                    continue
+                raise self._cancelled(puts, reasons, codes, attempt) from exc
+            except BotoCoreError as exc:
+                raise translate(exc, store="dynamodb", operation="transact_write_items") from exc
+
+    @staticmethod
+    def _cancelled(
+        puts: Sequence[Put], reasons: list[dict[str, Any]], codes: list[str], attempt: int
+    ) -> VersionConflict | StoreUnavailable:
+        details: dict[str, object] = {"reasons": codes, "attempts": attempt + 1}
+        if any(c in ("ThrottlingError", "ProvisionedThroughputExceeded") for c in codes) and (
+            "ConditionalCheckFailed" not in codes
+        ):
+            return StoreUnavailable(
+                "transaction cancelled: throttled", details={"store": "dynamodb", **details}
+            )
+        first = next((i for i, c in enumerate(codes) if c == "ConditionalCheckFailed"), None)
+        if first is None:
+            first = next((i for i, c in enumerate(codes) if c not in ("None", "")), 0)
+        put = puts[min(first, len(puts) - 1)]
+        stored = reasons[first].get("Item") if first < len(reasons) else None
+        details.update(
+            memory_id=put.record.memory_id,
+            expected=put.expected_version,
+            actual=number(stored, "version") if stored else None,
+        )
+        return VersionConflict("transaction cancelled: " + ",".join(codes), details=details)
+
+    def hard_delete(self, scope: Scope, memory_id: str) -> bool:
+        result = self._t.call(
+            "delete_item", Key=item_key(scope, memory_sort_key(memory_id)), ReturnValues="ALL_OLD"
+        )
+        return bool(result.get("Attributes"))
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Every item of the partition (records, counter, registry entry); counts the records."""
+        keys = self._t.partition_keys(scope.key)
+        self._t.batch_delete(keys)
+        with self._lock:
+            self._registered.discard(scope.key)
+        return sum(1 for k in keys if text(k, "sk").startswith(SORT_KEY_PREFIX))
+
+    # ------------------------------------------------------------------ reads
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
+        result = self._t.call(
+            "get_item", Key=item_key(scope, memory_sort_key(memory_id)), ConsistentRead=True
+        )
+        item = result.get("Item")
+        return image_to_record(item) if item else None
+
+    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        wanted = list(dict.fromkeys(memory_ids))
+        found: dict[str, MemoryRecord] = {}
+        for start in range(0, len(wanted), 100):
+            pending: dict[str, Any] = {
+                self._t.name: {
+                    "Keys": [item_key(scope, memory_sort_key(m)) for m in wanted[start : start + 100]],
+                    "ConsistentRead": True,
+                }
+            }
+            for attempt in range(6):  # rounds for keys DynamoDB left unprocessed (throttling)
+                result = self._t.call("batch_get_item", table=False, RequestItems=pending)
+                for item in (result.get("Responses") or {}).get(self._t.name, []):
+                    record = image_to_record(item)
+                    found[record.memory_id] = record
+                pending = result.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                self._sleep(min(0.05 * 2**attempt, 1.0))
+            if pending:
+                raise StoreUnavailable(
+                    "dynamodb: batch get left keys unprocessed", details={"store": "dynamodb"}
+                )
+        return {m: found[m] for m in wanted if m in found}
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        statuses: Iterable[Status] = (Status.ACTIVE,),
+        category: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        wanted = sorted({Status(x).value for x in statuses})
+        if not wanted or limit <= 0:
+            return Page(items=[], next_cursor=None)
+        names = {"#s": "status"}
+        values: dict[str, Any] = {":pk": s(scope.key), ":mem": s(SORT_KEY_PREFIX)}
+        values.update({f":s{i}": s(v) for i, v in enumerate(wanted)})
+        condition = "#s IN (" + ", ".join(f":s{i}" for i in range(len(wanted))) + ")"
+        if category is not None:
+            condition += " AND category = :category"
+            values[":category"] = s(str(category))
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :mem)",
+            "FilterExpression": condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+            "Limit": min(max(2 * (limit + 1), 25), 500),
+        }
+        if cursor is not None:
+            after = decode_cursor(cursor, ["m"])
+            kwargs["ExclusiveStartKey"] = item_key(scope, memory_sort_key(text(after, "m")))
+        items = [image_to_record(i) for i in self._t.query(limit=limit + 1, **kwargs)]
+        more = len(items) > limit
+        items = items[:limit]
+        next_cursor = encode_cursor({"m": s(items[-1].memory_id)}) if more else None
+        return Page(items=items, next_cursor=next_cursor)
+
+    def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
+        found = self._t.query(
+            IndexName=MEMORY_LSI_BY_KEY,
+            KeyConditionExpression="pk = :pk AND mem_key = :key",
+            FilterExpression="#s = :active",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={
+                ":pk": s(scope.key),
+                ":key": s(key_attribute(key)),
+                ":active": s(Status.ACTIVE.value),
+            },
+            ConsistentRead=True,
+        )
+        records = [r for r in (image_to_record(i) for i in found) if r.key == key]
+        return sorted(records, key=lambda r: r.memory_id, reverse=True)
+
+    def scan_active(self, scope: Scope, limit: int) -> builtins.list[MemoryRecord]:
+        return self.list(scope, statuses=(Status.ACTIVE,), limit=limit).items

@@ -1,0 +1,316 @@
+"""OpenSearch :class:`~agentmem.ports.SearchIndex`: k-NN + BM25 projection of active memories.
+
+Requests are built by :mod:`.opensearch_dsl` (mapping, documents, queries — every query scoped).
+Versioning follows :class:`~agentmem.ports.ProjectionOutcome` with OpenSearch's external versions:
+
+* upsert of an active record: ``PUT _doc/<id>?version=v&version_type=external`` — an older or
+  equal version is refused with 409; on a 409 the stored version and hash are read (``GET``) to
+  tell a replay (STALE) from drift (same version, another hash: CONFLICT). A 409 with no stored
+  document is a delete tombstone holding an equal or newer version: STALE;
+* upsert of a non-active record: ``DELETE _doc/<id>?version=v&version_type=external`` (the same
+  rules, so an older "superseded" image cannot remove a newer active document);
+* ``delete(scope, id, v)``: ``version_type=external_gte`` — the index may hold exactly ``v``
+  (deleting the version it shows is the point), not more.
+
+Deleted versions are remembered only for ``index.gc_deletes`` (60 s by default): a replay of an
+older version arriving later than that can re-create a deleted document. The projector's
+read-through of the source of truth (services/projector.py) refuses such replays, and the
+reconciler removes any orphan that slips through; ``erase_scope`` uses ``_delete_by_query``
+whose internal-version deletes hold re-adds of erased ids back for the same window.
+
+Serverless (``aoss``): requests are signed for the ``aoss`` service, but Serverless *vector*
+collections do not accept caller-chosen document ids, so this adapter's versioned writes need a
+managed domain (``es``) or a collection type that keeps ids — see docs/aws.md.
+
+Any transport error (429, 5xx, connection, authorisation) leaves as
+:class:`~agentmem.errors.StoreUnavailable`; the client retries timeouts and 502/503/504 itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+
+import numpy as np
+from opensearchpy.exceptions import (
+    ConflictError,
+    ImproperlyConfigured,
+    NotFoundError,
+    OpenSearchException,
+    TransportError,
+)
+
+from agentmem.adapters.aws import opensearch_dsl as dsl
+from agentmem.adapters.aws.errors import LazyClient
+from agentmem.domain.models import MemoryRecord, Scope
+from agentmem.errors import ConfigurationError, StoreUnavailable
+from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+PAGE_SIZE = 500
+MGET_CHUNK = 500
+
+
+def build_client(endpoint: str, *, region: str | None, service: str, session: Any = None) -> Any:
+    """An ``OpenSearch`` client signing every request with SigV4 for ``service`` (es | aoss)."""
+    import boto3
+    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+
+    boto_session = session or boto3.session.Session()
+    credentials = boto_session.get_credentials()
+    if credentials is None:
+        raise ConfigurationError("no AWS credentials to sign OpenSearch requests with")
+    region_name = region or boto_session.region_name
+    if not region_name:
+        raise ConfigurationError("AGENTMEM_AWS_REGION is needed to sign OpenSearch requests")
+    parsed = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}")
+    return OpenSearch(
+        hosts=[{"host": parsed.hostname, "port": parsed.port or 443}],
+        http_auth=AWSV4SignerAuth(credentials, region_name, service),
+        use_ssl=True,
+        verify_certs=True,
+        connection_class=RequestsHttpConnection,
+        timeout=10,
+        max_retries=2,
+        retry_on_timeout=True,
+        pool_maxsize=16,
+    )
+
+
+def _store_error(exc: OpenSearchException, operation: str) -> StoreUnavailable:
+    details: dict[str, object] = {"store": "opensearch", "operation": operation}
+    if isinstance(exc, TransportError):
+        details.update(status=exc.status_code, error=str(exc.error)[:200])
+    return StoreUnavailable(
+        f"opensearch unavailable during {operation}: {type(exc).__name__}", details=details
+    )
+
+
+class OpenSearchIndex:
+    """:class:`agentmem.ports.SearchIndex` on one OpenSearch index.
+
+    ``client`` builds the ``opensearchpy.OpenSearch`` client on first use; ``refresh`` is passed
+    on writes (``False`` in production: near-real-time within ``refresh_interval``; tests and
+    live checks use ``True``).
+    """
+
+    def __init__(
+        self,
+        client: LazyClient[Any] | Callable[[], Any],
+        *,
+        index: str,
+        dimension: int,
+        refresh: bool | str = False,
+        engine: str = dsl.KNN_ENGINE,
+    ) -> None:
+        self._client = client if isinstance(client, LazyClient) else LazyClient(client)
+        self.index = index
+        self.dimension = dimension
+        self._refresh = str(refresh).lower() if isinstance(refresh, bool) else refresh
+        self._engine = engine
+        self._ready = False
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _call(self, operation: str, fn: Callable[[Any], R]) -> R:
+        self.ensure_index()
+        try:
+            return fn(self._client.get())
+        except ImproperlyConfigured as exc:
+            raise ConfigurationError(f"opensearch client misconfigured: {exc}") from exc
+        except (ConflictError, NotFoundError):
+            raise
+        except OpenSearchException as exc:
+            raise _store_error(exc, operation) from exc
+
+    def ensure_index(self) -> None:
+        """Create the index template and the index once per process (idempotent)."""
+        if self._ready:
+            return
+        with self._lock:
+            if self._ready:
+                return
+            try:
+                client = self._client.get()
+                client.indices.put_index_template(
+                    name=self.index, body=dsl.index_template(self.index, self.dimension)
+                )
+                if not client.indices.exists(index=self.index):
+                    try:
+                        client.indices.create(index=self.index, body=dsl.index_body(self.dimension))
+                    except TransportError as exc:
+                        if exc.status_code != 400 or "resource_already_exists" not in str(exc.error):
+                            raise
+            except ImproperlyConfigured as exc:
+                raise ConfigurationError(f"opensearch client misconfigured: {exc}") from exc
+            except OpenSearchException as exc:
+                raise _store_error(exc, "ensure_index") from exc
+            self._ready = True
+
+    def _stored(self, scope: Scope, memory_id: str) -> tuple[int, str] | None:
+        """(version, hash) of the stored document, None if absent."""
+        try:
+            doc = self._call(
+                "get",
+                lambda c: c.get(
+                    index=self.index,
+                    id=dsl.document_id(scope, memory_id),
+                    routing=dsl.routing(scope),
+                    _source_includes="version,content_hash",
+                ),
+            )
+        except NotFoundError:
+            return None
+        except ConflictError as exc:
+            raise _store_error(exc, "get") from exc
+        if not doc.get("found"):
+            return None
+        return int(doc["_version"]), str((doc.get("_source") or {}).get("content_hash", ""))
+
+    def _refused(self, record: MemoryRecord) -> ProjectionOutcome:
+        stored = self._stored(record.scope, record.memory_id)
+        if stored is not None and stored[0] == record.version and stored[1] != record.content_hash:
+            return ProjectionOutcome.CONFLICT
+        return ProjectionOutcome.STALE
+
+    # ------------------------------------------------------------------ writes
+
+    def upsert(self, record: MemoryRecord) -> ProjectionOutcome:
+        scope = record.scope
+        if not record.is_active:
+            return self._delete(scope, record.memory_id, record.version, "external", record)
+        try:
+            self._call(
+                "index",
+                lambda c: c.index(
+                    index=self.index,
+                    id=dsl.document_id(scope, record.memory_id),
+                    body=dsl.document(record, self.dimension),
+                    routing=dsl.routing(scope),
+                    version=record.version,
+                    version_type="external",
+                    refresh=self._refresh,
+                ),
+            )
+        except ConflictError:
+            return self._refused(record)
+        except NotFoundError as exc:
+            raise _store_error(exc, "index") from exc
+        return ProjectionOutcome.APPLIED
+
+    def _delete(
+        self, scope: Scope, memory_id: str, version: int, version_type: str, record: MemoryRecord | None
+    ) -> ProjectionOutcome:
+        try:
+            self._call(
+                "delete",
+                lambda c: c.delete(
+                    index=self.index,
+                    id=dsl.document_id(scope, memory_id),
+                    routing=dsl.routing(scope),
+                    version=version,
+                    version_type=version_type,
+                    refresh=self._refresh,
+                ),
+            )
+        except ConflictError:
+            return self._refused(record) if record is not None else ProjectionOutcome.STALE
+        except NotFoundError as exc:
+            if isinstance(exc.info, dict) and exc.info.get("result") == "not_found":
+                return ProjectionOutcome.STALE  # nothing indexed; the delete left a tombstone
+            raise _store_error(exc, "delete") from exc
+        return ProjectionOutcome.APPLIED
+
+    def delete(self, scope: Scope, memory_id: str, version: int) -> ProjectionOutcome:
+        return self._delete(scope, memory_id, version, "external_gte", None)
+
+    def erase_scope(self, scope: Scope) -> int:
+        result = self._call(
+            "delete_by_query",
+            lambda c: c.delete_by_query(
+                index=self.index,
+                body=dsl.scope_delete_query(scope),
+                routing=dsl.routing(scope),
+                conflicts="proceed",
+                refresh="true",
+            ),
+        )
+        return int(result.get("deleted", 0))
+
+    # ------------------------------------------------------------------ queries
+
+    def _search(self, scope: Scope, body: dict[str, Any], operation: str) -> list[dict[str, Any]]:
+        try:
+            result = self._call(
+                operation, lambda c: c.search(index=self.index, body=body, routing=dsl.routing(scope))
+            )
+        except (ConflictError, NotFoundError) as exc:
+            raise _store_error(exc, operation) from exc
+        return list((result.get("hits") or {}).get("hits") or [])
+
+    def knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> list[Hit]:
+        query = np.asarray(vector, dtype=np.float32).ravel()
+        if k <= 0 or query.size != self.dimension or not np.all(np.isfinite(query)):
+            return []
+        norm = float(np.linalg.norm(query))
+        if norm == 0 or not math.isfinite(norm):
+            return []
+        hits = self._search(scope, dsl.knn_query(scope, (query / norm).tolist(), k, model), "knn")
+        return [
+            Hit(str(h["_source"]["memory_id"]), dsl.score_to_cosine(float(h["_score"]), self._engine))
+            for h in hits
+        ]
+
+    def keyword(self, scope: Scope, text: str, k: int) -> list[Hit]:
+        if k <= 0 or not text.strip():
+            return []
+        hits = self._search(scope, dsl.keyword_query(scope, text, k), "keyword")
+        return [Hit(str(h["_source"]["memory_id"]), float(h["_score"])) for h in hits]
+
+    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
+        wanted = list(dict.fromkeys(memory_ids))
+        found: dict[str, ProjectionState] = {}
+        for start in range(0, len(wanted), MGET_CHUNK):
+            body = {
+                "docs": [
+                    {"_id": dsl.document_id(scope, m), "routing": dsl.routing(scope)}
+                    for m in wanted[start : start + MGET_CHUNK]
+                ]
+            }
+            try:
+                result = self._call("mget", partial(self._mget, body))
+            except (ConflictError, NotFoundError) as exc:
+                raise _store_error(exc, "mget") from exc
+            for doc in result.get("docs", []):
+                if doc.get("found"):
+                    source = doc.get("_source") or {}
+                    memory_id = str(source.get("memory_id", ""))
+                    found[memory_id] = ProjectionState(
+                        memory_id, int(doc["_version"]), str(source.get("content_hash", ""))
+                    )
+        return {m: found[m] for m in wanted if m in found}
+
+    def _mget(self, body: dict[str, Any], client: Any) -> Any:
+        return client.mget(index=self.index, body=body, _source_includes=",".join(dsl.SOURCE_FIELDS))
+
+    def all_states(self, scope: Scope) -> list[ProjectionState]:
+        states: list[ProjectionState] = []
+        after: list[Any] | None = None
+        while True:
+            hits = self._search(scope, dsl.scope_states_query(scope, PAGE_SIZE, after), "all_states")
+            for h in hits:
+                source = h.get("_source") or {}
+                version = int(h.get("_version", source.get("version", 0)))
+                states.append(
+                    ProjectionState(str(source["memory_id"]), version, str(source.get("content_hash", "")))
+                )
+            if len(hits) < PAGE_SIZE:
+                return states
+            after = list(hits[-1]["sort"])

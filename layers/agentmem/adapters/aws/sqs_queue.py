@@ -1,0 +1,128 @@
+"""SQS :class:`~agentmem.ports.TurnQueue`: where the API hands turns for asynchronous ingestion.
+
+Bodies are :func:`agentmem.adapters.codec.turn_to_body`. Turns go out with ``SendMessageBatch``,
+at most 10 entries and 256 KiB per call (a turn whose body alone exceeds 256 KiB is refused before
+anything is sent). FIFO queues (``.fifo`` URL) get ``MessageGroupId = scope key`` (per-user order)
+and ``MessageDeduplicationId`` = a hash of scope and message id; standard queues get neither and
+rely on the ingest function's idempotency.
+
+Entries SQS reports as failed are re-sent once when the failure is the service's
+(``SenderFault`` false); what still fails raises :class:`~agentmem.errors.StoreUnavailable` naming
+the failed and the accepted message ids — a partial send is never reported as success. A queue
+over its limit (``OverLimit``) raises :class:`~agentmem.errors.QueueFull`; throttling and 5xx
+raise StoreUnavailable (after the SDK's own retries).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
+from agentmem.adapters.codec import turn_to_body
+from agentmem.domain.models import Turn
+from agentmem.errors import AgentMemError, QueueFull, StoreUnavailable, ValidationFailed
+
+MAX_BATCH_ENTRIES = 10
+MAX_BATCH_BYTES = 256 * 1024
+SENDER_RETRY_ROUNDS = 1  # re-sends of entries SQS failed on its side (SenderFault false)
+OVER_LIMIT_CODES = frozenset({"OverLimit", "AWS.SimpleQueueService.OverLimit"})
+
+
+def deduplication_id(turn: Turn) -> str:
+    return hashlib.sha256(f"{turn.scope.key}\x00{turn.message_id}".encode()).hexdigest()
+
+
+def batches(entries: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Consecutive groups of at most 10 entries and 256 KiB of bodies."""
+    out: list[list[dict[str, Any]]] = []
+    size = 0
+    for entry in entries:
+        body = len(entry["MessageBody"].encode("utf-8"))
+        if not out or len(out[-1]) >= MAX_BATCH_ENTRIES or size + body > MAX_BATCH_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(entry)
+        size += body
+    return out
+
+
+class SqsTurnQueue:
+    """:class:`agentmem.ports.TurnQueue` on one SQS queue (standard or FIFO)."""
+
+    def __init__(
+        self, queue_url: str, *, client: LazyClient[Any] | None = None, region: str | None = None
+    ) -> None:
+        self._url = queue_url
+        self._client = client or LazyClient(lambda: boto_client("sqs", region=region))
+        self.fifo = queue_url.endswith(".fifo")
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def _entry(self, index: int, turn: Turn) -> dict[str, Any]:
+        entry: dict[str, Any] = {"Id": str(index), "MessageBody": turn_to_body(turn)}
+        if len(entry["MessageBody"].encode("utf-8")) > MAX_BATCH_BYTES:
+            raise ValidationFailed(
+                "turn too large for one SQS message",
+                details={"message_id": turn.message_id, "limit": MAX_BATCH_BYTES},
+            )
+        if self.fifo:
+            entry["MessageGroupId"] = turn.scope.key
+            entry["MessageDeduplicationId"] = deduplication_id(turn)
+        return entry
+
+    def _send_batch(self, entries: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+        """(ids SQS accepted, failure entries)."""
+        try:
+            result = self._client.get().send_message_batch(QueueUrl=self._url, Entries=entries)
+        except ClientError as exc:
+            if error_code(exc) in OVER_LIMIT_CODES:
+                raise QueueFull("ingest queue is over its limit", details={"code": error_code(exc)}) from exc
+            raise translate(exc, store="sqs", operation="send_message_batch") from exc
+        except BotoCoreError as exc:
+            raise translate(exc, store="sqs", operation="send_message_batch") from exc
+        return [str(s["Id"]) for s in result.get("Successful", [])], list(result.get("Failed", []))
+
+    def send(self, turns: Sequence[Turn]) -> list[str]:
+        entries = [self._entry(i, t) for i, t in enumerate(turns)]
+        by_id = {e["Id"]: e for e in entries}
+        sent: list[str] = []
+        failed: list[dict[str, Any]] = []
+        try:
+            for batch in batches(entries):
+                ok, bad = self._send_batch(batch)
+                sent.extend(ok)
+                for _ in range(SENDER_RETRY_ROUNDS):
+                    retry = [by_id[str(f["Id"])] for f in bad if not f.get("SenderFault")]
+                    if not retry:
+                        break
+                    ok, again = self._send_batch(retry)
+                    sent.extend(ok)
+                    bad = [f for f in bad if f.get("SenderFault")] + again
+                failed.extend(bad)
+        except AgentMemError as exc:
+            if sent:  # some batches went out before this one failed: say which
+                exc.details.setdefault("sent", [turns[int(i)].message_id for i in sent])
+            raise
+        if failed:
+            raise StoreUnavailable(
+                f"{len(failed)} of {len(turns)} turns were not enqueued",
+                details={
+                    "store": "sqs",
+                    "failed": [
+                        {
+                            "message_id": turns[int(f["Id"])].message_id,
+                            "code": f.get("Code"),
+                            "sender_fault": bool(f.get("SenderFault")),
+                        }
+                        for f in failed
+                    ],
+                    "sent": [turns[int(i)].message_id for i in sent],
+                },
+            )
+        return [t.message_id for t in turns]
