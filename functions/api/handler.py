@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
 
 from agentmem.api.app import resolve
 
 logger = Logger(service="agentmem-api")
+tracer = Tracer(service="agentmem-api")
+metrics = Metrics(namespace="agentmem", service="api")
 
 
+@metrics.log_metrics(raise_on_empty_metrics=False)
 @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
+@tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return resolve(event, context)
+    response = resolve(event, context)
+    metrics.add_metric(name=f"Http{int(response.get('statusCode', 500)) // 100}xx", unit=MetricUnit.Count, value=1)
+    return response

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agentmem.runtime import get_container
 
 logger = Logger(service="agentmem-consolidate")
+tracer = Tracer(service="agentmem-consolidate")
 metrics = Metrics(namespace="agentmem", service="consolidate")
 
 
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @logger.inject_lambda_context
+@tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     container = get_container()
     detail = event.get("detail") or {}

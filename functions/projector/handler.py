@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
@@ -14,6 +14,7 @@ from agentmem.adapters.codec import change_from_stream_record
 from agentmem.runtime import get_container
 
 logger = Logger(service="agentmem-projector")
+tracer = Tracer(service="agentmem-projector")
 metrics = Metrics(namespace="agentmem", service="projector")
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
 
@@ -36,6 +37,7 @@ def record_handler(record: DynamoDBRecord) -> None:
 
 @metrics.log_metrics
 @logger.inject_lambda_context
+@tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context

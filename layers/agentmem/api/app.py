@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Annotated, Any
 
+from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import (
@@ -23,6 +24,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from agentmem.api.schemas import (
@@ -68,6 +70,15 @@ STATUS_BY_ERROR: dict[type[AgentMemError], int] = {
     ConfigurationError: 500,
 }
 MAX_BODY_BYTES = 256 * 1024
+
+# Shares Powertools' metric set with the api λ's Metrics (same namespace), flushed per invocation.
+metrics = Metrics(namespace="agentmem", service="api")
+
+
+def _count_degraded(degraded: list[str]) -> None:
+    for component in degraded:
+        metrics.add_metric(name=f"Degraded_{component}", unit=MetricUnit.Count, value=1)
+
 
 app = APIGatewayRestResolver(
     enable_validation=True,
@@ -222,6 +233,7 @@ def post_context(body: Annotated[ContextIn, Body()]) -> dict[str, Any]:
         p.scope, body.query, mode=Mode(body.mode), now=_now(body.at), session_id=body.session_id
     )
     ctx = result.context
+    _count_degraded(result.degraded)
     return {
         "context": ctx.text,
         "mode": ctx.mode.value,
@@ -242,6 +254,7 @@ def post_context(body: Annotated[ContextIn, Body()]) -> dict[str, Any]:
 def post_recall(body: Annotated[RecallIn, Body()]) -> dict[str, Any]:
     p = principal()
     result = _c().recall.recall(p.scope, body.query, k=body.k, now=_now(body.at), categories=body.categories)
+    _count_degraded(result.degraded)
     return {
         "memories": [MemoryOut.of(s.record, s).model_dump(mode="json") for s in result.memories],
         "degraded": result.degraded,

@@ -38,6 +38,7 @@ def load(name: str) -> ModuleType:
     if name not in _loaded:
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+        os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
         warnings.filterwarnings("ignore", message="No application metrics to publish")
         path = functions_dir() / name / "handler.py"
         spec = importlib.util.spec_from_file_location(f"agentmem_functions_{name}", path)
