@@ -117,6 +117,26 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _smoke(args: argparse.Namespace) -> int:
+    from agentmem.adapters.aws.smoke import run_smoke
+
+    if not args.moto:
+        print(
+            "agentmem smoke: only --moto is supported offline (a deployed stack is checked with the live tests)",
+            file=sys.stderr,
+        )
+        return 2
+    summary = run_smoke(turns=args.turns)
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
+    else:
+        for key in ("turns_sent", "turns_accounted", "memories_written", "memories_projected", "recall_ok"):
+            print(f"{key:20} {summary[key]}")
+        for failure in summary["failures"]:
+            print(f"FAIL {failure}")
+    return 0 if not summary["failures"] and summary["turns_accounted"] == summary["turns_sent"] else 1
+
+
 def _demo(args: argparse.Namespace) -> int:
     from agentmem.demo import run_demo
 
@@ -137,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="a scripted bilingual conversation, end to end")
     demo.add_argument("--embedder", default="auto")
     demo.set_defaults(func=_demo)
+
+    smoke = sub.add_parser("smoke", help="the whole AWS write/read path in-process on moto")
+    smoke.add_argument("--moto", action="store_true", help="run against moto (the only offline target)")
+    smoke.add_argument("--turns", type=int, default=20)
+    smoke.add_argument("--json", action="store_true")
+    smoke.set_defaults(func=_smoke)
 
     invoke = sub.add_parser("invoke", help="run a Lambda handler locally on a sample event")
     invoke.add_argument("function", choices=["ingest", "api", "projector", "consolidate", "reconcile"])

@@ -63,6 +63,7 @@ def authorize(
 class _Handler(BaseHTTPRequestHandler):
     server_version = "agentmem-local"
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small JSON responses: don't wait for the delayed ACK (~40 ms)
     settings: Settings
 
     def log_message(self, format: str, *args: Any) -> None:  # quieter than stderr per request

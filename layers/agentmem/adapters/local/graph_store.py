@@ -122,9 +122,10 @@ class LocalGraphStore:
             linked = {
                 r[0]
                 for r in conn.execute(
-                    "SELECT dst FROM edges WHERE pk = ? AND src = ? AND type = 'BELONGS_TO'"
-                    " AND dst IN (SELECT vertex_id FROM vertices WHERE pk = ? AND kind = 'entity')",
-                    (pk, memory_id, pk),
+                    "SELECT e.dst FROM edges e WHERE e.pk = ? AND e.src = ? AND e.type = 'BELONGS_TO'"
+                    " AND EXISTS (SELECT 1 FROM vertices v WHERE v.pk = e.pk AND v.vertex_id = e.dst"
+                    " AND v.kind = 'entity')",
+                    (pk, memory_id),
                 )
             }
             for gone in linked - wanted:

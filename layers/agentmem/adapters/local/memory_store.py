@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS memories (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS memories_by_status ON memories (pk, status, memory_id);
 CREATE INDEX IF NOT EXISTS memories_by_key ON memories (pk, key, status);
+CREATE INDEX IF NOT EXISTS memories_by_category ON memories (pk, category, status, memory_id);
 CREATE TABLE IF NOT EXISTS outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     event_name TEXT NOT NULL CHECK (event_name IN ('INSERT', 'MODIFY', 'REMOVE')),
