@@ -28,6 +28,7 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
             r"\bwhen you (?:answer|reply|respond|write|explain)\b|\bin your (?:answers|replies|responses)\b|"
             r"\b(?:all|any|every) (?:the )?(?:scripts?|reports?|answers?|code|emails?|docs?|queries|sql|replies)\b.{0,40}\b(?:should|must|need to|have to)\b|"
             r"\b(?:should|must) target\b|\btarget (?:python|node|java|go)\b|"
+            r"\b(?:should|must|need to|has to|have to) (?:always|never)\b|\balways (?:be|use|follow|include|round|cite)\b|"
             r"千万(?:别|不要)|都(?:要|先|得|用|按)|一律|统一(?:用|按)|(?:直接|先)用.{0,12}(?:就行|即可)|(?:称呼|叫|喊)我",
             re.IGNORECASE,
         ),
@@ -38,6 +39,8 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
             r"我叫|我的名字|叫我|我是(?!说)|我(?:今年)?\d+岁|我住|我家在|我在.{0,10}(?:工作|上班|做|读书|上学)|我的(?:职业|工作|岗位|经理|领导|老板|上司)|我(?:老婆|老公|妻子|丈夫|女儿|儿子|孩子|妈妈|爸爸)|"
             r"\bmy name\b|\bcall me\b|\bI(?:'m| am) (?:a|an|the|from|\d+)\b|\bI work\b|\bI live\b|\bI(?:'ve| have)? moved\b|"
             r"\bI(?:'m| am) (?:on[- ]call|based|married|retired|pregnant|studying|majoring)\b|\bI use a (?:screen reader|wheelchair|hearing aid)\b|"
+            r"\bI (?:mainly |mostly |usually )?(?:handle|manage|lead|run|own|cover|look after|am responsible for|take care of|support)\b(?!\s+(?:it|this|that|them)\b)|"
+            r"我(?:最近|目前|现在|平时)?(?:主要)?(?:负责|处理|管理|对接|跟进|带)|"
             r"\bmy (?:job|role|manager|boss|wife|husband|partner|daughter|son|kids?|children|mom|dad|mother|father|family)\b|\bI(?:'m| am) based\b",
             re.IGNORECASE,
         ),

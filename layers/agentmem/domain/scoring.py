@@ -19,10 +19,10 @@ from agentmem.domain.text import lexical_match
 
 @dataclass(frozen=True, slots=True)
 class ScoringWeights:
-    semantic: float = 0.5
+    semantic: float = 0.6
     lexical: float = 0.2
-    recency: float = 0.1
-    importance: float = 0.2
+    recency: float = 0.05
+    importance: float = 0.15
 
     def __post_init__(self) -> None:
         values = (self.semantic, self.lexical, self.recency, self.importance)
@@ -35,7 +35,7 @@ class ScoringWeights:
 @dataclass(frozen=True, slots=True)
 class Scorer:
     weights: ScoringWeights = ScoringWeights()
-    half_life_hours: float = 24.0 * 30
+    half_life_hours: float = 24.0 * 182.5
 
     def __post_init__(self) -> None:
         if not self.half_life_hours > 0:
