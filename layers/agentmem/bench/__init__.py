@@ -7,7 +7,8 @@ shared machines; ratios travel better).
 - ``ingest``: turns per second through the write path, embedder time apart;
 - ``projector``: stream records per second into the embedded projections;
 - ``cold-start``: handler import times and the dependency footprint;
-- ``cost``: LLM calls, tokens and embedding calls per turn and per context request.
+- ``cost``: LLM calls, tokens and embedding calls per turn and per context request;
+- ``load``: concurrent clients against the local server, then every accepted turn accounted for.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from agentmem.bench.common import machine, say
 
-BENCHMARKS = ("recall", "ingest", "projector", "cold-start", "cost")
+BENCHMARKS = ("recall", "ingest", "projector", "cold-start", "cost", "load")
 
 
 def _runner(name: str) -> Callable[..., dict[str, Any]]:
@@ -42,6 +43,10 @@ def _runner(name: str) -> Callable[..., dict[str, Any]]:
         from agentmem.bench import cost
 
         return cost.run
+    if name == "load":
+        from agentmem.bench import load
+
+        return load.run
     raise ValueError(f"unknown benchmark {name!r}; expected one of {', '.join(BENCHMARKS)} or all")
 
 
