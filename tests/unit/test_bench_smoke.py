@@ -89,7 +89,7 @@ def test_cost_bench() -> None:
 
 
 def test_registry_and_corpus() -> None:
-    assert BENCHMARKS == ("recall", "ingest", "projector", "cold-start", "cost")
+    assert BENCHMARKS == ("recall", "ingest", "projector", "cold-start", "cost", "load")
     with pytest.raises(ValueError):
         run_benchmark("nope")
     assert synthetic_facts(5, seed=1) == synthetic_facts(5, seed=1)
