@@ -50,9 +50,15 @@ QUERIES = [
 ]
 
 
-def _api(method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+def _api(
+    method: str, path: str, body: dict[str, Any] | None = None, query: dict[str, str] | None = None
+) -> dict[str, Any]:
     event = events.api_gateway_event(
-        method, path, body=json.dumps(body, ensure_ascii=False) if body else None, authorizer=AUTH
+        method,
+        path,
+        body=json.dumps(body, ensure_ascii=False) if body else None,
+        query={k: [v] for k, v in (query or {}).items()},
+        authorizer=AUTH,
     )
     result = lambdas.invoke("api", event)
     return {"status": result["statusCode"], "body": json.loads(result["body"] or "{}")}
@@ -82,7 +88,7 @@ def run_demo(embedder: str = "auto") -> int:
             print("\n== memories ==")
             for memory in _api("GET", "/v1/memories")["body"]["memories"]:
                 print(f"- [{memory['category']}] {memory['content']}")
-            superseded = _api("GET", "/v1/memories?status=superseded")["body"]["memories"]
+            superseded = _api("GET", "/v1/memories", query={"status": "superseded"})["body"]["memories"]
             for memory in superseded:
                 print(f"- (superseded) {memory['content']}")
             for query, mode in QUERIES:

@@ -51,7 +51,8 @@ _REQUEST_EN = re.compile(
     re.IGNORECASE,
 )
 _REQUEST_ZH = re.compile(
-    r"^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我|替我|能不能|可以帮|写一|生成|翻译|总结|查一下|搜一下|看看|介绍一下|解释一下|推荐)"
+    r"^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我|替我|能不能|可以帮|写一|生成|翻译|总结|查一下|搜一下|看看|介绍一下|解释一下|推荐|"
+    r"(?:帮我)?记(?:一下|住|下来?)|提醒我)"
 )
 _POLICY_RE = re.compile(
     r"(?:以后|今后|往后|从现在(?:开始|起)|每次|所有.{0,12}都|一律|务必|必须|永远|始终|总是|不要|别再|"
@@ -215,8 +216,16 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION_START_EN.match(stripped)) and not _FIRST_PERSON_RE.match(stripped[:3])
 
 
+# "请记住我喜欢美式" / "remember that I'm vegan": the lead-in goes, the fact stays.
+_REMEMBER_LEAD = re.compile(
+    r"^(?:请|麻烦你?)?(?:帮我)?(?:记住|记一下|记下来?|记着)[：:，,\s]*|"
+    r"^(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?[:,]?\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
 def _strip_greeting(sentence: str) -> str:
-    return _GREETING_RE.sub("", sentence).strip(" ,，~;；")
+    return _REMEMBER_LEAD.sub("", _GREETING_RE.sub("", sentence).strip(" ,，~;；")).strip(" ,，~;；")
 
 
 def _is_filler(sentence: str) -> bool:
@@ -322,6 +331,14 @@ def extract_from_user(text: str) -> list[Candidate]:
                 )
             )
     return candidates
+
+
+def is_statement(text: str) -> bool:
+    """A clause worth keeping as a fact: not small talk, a question or a one-off request."""
+    clause = _strip_greeting(text)
+    if _is_filler(clause) or is_question(clause):
+        return False
+    return bool(_POLICY_RE.search(clause)) or not (_REQUEST_EN.match(clause) or _REQUEST_ZH.match(clause))
 
 
 def topic_terms(question: str) -> frozenset[str]:
