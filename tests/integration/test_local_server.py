@@ -167,3 +167,33 @@ def test_a_token_mapped_to_a_tenant_decides_the_tenant(tmp_path: Path) -> None:
     assert refusal is None and context is not None and context["tenant_id"] == "acme"
     context, refusal = authorize({**auth, "X-Tenant-Id": "globex"}, "10.0.0.5", conf)
     assert context is None and refusal and "tenant" in refusal
+
+
+def test_concurrent_requests_never_see_each_others_scope(server: str, container: Container) -> None:
+    """Powertools keeps the current event on the resolver: concurrent requests must not read each
+    other's authorizer. Two tenants hammer the server at once; each only ever sees its own data."""
+    from agentmem.domain.models import Scope
+
+    for tenant in ("ta", "tb"):
+        container.pipeline.write_explicit(
+            Scope(tenant, "u"),
+            f"I am a member of team {tenant}",
+            now=container.clock.now(),
+            request_id=f"r-{tenant}",
+        )
+    failures: list[str] = []
+
+    def client(tenant: str) -> None:
+        headers = {"X-Tenant-Id": tenant, "X-User-Id": "u", "Content-Type": "application/json"}
+        for _ in range(15):
+            status, payload = call(server, "GET", "/v1/memories", headers=headers)
+            contents = [m["content"] for m in (payload or {}).get("memories", [])]
+            if status != 200 or contents != [f"I am a member of team {tenant}"]:
+                failures.append(f"{tenant}: {status} {contents}")
+
+    threads = [threading.Thread(target=client, args=(t,)) for t in ("ta", "tb") * 4]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []

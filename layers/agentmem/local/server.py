@@ -12,6 +12,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -22,6 +23,7 @@ from agentmem.runtime import Settings
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1024 * 1024
+_API_LOCK = threading.Lock()
 
 
 def authorize(
@@ -112,7 +114,11 @@ class _Handler(BaseHTTPRequestHandler):
             authorizer=authorizer,
             source_ip=self.client_address[0],
         )
-        result = lambdas.invoke("api", event)
+        # One request at a time through the api λ, as one Lambda instance serves them: Powertools'
+        # resolver keeps the current event on the app object, so concurrent requests would read
+        # each other's event (and authorizer).
+        with _API_LOCK:
+            result = lambdas.invoke("api", event)
         response_headers = dict(result.get("headers") or {})
         for key, values in (result.get("multiValueHeaders") or {}).items():
             response_headers[key] = ",".join(values)
