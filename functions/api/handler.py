@@ -19,5 +19,7 @@ metrics = Metrics(namespace="agentmem", service="api")
 @tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     response = resolve(event, context)
-    metrics.add_metric(name=f"Http{int(response.get('statusCode', 500)) // 100}xx", unit=MetricUnit.Count, value=1)
+    metrics.add_metric(
+        name=f"Http{int(response.get('statusCode', 500)) // 100}xx", unit=MetricUnit.Count, value=1
+    )
     return response

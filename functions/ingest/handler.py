@@ -29,6 +29,10 @@ def record_handler(record: SQSRecord) -> None:
     metrics.add_metric(name="MemoriesSuperseded", unit=MetricUnit.Count, value=len(outcome.superseded))
     if outcome.redacted_kinds:
         metrics.add_metric(name="TurnsRedacted", unit=MetricUnit.Count, value=1)
+    if outcome.llm_calls:  # only where a model is configured and was asked
+        metrics.add_metric(name="LlmCalls", unit=MetricUnit.Count, value=outcome.llm_calls)
+        metrics.add_metric(name="LlmFallbacks", unit=MetricUnit.Count, value=outcome.llm_fallbacks)
+        metrics.add_metric(name="LlmFacts", unit=MetricUnit.Count, value=outcome.llm_facts)
     logger.info(
         "turn processed",
         extra={

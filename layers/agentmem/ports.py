@@ -296,3 +296,30 @@ class TurnQueue(Protocol):
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """The optional model helpers of the write path (Bedrock Converse; absent by default).
+
+    Rules always run first; the model only adds to what they found or settles what they left
+    open. Every method answers None for "no answer: fall back to the rules" — throttling, an SDK
+    error, an empty, truncated or malformed reply — and never raises for model trouble, so a
+    degraded model degrades the write path to the rules, never breaks it. Inputs are already
+    redacted; outputs are untrusted and go through the same guards as rule output.
+    """
+
+    def extract(self, question: str, answer: str, lang: str) -> builtins.list[dict[str, Any]] | None:
+        """Durable facts about the user from one exchange (``question`` is the user's message,
+        ``answer`` the assistant's reply, ``lang`` "zh" or "en"), each a dict with ``content``
+        and optional ``key``, ``value``, ``category`` (a :class:`~agentmem.domain.models.Category`
+        value) and ``source`` ("user" or "exchange"). An empty list: nothing qualifies. None: no
+        answer, fall back to the rules."""
+
+    def classify(self, text: str, lang: str = "en") -> str | None:
+        """One category value (:class:`~agentmem.domain.models.Category`) for ``text``. None: no
+        answer, keep the rule category."""
+
+    def judge_conflict(self, old: str, new: str, lang: str = "en") -> bool | None:
+        """Whether ``new`` contradicts ``old`` about the same user, so ``old`` should be
+        superseded. None: no answer, keep both (the rules' lean to "not a conflict")."""

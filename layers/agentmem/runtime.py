@@ -165,6 +165,7 @@ class Container:
             index=self.index,
             thresholds=s.thresholds(),
             consolidation_every=s.consolidate_every,
+            llm=self.extras.get("llm"),
         )
         self.ingest = IngestService(pipeline=self.pipeline, audit=self.audit)
         self.recall = RecallService(

@@ -102,7 +102,10 @@ def build_aws(settings: Settings, *, embedder: Embedder | None = None, clock: An
     embedder = embedder or _embedder(settings)
     index = _index(settings, embedder)
     graph = _graph(settings)
-    container = Container(
+    extras: dict[str, Any] = {"backends": {"search": settings.search_backend, "graph": settings.graph_backend}}
+    if settings.bedrock_llm_enabled:
+        extras["llm"] = BedrockLLM(model=settings.bedrock_llm_model, region=region)
+    return Container(
         settings=settings,
         store=DynamoMemoryStore(settings.table_memory, client=dynamodb, clock=clock.now),
         turn_log=DynamoTurnLog(
@@ -115,8 +118,5 @@ def build_aws(settings: Settings, *, embedder: Embedder | None = None, clock: An
         graph=graph,
         queue=SqsTurnQueue(queue_url, region=region),
         clock=clock,
+        extras=extras,  # before __post_init__ wires the services: the pipeline takes the LLM
     )
-    if settings.bedrock_llm_enabled:
-        container.extras["llm"] = BedrockLLM(model=settings.bedrock_llm_model, region=region)
-    container.extras["backends"] = {"search": settings.search_backend, "graph": settings.graph_backend}
-    return container

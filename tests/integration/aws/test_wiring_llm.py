@@ -1,0 +1,25 @@
+"""The Bedrock LLM, when enabled, reaches the write pipeline (it must be wired before the
+Container builds its services)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentmem.adapters.aws.bedrock import BedrockLLM
+from agentmem.adapters.aws.wiring import build_aws
+from agentmem.runtime import load_settings
+
+
+def test_enabled_llm_reaches_the_pipeline(tmp_path: Path) -> None:
+    settings = load_settings(
+        backend="aws",
+        queue_url="https://sqs.us-east-1.amazonaws.com/123456789012/agentmem-ingest",
+        search_backend="local",
+        graph_backend="local",
+        local_projection_dir=str(tmp_path),
+        embedder="hash",
+        bedrock_llm_enabled=True,
+    )
+    container = build_aws(settings)
+    assert isinstance(container.pipeline.llm, BedrockLLM)
+    assert container.extras["llm"] is container.pipeline.llm
