@@ -285,7 +285,58 @@ def _cost(r: dict[str, Any]) -> list[str]:
     ]
 
 
-SECTIONS = {"recall": _recall, "ingest": _ingest, "projector": _projector, "cold-start": _cold, "cost": _cost}
+def _load(r: dict[str, Any]) -> list[str]:
+    s = r["settings"]
+    lines = [
+        "## load: concurrent clients against the local server",
+        "",
+        f"{s['clients']} clients for {s['seconds']} s over {s['users']} users ({s['context_share']:.0%} context "
+        f"requests), embedder `{s['embedder']}`, queue capacity {s['queue_capacity']}.",
+        "",
+    ]
+    lines += _table(
+        [
+            "requests/s",
+            "turns accepted",
+            "refused (429, queue full)",
+            "context requests",
+            "errors",
+            "turn POST p50/p95 ms",
+            "context p50/p95 ms",
+            "drain s",
+            "ingested/s",
+        ],
+        [
+            [
+                r["requests_per_s"],
+                r["turns_accepted"],
+                r["turns_refused_queue_full"],
+                r["context_requests"],
+                sum(r["errors"].values()),
+                f"{_v(r['turn_post']['p50_ms'])} / {_v(r['turn_post']['p95_ms'])}",
+                f"{_v(r['context']['p50_ms'])} / {_v(r['context']['p95_ms'])}",
+                r["drain_seconds"],
+                r["ingested_per_s"],
+            ]
+        ],
+    )
+    a = r["accounted"]
+    lines += [
+        "",
+        f"Accounting of accepted turns: processed {a['processed']}, dead-lettered {a['dead_lettered']}, "
+        f"missing **{a['missing']}**.",
+    ]
+    return lines
+
+
+SECTIONS = {
+    "recall": _recall,
+    "ingest": _ingest,
+    "projector": _projector,
+    "cold-start": _cold,
+    "cost": _cost,
+    "load": _load,
+}
 
 
 def markdown(report: dict[str, Any]) -> str:
