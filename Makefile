@@ -14,7 +14,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[aws,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[aws,dev,cdk]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -23,7 +23,7 @@ run: $(STAMP)  ## serve the API on $(HOST):$(PORT) over embedded stores in $(DAT
 	$(BIN)/agentmem serve --host $(HOST) --port $(PORT) --data-dir $(DATA)
 
 test: $(STAMP)  ## the whole suite, offline
-	$(BIN)/python -m pytest -n auto tests
+	$(BIN)/python -m pytest -n auto --dist loadgroup tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -73,3 +73,6 @@ bench: $(STAMP)  ## all benchmarks -> reports/bench.json, reports/bench.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+synth: $(STAMP)  ## synthesize the CDK stacks of every environment (no bundling, no AWS account)
+	for e in dev staging prod; do $(BIN)/python infra_cdk/synth.py --env $$e --skip-bundling || exit 1; done

@@ -50,7 +50,7 @@ class SqliteDatabase:
         schema: str,
         *,
         name: str = "sqlite",
-        busy_timeout_ms: int = 5000,
+        busy_timeout_ms: int = 30000,
     ) -> None:
         self._path = str(path)
         self._schema = schema

@@ -1,0 +1,264 @@
+"""Per-environment settings (``-c env=dev|staging|prod``) and the functions' access matrix.
+
+Everything an operator may want to tune per environment lives in :class:`EnvConfig`; the three
+instances below are the defaults. A few values can be overridden with CDK context (see
+``infra_cdk/README.md``): ``agentmem:alarmEmail``, ``agentmem:bedrockLlmEnabled``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_logs as logs
+
+ENVIRONMENTS = ("dev", "staging", "prod")
+FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
+
+# DynamoDB actions the adapters issue (layers/agentmem/adapters/aws/dynamodb_*.py). TransactWriteItems
+# is authorised per contained action (the store only sends ``Put``), so it needs PutItem only.
+DDB_READ = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
+AUDIT_ACTIONS = ("dynamodb:PutItem", "dynamodb:Query")  # append-only: never Update/Delete
+
+
+@dataclass(frozen=True)
+class Access:
+    """What one function touches. Derived from the services it runs (``agentmem.runtime.Container``)."""
+
+    memory: tuple[str, ...] = ()  # actions on the memory table (and its indexes)
+    session: tuple[str, ...] = ()  # actions on the session table
+    audit: bool = True  # PutItem + Query on the audit table
+    opensearch: bool = False  # es:ESHttp* on the domain + FGAC role mapping
+    neptune: tuple[str, ...] = ()  # neptune-db:* data actions
+    bedrock_embed: bool = False  # InvokeModel on the Titan embedding model
+    bedrock_llm: bool = False  # InvokeModel/Converse on the LLM (only when the LLM is enabled)
+    send_to_queue: bool = False  # sqs:SendMessage on the ingest queue (POST /v1/turns)
+
+
+NEPTUNE_READ = ("neptune-db:connect", "neptune-db:ReadDataViaQuery")
+NEPTUNE_WRITE = (*NEPTUNE_READ, "neptune-db:WriteDataViaQuery", "neptune-db:DeleteDataViaQuery")
+
+ACCESS: dict[str, Access] = {
+    # WritePipeline: create/update/transact (PutItem), mark_pending + scope registry (UpdateItem),
+    # get/get_many/scan_active/find_by_key (reads); the L0 log and processed marks (session Put/Get);
+    # k-NN dedup against the index; embeddings. No graph.
+    "ingest": Access(
+        memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:UpdateItem"),
+        session=("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"),
+        opensearch=True,
+        bedrock_embed=True,
+        bedrock_llm=True,
+        send_to_queue=False,
+    ),
+    # Every route: recall/context (reads, index, graph, embeddings), explicit writes and MCP
+    # (the write pipeline), admin correct/delete/erase (Delete, BatchWrite on both tables, index
+    # delete_by_query, graph drop), session state (session Put/Get), POST /v1/turns (SQS).
+    "api": Access(
+        memory=(
+            *DDB_READ,
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:BatchWriteItem",
+        ),
+        session=("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:BatchWriteItem"),
+        opensearch=True,
+        neptune=NEPTUNE_WRITE,
+        bedrock_embed=True,
+        bedrock_llm=True,
+        send_to_queue=True,
+    ),
+    # Projector: reads the source of truth before every upsert; index + graph writes; audit of
+    # projection conflicts. The stream read is granted by the event source mapping.
+    "projector": Access(memory=DDB_READ, opensearch=True, neptune=NEPTUNE_WRITE),
+    # Consolidation: update/transact (PutItem), scope registry on merge (UpdateItem), clear_pending
+    # (DeleteItem), pending_scopes/scan_active (reads); graph degree (read only). No index.
+    "consolidate": Access(
+        memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"),
+        neptune=NEPTUNE_READ,
+    ),
+    # Reconciler: all_scopes/list (reads), update (PutItem); both projections read and repaired.
+    "reconcile": Access(memory=(*DDB_READ, "dynamodb:PutItem"), opensearch=True, neptune=NEPTUNE_WRITE),
+}
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    memory_mb: int
+    timeout_s: int
+    reserved_concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    name: str
+    # --- data protection
+    retain_data: bool  # RETAIN stateful resources on stack deletion (else DESTROY)
+    deletion_protection: bool  # DynamoDB + Neptune deletion protection
+    customer_managed_key: bool  # one KMS CMK (rotated) for tables, OpenSearch and Neptune at rest
+    log_retention: logs.RetentionDays
+    alarms: bool
+    # --- network
+    nat_gateways: int
+    # --- OpenSearch (managed domain in the VPC)
+    opensearch_data_nodes: int
+    opensearch_instance_type: str
+    opensearch_master_nodes: int  # 0 = no dedicated masters
+    opensearch_master_instance_type: str
+    opensearch_volume_gib: int
+    opensearch_zone_awareness: bool  # 2 AZs
+    # --- Neptune
+    neptune_instance_class: str
+    neptune_instances: int  # 1 writer + (n-1) readers, spread over the AZs
+    # --- functions
+    functions: dict[str, FunctionSpec]
+    ingest_max_concurrency: int  # SQS event source max concurrency (throttles ingestion fairly)
+    projector_parallelization: int  # batches per stream shard processed concurrently
+    log_level: str
+    # --- API
+    api_rate_limit: float  # steady-state requests per second (stage-wide)
+    api_burst_limit: int
+    waf: bool  # WAFv2 web ACL (AWS managed common rules + per-IP rate limit) on the stage
+    # --- Cognito
+    mfa_required: bool
+    cognito_plus: bool  # Plus feature plan with threat protection (per-MAU cost)
+    # --- application settings (AGENTMEM_*)
+    turn_retention_days: int = 30
+    bedrock_embed_model: str = "amazon.titan-embed-text-v2:0"
+    bedrock_embed_dimension: int = 1024
+    bedrock_embed_workers: int = 4
+    bedrock_llm_enabled: bool = False
+    bedrock_llm_model: str = "amazon.nova-lite-v1:0"
+    opensearch_index: str = "agentmem-memories"
+    # --- engines
+    opensearch_version: str = "OPENSEARCH_2_19"  # attribute of aws_opensearchservice.EngineVersion
+    neptune_engine_version: str = "1.4.4.0"  # TinkerPop 3.7.x server
+    neptune_parameter_family: str = "neptune1.4"
+    neptune_backup_days: int = 7
+    alarm_email: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def removal_policy(self) -> RemovalPolicy:
+        return RemovalPolicy.RETAIN if self.retain_data else RemovalPolicy.DESTROY
+
+
+_FN_DEV = {
+    "ingest": FunctionSpec(1024, 60),
+    "api": FunctionSpec(1024, 25),
+    "projector": FunctionSpec(1024, 120),
+    # No reserved concurrency in dev: fresh accounts have a concurrency quota of 10 and reserving
+    # any of it fails the deployment. Overlapping scheduled runs are harmless (version checks).
+    "consolidate": FunctionSpec(1024, 600),
+    "reconcile": FunctionSpec(1024, 900),
+}
+_FN_PROD = {
+    "ingest": FunctionSpec(1024, 60),
+    "api": FunctionSpec(1024, 25),
+    "projector": FunctionSpec(1024, 120),
+    "consolidate": FunctionSpec(1024, 600, reserved_concurrency=1),  # one run at a time
+    "reconcile": FunctionSpec(1024, 900, reserved_concurrency=1),
+}
+
+CONFIGS: dict[str, EnvConfig] = {
+    "dev": EnvConfig(
+        name="dev",
+        retain_data=False,
+        deletion_protection=False,
+        customer_managed_key=False,
+        log_retention=logs.RetentionDays.ONE_WEEK,
+        alarms=False,
+        nat_gateways=1,
+        opensearch_data_nodes=1,
+        opensearch_instance_type="t3.medium.search",
+        opensearch_master_nodes=0,
+        opensearch_master_instance_type="m6g.large.search",
+        opensearch_volume_gib=20,
+        opensearch_zone_awareness=False,
+        neptune_instance_class="db.t4g.medium",
+        neptune_instances=1,
+        functions=_FN_DEV,
+        ingest_max_concurrency=2,
+        projector_parallelization=1,
+        log_level="DEBUG",
+        api_rate_limit=20,
+        api_burst_limit=40,
+        waf=False,
+        mfa_required=False,
+        cognito_plus=False,
+    ),
+    "staging": EnvConfig(
+        name="staging",
+        retain_data=False,
+        deletion_protection=False,
+        customer_managed_key=True,
+        log_retention=logs.RetentionDays.ONE_MONTH,
+        alarms=True,
+        nat_gateways=2,
+        opensearch_data_nodes=2,
+        opensearch_instance_type="r6g.large.search",
+        opensearch_master_nodes=3,
+        opensearch_master_instance_type="m6g.large.search",
+        opensearch_volume_gib=50,
+        opensearch_zone_awareness=True,
+        neptune_instance_class="db.r6g.large",
+        neptune_instances=2,
+        functions=_FN_PROD,
+        ingest_max_concurrency=10,
+        projector_parallelization=2,
+        log_level="INFO",
+        api_rate_limit=100,
+        api_burst_limit=200,
+        waf=True,
+        mfa_required=True,
+        cognito_plus=False,
+    ),
+    "prod": EnvConfig(
+        name="prod",
+        retain_data=True,
+        deletion_protection=True,
+        customer_managed_key=True,
+        log_retention=logs.RetentionDays.ONE_YEAR,
+        alarms=True,
+        nat_gateways=2,
+        opensearch_data_nodes=2,
+        opensearch_instance_type="r6g.large.search",
+        opensearch_master_nodes=3,
+        opensearch_master_instance_type="m6g.large.search",
+        opensearch_volume_gib=100,
+        opensearch_zone_awareness=True,
+        neptune_instance_class="db.r6g.large",
+        neptune_instances=2,
+        functions=_FN_PROD,
+        ingest_max_concurrency=50,
+        projector_parallelization=4,
+        log_level="INFO",
+        api_rate_limit=500,
+        api_burst_limit=1000,
+        waf=True,
+        mfa_required=True,
+        cognito_plus=True,
+    ),
+}
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def load_config(env: str | None, context: dict[str, Any] | None = None) -> EnvConfig:
+    """The configuration of ``env``, with the supported context overrides applied."""
+    name = (env or "dev").strip().lower()
+    if name not in CONFIGS:
+        raise ValueError(f"unknown environment {env!r}: pass -c env=dev|staging|prod")
+    config = CONFIGS[name]
+    context = context or {}
+    overrides: dict[str, Any] = {}
+    if context.get("agentmem:alarmEmail"):
+        overrides["alarm_email"] = str(context["agentmem:alarmEmail"])
+    if context.get("agentmem:bedrockLlmEnabled") is not None:
+        overrides["bedrock_llm_enabled"] = _bool(context["agentmem:bedrockLlmEnabled"])
+    return replace(config, **overrides) if overrides else config
