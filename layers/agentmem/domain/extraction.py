@@ -118,55 +118,10 @@ _CLAUSE_SPLIT_EN = re.compile(
     re.IGNORECASE,
 )
 _ZH_MARKER = re.compile(r"^(?:对了|另外|顺便(?:说一下|提一下)?|还有|其实|话说|补充一下)[，,\s]*")
-_SOCIAL_EN = frozenset(
-    [
-        "good",
-        "great",
-        "nice",
-        "glad",
-        "happy",
-        "awesome",
-        "amazing",
-        "cool",
-        "wow",
-        "love",
-        "lovely",
-        "see",
-        "hear",
-        "meet",
-        "meeting",
-        "hope",
-        "doing",
-        "fun",
-        "sound",
-        "sounds",
-        "totally",
-        "absolutely",
-        "definitely",
-        "super",
-        "pretty",
-        "really",
-        "thank",
-        "thanks",
-        "care",
-        "catch",
-        "talk",
-        "chat",
-        "soon",
-        "later",
-        "bye",
-        "take",
-        "day",
-        "time",
-        "wonderful",
-        "fantastic",
-        "exciting",
-        "excited",
-        "proud",
-        "sweet",
-        "true",
-    ]
-)
+_VOCATIVE = re.compile(r"(?:,\s*|^)(?-i:[A-Z][a-z]+)(?=\s*[!.?,]*$)|(?<=[,!]\s)(?-i:[A-Z][a-z]+)(?=[!.,])")
+_SOCIAL_WORDS = "absolutely amazing awesome beautiful bye care catch chat congrats congratulations cool cute day definitely doing excited exciting fantastic feel feels fun glad good gorgeous great happy hard hear hope incredible later look looks love lovely meet meeting nice pretty proud really see soon sorry sound sounds super sweet take talk thank thanks thing time totally tough true wonderful wow yeah"
+# Stemmed like the terms they are compared with ("amazing" -> "amaz").
+_SOCIAL_EN = frozenset(terms(_SOCIAL_WORDS))
 _CLAUSE_SPLIT_ZH = re.compile(r"[，,；;]\s*")
 _ZH_SUBJECTLESS = re.compile(
     r"^(?:今年|明年|去年|在|做|是|住|喜欢|不喜欢|爱|讨厌|有|养|负责|主要|目前|现在|也|还|平时|最近|正在|刚|已经|不|没|会|想|打算|准备|希望)"
@@ -239,7 +194,9 @@ def _is_filler(sentence: str) -> bool:
         return len(re.sub(r"[\s\W]", "", bare)) < 3
     if len(re.findall(r"[A-Za-z0-9]+", bare)) < 3:
         return True
-    return len([t for t in terms(bare) if t not in _SOCIAL_EN]) < 1
+    # A name addressed in small talk ("That's amazing, Nate!") carries no fact either.
+    vocative = _VOCATIVE.sub(" ", bare)
+    return len([t for t in terms(vocative) if t not in _SOCIAL_EN]) < 1
 
 
 def _clauses(sentence: str) -> list[str]:

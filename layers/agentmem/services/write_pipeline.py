@@ -299,7 +299,8 @@ class WritePipeline:
                 cand = replace(cand, key=None, value=None)
             if _has_placeholder(cand.content):
                 # Keep what the fact says around the secret, never the secret's slot.
-                cleaned = _without_placeholder_clauses(cand.content)
+                # an exchange fact starts with the user's question or request by design
+                cleaned = _without_placeholder_clauses(cand.content, statement=cand.source is Source.USER)
                 if cleaned is None:
                     outcome.drop(prefix + "pii")
                     continue
@@ -539,10 +540,10 @@ def _has_placeholder(text: str) -> bool:
 _CLAUSE_RE = re.compile(r"[^，,；;。.!?！？\n]+[，,；;。.!?！？\n]*")
 
 
-def _without_placeholder_clauses(text: str) -> str | None:
+def _without_placeholder_clauses(text: str, *, statement: bool = True) -> str | None:
     """The text without the clauses that hold a redaction placeholder; None when too little is left."""
     kept = "".join(c for c in _CLAUSE_RE.findall(text) if not _has_placeholder(c)).strip(" ，,；;")
-    if len(terms(kept)) < 2 or not is_statement(kept):
+    if len(terms(kept)) < 2 or (statement and not is_statement(kept)):
         return None  # what is left is too little, or only the request around the secret
     return kept
 
