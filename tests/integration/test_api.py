@@ -461,3 +461,9 @@ def test_an_accepted_turn_is_never_silently_rejected_later(api: Any, runner: Loc
         assert [m["content"] for m in api("GET", "/v1/memories")[1]["memories"]] == ["I live in Reno."]
     else:
         assert 400 <= status < 500
+
+
+def test_a_malformed_list_cursor_is_a_400(api: Any) -> None:
+    status, payload = api("GET", "/v1/memories", query={"cursor": "!!!"})
+    assert status == 400
+    assert payload["error"] == "invalid_request"

@@ -123,9 +123,12 @@ def _encode_cursor(value: str) -> str:
 
 def _decode_cursor(cursor: str) -> str:
     try:
-        return base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+        value = base64.b64decode(cursor.encode("ascii"), altchars=b"-_", validate=True).decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError) as exc:
-        raise ValidationFailed("invalid cursor", details={"cursor": cursor}) from exc
+        raise ValidationFailed("invalid cursor", details={"cursor": cursor[:64]}) from exc
+    if not value:
+        raise ValidationFailed("invalid cursor", details={"cursor": cursor[:64]})
+    return value
 
 
 class SqliteMemoryStore:
