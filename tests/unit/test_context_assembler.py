@@ -281,3 +281,15 @@ def test_constraints_alone_are_cut_only_when_nothing_else_is_left() -> None:
     )
     assert len(slot(result, SlotName.RECALL).items) == 0
     assert [i.memory_id for i in slot(result, SlotName.CONSTRAINTS).items] == ["C00", "C01", "C02", "C03"]
+
+
+def test_a_required_slot_left_empty_is_reported() -> None:
+    from agentmem.domain.context import Mode, SlotItem, SlotName, assemble
+
+    empty = assemble(
+        Mode.TOOL, {SlotName.PROFILE: [SlotItem("I'm an SRE", memory_id="m1")]}, query="check the logs"
+    )
+    assert empty.missing_required == (SlotName.TOOL_STATE,)
+    filled = assemble(Mode.TOOL, {SlotName.TOOL_STATE: [SlotItem("grafana: ok")]}, query="check the logs")
+    assert filled.missing_required == ()
+    assert assemble(Mode.CHAT, {}, query="hi").missing_required == ()

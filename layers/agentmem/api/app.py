@@ -247,6 +247,7 @@ def post_context(body: Annotated[ContextIn, Body()]) -> dict[str, Any]:
             for slot in ctx.slots
         },
         "degraded": result.degraded,
+        "missing_required_slots": [name.value for name in ctx.missing_required],
     }
 
 

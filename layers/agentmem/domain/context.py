@@ -127,6 +127,7 @@ class AssembledContext:
     slots: tuple[FilledSlot, ...]
     used_memory_ids: tuple[str, ...] = field(default_factory=tuple)
     trimmed_by_global_budget: int = 0
+    missing_required: tuple[SlotName, ...] = ()  # required slots that had nothing (e.g. ToolState)
 
 
 _HEADINGS = {
@@ -207,12 +208,15 @@ def assemble(
     inferred_label = str(words["inferred"])
     filled = [_fill(spec, inputs.get(spec.name, []), inferred_label) for spec in schema.slots]
     filled, trimmed = _trim_global(filled, schema.global_budget_chars)
+    missing = tuple(
+        spec.name for spec, slot in zip(schema.slots, filled, strict=True) if spec.required and not slot.items
+    )
     non_empty = [s for s in filled if s.items]
     if not non_empty:
-        return AssembledContext(mode, "", tuple(filled), (), trimmed)
+        return AssembledContext(mode, "", tuple(filled), (), trimmed, missing)
     lines = [str(words["intro"])]
     for slot in non_empty:
         lines.append(f"## {words[slot.name]}")
         lines.extend(f"- {item.text}" for item in slot.items)
     used = tuple(dict.fromkeys(i.memory_id for s in non_empty for i in s.items if i.memory_id))
-    return AssembledContext(mode, "\n".join(lines), tuple(filled), used, trimmed)
+    return AssembledContext(mode, "\n".join(lines), tuple(filled), used, trimmed, missing)
