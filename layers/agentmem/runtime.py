@@ -164,7 +164,6 @@ class Container:
             embedder=self.embedder,
             index=self.index,
             thresholds=s.thresholds(),
-            consolidation_every=s.consolidate_every,
             llm=self.extras.get("llm"),
         )
         self.ingest = IngestService(pipeline=self.pipeline, audit=self.audit)
@@ -176,7 +175,6 @@ class Container:
             recall=self.recall,
             audit=self.audit,
             runtime=self.runtime_state,
-            turn_log=self.turn_log,
         )
         self.projector = Projector(
             index=self.index,

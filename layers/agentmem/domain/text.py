@@ -8,12 +8,20 @@ import unicodedata
 from functools import lru_cache
 
 _CJK_RANGES = (
-    (0x3040, 0x30FF),  # kana
-    (0x3400, 0x4DBF),
-    (0x4E00, 0x9FFF),
-    (0xAC00, 0xD7AF),  # hangul
-    (0xF900, 0xFAFF),
-    (0x20000, 0x2FA1F),
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x2E80, 0x2FDF),  # CJK radicals, Kangxi radicals
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3100, 0x312F),  # Bopomofo
+    (0x3130, 0x318F),  # Hangul compatibility Jamo
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xA960, 0xA97F),  # Hangul Jamo extended-A
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xD7B0, 0xD7FF),  # Hangul Jamo extended-B
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # half-width Katakana (NFKC maps most of them anyway)
+    (0x20000, 0x3134F),  # CJK extensions B-G
 )
 
 _WORD_RE = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")

@@ -11,7 +11,7 @@ from typing import Any
 from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SlotItem, SlotName, assemble
 from agentmem.domain.models import AuditEvent, Category, Confidence, MemoryRecord, Scope, ScoredMemory, Status
 from agentmem.errors import AgentMemError
-from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore, TurnLog
+from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore
 from agentmem.services.recall import RecallService
 
 PROFILE_CATEGORIES = (Category.IDENTITY, Category.PREFERENCE)
@@ -31,7 +31,6 @@ class ContextService:
     recall: RecallService
     audit: AuditLog
     runtime: RuntimeStateStore | None = None
-    turn_log: TurnLog | None = None
     recall_k: int = 10
     _pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(max_workers=4), repr=False)
 

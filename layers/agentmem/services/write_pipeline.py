@@ -129,7 +129,6 @@ class WritePipeline:
     embedder: Embedder
     index: SearchIndex | None = None
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
-    consolidation_every: int = 5
     llm: LLM | None = None  # optional model help after the rules (Bedrock when enabled)
 
     # ------------------------------------------------------------------ turns

@@ -102,7 +102,9 @@ def build_aws(settings: Settings, *, embedder: Embedder | None = None, clock: An
     embedder = embedder or _embedder(settings)
     index = _index(settings, embedder)
     graph = _graph(settings)
-    extras: dict[str, Any] = {"backends": {"search": settings.search_backend, "graph": settings.graph_backend}}
+    extras: dict[str, Any] = {
+        "backends": {"search": settings.search_backend, "graph": settings.graph_backend}
+    }
     if settings.bedrock_llm_enabled:
         extras["llm"] = BedrockLLM(model=settings.bedrock_llm_model, region=region)
     return Container(

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmem.domain.text import is_cjk
 from agentmem.ports import Hit
 
 _STOPWORD_TEXT = """a an the and or but if of to in on at by for with from as into about is are was were be been
@@ -39,22 +40,6 @@ _STOPWORD_TEXT = """a an the and or but if of to in on at by for with from as in
     should shall may might must have has had not no nor just very too also"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-_CJK_RANGES = (
-    (0x1100, 0x11FF),  # Hangul Jamo
-    (0x2E80, 0x2FDF),  # CJK radicals, Kangxi radicals
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3100, 0x312F),  # Bopomofo
-    (0x3130, 0x318F),  # Hangul compatibility Jamo
-    (0x31F0, 0x31FF),  # Katakana phonetic extensions
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xA960, 0xA97F),  # Hangul Jamo extended-A
-    (0xAC00, 0xD7AF),  # Hangul syllables
-    (0xD7B0, 0xD7FF),  # Hangul Jamo extended-B
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF66, 0xFF9F),  # half-width Katakana (NFKC maps most of them anyway)
-    (0x20000, 0x3134F),  # CJK extensions B-G
-)
 
 _SIBILANT_ES = ("ches", "shes", "sses", "xes", "zes")
 _SEPARATOR, _WORD, _CJK = 0, 1, 2
@@ -62,11 +47,6 @@ K1 = 1.2
 B = 0.75
 _POSSESSIVE = re.compile(r"(?<=[^\W_])['\u2019]s\b")  # "user's" -> "user"
 _INNER_APOSTROPHE = re.compile(r"(?<=[^\W_])['\u2019](?=[^\W_])")  # "don't" -> "dont"
-
-
-def is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
 
 
 def stem(word: str) -> str:
