@@ -42,7 +42,7 @@ demo: $(STAMP)
 # Evaluation data: the shared development sets next to the repository, and the project's own
 # bilingual set when present. A missing file is skipped (and recorded as absent), not an error.
 MEMORY_EVAL     ?= ../shared/data/memory_eval_dev.jsonl
-MEMORY_EVAL_OWN ?= layers/agentmem/eval/data/memory_eval.jsonl
+MEMORY_EVAL_OWN ?= layers/agentmem_dev/eval/data/memory_eval.jsonl
 LOCOMO          ?= ../shared/data/locomo_dev.json
 LOCOMO_CONVS    ?= 0-4
 EVAL_EMBEDDER   ?= auto
@@ -62,14 +62,14 @@ eval: $(STAMP)  ## memory eval (dev + own set) + LoCoMo -> reports/eval.json, re
 		echo "== LoCoMo: $(LOCOMO) conversations $(LOCOMO_CONVS)"; \
 		$(BIN)/agentmem eval locomo --data "$(LOCOMO)" --conversations $(LOCOMO_CONVS) --embedder $(EVAL_EMBEDDER) --json > reports/eval_locomo.tmp; \
 	else echo "== LoCoMo: $(LOCOMO) not found, skipped"; fi
-	$(BIN)/python -m agentmem.eval.locomo combine \
+	$(BIN)/python -m agentmem_dev.eval.locomo combine \
 		--memory dev=reports/eval_memory_dev.tmp --memory own=reports/eval_memory_own.tmp \
 		--locomo reports/eval_locomo.tmp --json-out reports/eval.json --md-out reports/eval.md
 
 bench: $(STAMP)  ## all benchmarks -> reports/bench.json, reports/bench.md
 	mkdir -p reports
 	$(BIN)/agentmem bench all --json > reports/bench.tmp && mv reports/bench.tmp reports/bench.json
-	$(BIN)/python -m agentmem.bench.report reports/bench.json reports/bench.md
+	$(BIN)/python -m agentmem_dev.bench.report reports/bench.json reports/bench.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.eval import locomo
+from agentmem_dev.eval import locomo
 
 SESSION_1 = [
     ("Ana", "Hi Ben! I just moved to Porto for a new job at a bakery."),

@@ -12,7 +12,7 @@ import pytest
 
 from agentmem.adapters.codec import change_from_stream_record
 from agentmem.domain.models import Scope, Status
-from agentmem.local.runner import LocalRunner
+from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.runtime import Container
 
 S = Scope("t1", "u1")

@@ -1,7 +1,7 @@
 """GraphStore contract, parametrised over implementations.
 
 ``local`` is the embedded SQLite graph; ``aws`` is the Neptune adapter over the fake Gremlin
-server (:mod:`agentmem.adapters.aws.testing.fake_gremlin`), which executes the bytecode the
+server (:mod:`support.fakes.fake_gremlin`), which executes the bytecode the
 adapter sends with TinkerPop semantics (including Neptune's default *set* cardinality and
 per-request rollback). Every test runs on both. With ``AGENTMEM_GREMLIN_URL`` set, ``live``
 runs the suite against that server too (the scopes the tests use are erased before and after).
@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
-from agentmem.adapters.aws.testing import live
-from agentmem.adapters.aws.testing.fake_gremlin import FakeGremlinServer
-from agentmem.adapters.local.graph_store import LocalGraphStore, entity_vertex_id
+from support.fakes import live
+from support.fakes.fake_gremlin import FakeGremlinServer
+from agentmem.adapters.embedded.graph_store import LocalGraphStore, entity_vertex_id
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Edge, GraphStore, Neighbour, ProjectionOutcome, ProjectionState

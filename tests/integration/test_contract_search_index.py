@@ -1,7 +1,7 @@
 """SearchIndex contract, parametrised over implementations.
 
 ``local`` is the embedded index; ``aws`` is the OpenSearch adapter over the in-process fake
-OpenSearch (:mod:`agentmem.adapters.aws.testing.fake_opensearch`), which executes the adapter's
+OpenSearch (:mod:`support.fakes.fake_opensearch`), which executes the adapter's
 real requests (versioning, mapping, k-NN with filter, BM25 over the cjk / english analyzers).
 Tests that depend on one implementation's exact scoring say so and skip the other. With
 ``AGENTMEM_OPENSEARCH_URL`` set, ``live`` runs the same suite against that cluster (a fresh index
@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
-from agentmem.adapters.aws.testing import live
-from agentmem.adapters.aws.testing.fake_opensearch import FakeOpenSearch, fake_client
-from agentmem.adapters.local.search_index import LocalSearchIndex
-from agentmem.adapters.local.text_index import bm25_terms
+from support.fakes import live
+from support.fakes.fake_opensearch import FakeOpenSearch, fake_client
+from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedded.text_index import bm25_terms
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.ports import ProjectionOutcome, ProjectionState, SearchIndex
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from agentmem.local.runner import LocalRunner
-from agentmem.local.server import authorize, make_server
+from agentmem_dev.emulator.runner import LocalRunner
+from agentmem_dev.emulator.server import authorize, make_server
 from agentmem.runtime import Container, Settings, load_settings
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.adapters.local.audit_log import SqliteAuditLog
-from agentmem.adapters.local.turn_log import SqliteRuntimeState, SqliteTurnLog
+from agentmem.adapters.embedded.audit_log import SqliteAuditLog
+from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.domain.models import AuditEvent, Scope
 from agentmem.ports import AuditLog, RawTurnRecord, RuntimeStateStore, TurnLog
 

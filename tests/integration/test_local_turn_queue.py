@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.codec import turn_to_body
-from agentmem.adapters.local.turn_queue import SqliteTurnQueue
+from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import QueueFull
 from agentmem.ports import TurnQueue

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agentmem.bench import BENCHMARKS, render, run_benchmark
-from agentmem.bench.common import quiet_metrics, synthetic_facts, synthetic_queries, synthetic_turns
+from agentmem_dev.bench import BENCHMARKS, render, run_benchmark
+from agentmem_dev.bench.common import quiet_metrics, synthetic_facts, synthetic_queries, synthetic_turns
 
 MACHINE_KEYS = {"platform", "cpu_count", "python"}
 
@@ -108,7 +108,7 @@ def test_quiet_metrics_drops_only_emf_lines(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_load_accounts_for_every_accepted_turn() -> None:
-    from agentmem.bench import load
+    from agentmem_dev.bench import load
 
     result = load.run(clients=2, seconds=1.0, users=3, embedder="hash", capacity=50, progress=False)
     assert result["turns_accepted"] > 0

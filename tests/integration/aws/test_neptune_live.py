@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
-from agentmem.adapters.aws.testing import live
+from support.fakes import live
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
 from agentmem.ports import Edge, Neighbour, ProjectionOutcome
 

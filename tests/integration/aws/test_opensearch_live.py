@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
-from agentmem.adapters.aws.testing import live
+from support.fakes import live
 from agentmem.domain.models import Category, MemoryRecord, Scope
 from agentmem.ports import ProjectionOutcome
 

@@ -19,7 +19,7 @@ from opensearchpy.connection import Connection
 from agentmem.adapters.aws import opensearch_dsl as dsl
 from agentmem.adapters.aws import opensearch_index
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
-from agentmem.adapters.aws.testing.fake_opensearch import FakeOpenSearch, RecordedRequest, fake_client
+from support.fakes.fake_opensearch import FakeOpenSearch, RecordedRequest, fake_client
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import StoreUnavailable
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState

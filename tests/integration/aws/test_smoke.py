@@ -3,7 +3,7 @@ written and projected, recall working, nothing created twice on replay."""
 
 from __future__ import annotations
 
-from agentmem.adapters.aws.smoke import run_smoke
+from agentmem_dev.smoke_moto import run_smoke
 
 
 def test_smoke_accounts_for_every_turn() -> None:

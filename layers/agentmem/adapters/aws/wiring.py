@@ -60,7 +60,7 @@ def _local_dir(settings: Settings) -> Path:
 
 def _index(settings: Settings, embedder: Embedder) -> SearchIndex:
     if settings.search_backend == "local":
-        from agentmem.adapters.local.search_index import LocalSearchIndex
+        from agentmem.adapters.embedded.search_index import LocalSearchIndex
 
         return LocalSearchIndex(_local_dir(settings) / "search.db")
     from agentmem.adapters.aws.opensearch_index import OpenSearchIndex, build_client
@@ -76,7 +76,7 @@ def _index(settings: Settings, embedder: Embedder) -> SearchIndex:
 
 def _graph(settings: Settings) -> GraphStore:
     if settings.graph_backend == "local":
-        from agentmem.adapters.local.graph_store import LocalGraphStore
+        from agentmem.adapters.embedded.graph_store import LocalGraphStore
 
         return LocalGraphStore(_local_dir(settings) / "graph.db")
     from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore, connection_factory

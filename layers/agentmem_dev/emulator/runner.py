@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmem.local import events, lambdas
+from agentmem_dev.emulator import events, lambdas
 from agentmem.runtime import Container
 
 log = logging.getLogger(__name__)

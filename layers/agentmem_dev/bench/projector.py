@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
-from agentmem.bench.common import (
+from agentmem_dev.bench.common import (
     T0,
     TENANT,
     local_container,
@@ -33,7 +33,7 @@ from agentmem.bench.common import (
 )
 from agentmem.domain import ids
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
-from agentmem.local.runner import LocalRunner
+from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.ports import Change, Put
 
 DEFAULT_RECORDS = 2_000

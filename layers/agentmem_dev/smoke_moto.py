@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from agentmem.adapters.aws.dynamodb_schema import create_tables
-from agentmem.adapters.aws.dynamodb_stream import StreamReader
+from agentmem_dev.dynamodb_stream import StreamReader
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import ConfigurationError, EmbedderUnavailable
@@ -195,7 +195,7 @@ class _Smoke:
     # ------------------------------------------------------------------ event sources
 
     def _drain_queue(self) -> None:
-        from agentmem.local import events, lambdas
+        from agentmem_dev.emulator import events, lambdas
 
         sqs = self.c["sqs"]
         for _ in range(DRAIN_ROUNDS):
@@ -228,7 +228,7 @@ class _Smoke:
         self.failures.append(f"queue not drained after {DRAIN_ROUNDS} rounds")
 
     def _project(self) -> None:
-        from agentmem.local import lambdas
+        from agentmem_dev.emulator import lambdas
 
         records = self.stream.read()
         self.stream_records.extend(records)
@@ -239,7 +239,7 @@ class _Smoke:
 
     def _replay(self) -> None:
         """Duplicate SQS delivery and a replayed stream: nothing may be created twice."""
-        from agentmem.local import lambdas
+        from agentmem_dev.emulator import lambdas
 
         for event in self.batches:
             lambdas.invoke("ingest", event)
@@ -334,7 +334,7 @@ class _Smoke:
         }
 
     def _recall(self, plan: _Plan, written: dict[Scope, set[str]]) -> bool:
-        from agentmem.local import events, lambdas
+        from agentmem_dev.emulator import events, lambdas
 
         checked = 0
         for scope, question in plan.questions.items():

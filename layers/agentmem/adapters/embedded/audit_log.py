@@ -15,7 +15,7 @@ from pathlib import Path
 from uuid import uuid4
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
-from agentmem.adapters.local.sqlite_base import SqliteDatabase
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import AuditEvent, Scope
 
 _SCHEMA = """

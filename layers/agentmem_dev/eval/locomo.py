@@ -43,12 +43,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agentmem.adapters.local.text_index import InvertedIndex, bm25_terms
-from agentmem.bench.common import quiet_metrics
+from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
+from agentmem_dev.bench.common import quiet_metrics
 from agentmem.domain.context import Mode
 from agentmem.domain.models import MemoryRecord, Scope, Status, Turn
-from agentmem.eval.memory_eval import SettableClock
-from agentmem.local.runner import LocalRunner
+from agentmem_dev.eval.memory_eval import SettableClock
+from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.runtime import Container, build_local, load_settings, set_container
 
 TENANT = "locomo"
@@ -793,12 +793,12 @@ def read_report(text: str) -> dict[str, Any]:
 
 
 def combine(args: Sequence[str] | None = None) -> int:
-    """``python -m agentmem.eval.locomo combine --memory NAME=FILE ... --locomo FILE --json-out
+    """``python -m agentmem_dev.eval.locomo combine --memory NAME=FILE ... --locomo FILE --json-out
     FILE --md-out FILE``: merge the reports ``make eval`` wrote into one JSON and a Markdown
     summary. A missing or empty file is recorded as absent."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m agentmem.eval.locomo combine")
+    parser = argparse.ArgumentParser(prog="python -m agentmem_dev.eval.locomo combine")
     parser.add_argument("--memory", action="append", default=[], metavar="NAME=FILE")
     parser.add_argument("--locomo")
     parser.add_argument("--json-out", required=True)
@@ -825,7 +825,7 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "combine":
         sys.exit(combine(sys.argv[2:]))
     print(
-        "usage: python -m agentmem.eval.locomo combine ... (the eval itself: agentmem eval locomo)",
+        "usage: python -m agentmem_dev.eval.locomo combine ... (the eval itself: agentmem eval locomo)",
         file=sys.stderr,
     )
     sys.exit(2)

@@ -1,6 +1,6 @@
 """Markdown summary of benchmark reports (``make bench`` writes ``reports/bench.md`` with it).
 
-``python -m agentmem.bench.report reports/bench.json reports/bench.md``
+``python -m agentmem_dev.bench.report reports/bench.json reports/bench.md``
 """
 
 from __future__ import annotations
@@ -362,7 +362,7 @@ def markdown(report: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = argv if argv is not None else sys.argv[1:]
     if len(args) != 2:
-        print("usage: python -m agentmem.bench.report BENCH.json OUT.md", file=sys.stderr)
+        print("usage: python -m agentmem_dev.bench.report BENCH.json OUT.md", file=sys.stderr)
         return 2
     report = json.loads(Path(args[0]).read_text(encoding="utf-8"))
     text = markdown(report)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
-from agentmem.adapters.local.sqlite_base import SqliteDatabase
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import Scope
 from agentmem.ports import RawTurnRecord
 

@@ -31,8 +31,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from agentmem.bench.common import machine, ratio, say
-from agentmem.local.lambdas import FUNCTIONS, functions_dir
+from agentmem_dev.bench.common import machine, ratio, say
+from agentmem_dev.emulator.lambdas import FUNCTIONS, functions_dir
 
 DEFAULT_REPETITIONS = 3
 MARKER = "agentmem-bench-importtime-start"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.codec import format_sortable
-from agentmem.adapters.local.sqlite_base import SqliteDatabase, chunks, placeholders
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Edge, Neighbour, ProjectionOutcome, ProjectionState

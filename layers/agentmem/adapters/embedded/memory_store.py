@@ -36,7 +36,7 @@ from agentmem.adapters.codec import (
     record_to_json_image,
     scope_from_partition_key,
 )
-from agentmem.adapters.local.sqlite_base import SqliteDatabase, chunks, placeholders
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
 from agentmem.ports import Page, Put

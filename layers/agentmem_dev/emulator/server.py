@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agentmem.local import events, lambdas
+from agentmem_dev.emulator import events, lambdas
 from agentmem.runtime import Settings
 
 log = logging.getLogger(__name__)

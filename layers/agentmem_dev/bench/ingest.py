@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
-from agentmem.bench.common import (
+from agentmem_dev.bench.common import (
     TimedEmbedder,
     local_container,
     machine,
@@ -30,7 +30,7 @@ from agentmem.bench.common import (
     synthetic_turns,
 )
 from agentmem.domain.models import Turn
-from agentmem.local.runner import LocalRunner
+from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.ports import Embedder
 
 DEFAULT_TURNS = 200

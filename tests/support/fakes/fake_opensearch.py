@@ -28,7 +28,7 @@ from urllib.parse import unquote
 from opensearchpy import OpenSearch
 from opensearchpy.connection import Connection
 
-from agentmem.adapters.aws.testing.fake_query import (
+from support.fakes.fake_query import (
     Doc,
     FakeError,
     Index,

@@ -23,7 +23,7 @@ import numpy as np
 
 from agentmem.domain.models import Scope, Turn
 from agentmem.domain.similarity import Calibration
-from agentmem.eval.memory_eval import SettableClock
+from agentmem_dev.eval.memory_eval import SettableClock
 from agentmem.ports import Embedder
 from agentmem.runtime import Container, build_local, load_settings, set_container
 

@@ -17,34 +17,34 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentmem.bench.common import machine, say
+from agentmem_dev.bench.common import machine, say
 
 BENCHMARKS = ("recall", "ingest", "projector", "cold-start", "cost", "load")
 
 
 def _runner(name: str) -> Callable[..., dict[str, Any]]:
     if name == "recall":
-        from agentmem.bench import recall
+        from agentmem_dev.bench import recall
 
         return recall.run
     if name == "ingest":
-        from agentmem.bench import ingest
+        from agentmem_dev.bench import ingest
 
         return ingest.run
     if name == "projector":
-        from agentmem.bench import projector
+        from agentmem_dev.bench import projector
 
         return projector.run
     if name == "cold-start":
-        from agentmem.bench import cold_start
+        from agentmem_dev.bench import cold_start
 
         return cold_start.run
     if name == "cost":
-        from agentmem.bench import cost
+        from agentmem_dev.bench import cost
 
         return cost.run
     if name == "load":
-        from agentmem.bench import load
+        from agentmem_dev.bench import load
 
         return load.run
     raise ValueError(f"unknown benchmark {name!r}; expected one of {', '.join(BENCHMARKS)} or all")
@@ -68,7 +68,7 @@ def run_benchmark(name: str, **options: Any) -> dict[str, Any]:
 
 def render(name: str, result: dict[str, Any]) -> str:
     """Markdown tables of a report (one benchmark or ``all``)."""
-    from agentmem.bench.report import markdown
+    from agentmem_dev.bench.report import markdown
 
     if name == "all":
         return markdown(result)

@@ -38,7 +38,7 @@ from datetime import timedelta
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
-from agentmem.bench.common import (
+from agentmem_dev.bench.common import (
     T0,
     TENANT,
     TimedEmbedder,
@@ -180,7 +180,7 @@ def run(
     **_: Any,
 ) -> dict[str, Any]:
     """Latency of context assembly at each size; see the module docstring."""
-    from agentmem.local.server import make_server
+    from agentmem_dev.emulator.server import make_server
 
     sizes = sorted(set(sizes or DEFAULT_SIZES))
     reps = repetitions or DEFAULT_REPETITIONS

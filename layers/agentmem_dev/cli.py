@@ -16,8 +16,8 @@ from agentmem.errors import AgentMemError
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from agentmem.local.runner import LocalRunner
-    from agentmem.local.server import make_server
+    from agentmem_dev.emulator.runner import LocalRunner
+    from agentmem_dev.emulator.server import make_server
     from agentmem.runtime import build_local, load_settings, set_container
 
     settings = load_settings(data_dir=Path(args.data_dir))
@@ -65,7 +65,7 @@ Ctrl-C stops the server.""",
 
 
 def _invoke(args: argparse.Namespace) -> int:
-    from agentmem.local import lambdas
+    from agentmem_dev.emulator import lambdas
     from agentmem.runtime import build_local, load_settings, set_container
 
     settings = load_settings(data_dir=Path(args.data_dir))
@@ -78,13 +78,13 @@ def _invoke(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     if args.suite == "memory":
-        from agentmem.eval.memory_eval import render, run_memory_eval
+        from agentmem_dev.eval.memory_eval import render, run_memory_eval
 
         summary = run_memory_eval(Path(args.data), embedder=args.embedder, progress=not args.quiet)
         print(json.dumps(summary, ensure_ascii=False, indent=2) if args.json else render(summary))
         return 0
     if args.suite == "locomo":
-        from agentmem.eval import locomo
+        from agentmem_dev.eval import locomo
 
         report = locomo.run_locomo(
             Path(args.data),
@@ -103,7 +103,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from agentmem.bench import render, run_benchmark
+    from agentmem_dev.bench import render, run_benchmark
 
     options: dict[str, Any] = {"progress": not args.quiet}
     if args.n:
@@ -127,7 +127,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _smoke(args: argparse.Namespace) -> int:
-    from agentmem.adapters.aws.smoke import run_smoke
+    from agentmem_dev.smoke_moto import run_smoke
 
     if not args.moto:
         print(
@@ -147,7 +147,7 @@ def _smoke(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from agentmem.demo import run_demo
+    from agentmem_dev.demo import run_demo
 
     return run_demo(embedder=args.embedder)
 

@@ -9,7 +9,7 @@ context requests (chat mode, distinct queries) run against the ingested users. N
 exists locally yet): during the same run the write path's decision points are observed (the
 rule extractor's candidates, the classifier's fallbacks, the conflict judge's ambiguous band) and
 each place an LLM would be called is priced with the templates of
-:mod:`agentmem.bench.prompts`, filled with the real inputs and counted with
+:mod:`agentmem_dev.bench.prompts`, filled with the real inputs and counted with
 :func:`~agentmem.domain.text.estimate_tokens`:
 
 - extraction: one call per turn that passes the injection gate (the turn plus the last
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from agentmem.bench import prompts
-from agentmem.bench.common import (
+from agentmem_dev.bench import prompts
+from agentmem_dev.bench.common import (
     TimedEmbedder,
     local_container,
     machine,
@@ -51,7 +51,7 @@ from agentmem.domain.conflict import CONFLICT_CATEGORIES
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Category, Turn
 from agentmem.domain.text import estimate_tokens
-from agentmem.local.runner import LocalRunner
+from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.services import write_pipeline
 
 DEFAULT_TURNS = 200
@@ -159,7 +159,7 @@ def _llm_estimate(
     total_calls = calls + len(observed.classify_fallbacks) + len(observed.judge_pairs)
     return {
         "estimated": True,
-        "note": "ESTIMATE from prompt templates (agentmem/bench/prompts.py) filled with this run's inputs and"
+        "note": "ESTIMATE from prompt templates (agentmem_dev/bench/prompts.py) filled with this run's inputs and"
         " counted with estimate_tokens; not measured LLM calls (no LLM adapter exists locally)",
         "per_turn": {
             "llm_calls": round(total_calls / per, 3),

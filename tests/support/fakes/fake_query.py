@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.aws.testing.fake_analysis import FieldStats, analyze
+from support.fakes.fake_analysis import FieldStats, analyze
 
 
 class FakeError(Exception):  # becomes an HTTP error response

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.local.sqlite_base import SqliteDatabase, chunks, placeholders
-from agentmem.adapters.local.text_index import InvertedIndex, bm25_terms, top_hits
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
+from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms, top_hits
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Scope, Turn
-from agentmem.local.runner import LocalRunner
+from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.runtime import Container, build_local, load_settings, set_container
 
 KIND_METRIC = {

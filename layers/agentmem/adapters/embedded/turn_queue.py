@@ -25,7 +25,7 @@ from typing import Any
 from uuid import uuid4
 
 from agentmem.adapters.codec import body_to_turn, format_sortable, parse_datetime, turn_to_body
-from agentmem.adapters.local.sqlite_base import SqliteDatabase
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import Turn
 from agentmem.errors import QueueFull, ValidationFailed
 
