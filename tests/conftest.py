@@ -21,10 +21,10 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
 
 from agentmem.adapters.embedders import HashEmbedder
-from agentmem_dev.eval.memory_eval import SettableClock
+from agentmem.runtime import Container, build_local, load_settings, set_container
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem_dev.eval.memory_eval import SettableClock
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

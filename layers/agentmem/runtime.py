@@ -211,13 +211,13 @@ class Container:
 def build_local(settings: Settings, *, embedder: Embedder | None = None, clock: Any = None) -> Container:
     """Embedded adapters over ``settings.data_dir`` (":memory:" style paths are not used: tests
     pass a tmp dir)."""
-    from agentmem.adapters.embedders import build_embedder
     from agentmem.adapters.embedded.audit_log import SqliteAuditLog
     from agentmem.adapters.embedded.graph_store import LocalGraphStore
     from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
     from agentmem.adapters.embedded.search_index import LocalSearchIndex
     from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
     from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
+    from agentmem.adapters.embedders import build_embedder
 
     clock = clock or SystemClock()
     data = Path(settings.data_dir)

@@ -16,9 +16,9 @@ from agentmem.errors import AgentMemError
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from agentmem.runtime import build_local, load_settings, set_container
     from agentmem_dev.emulator.runner import LocalRunner
     from agentmem_dev.emulator.server import make_server
-    from agentmem.runtime import build_local, load_settings, set_container
 
     settings = load_settings(data_dir=Path(args.data_dir))
     print(
@@ -65,8 +65,8 @@ Ctrl-C stops the server.""",
 
 
 def _invoke(args: argparse.Namespace) -> int:
-    from agentmem_dev.emulator import lambdas
     from agentmem.runtime import build_local, load_settings, set_container
+    from agentmem_dev.emulator import lambdas
 
     settings = load_settings(data_dir=Path(args.data_dir))
     set_container(build_local(settings))

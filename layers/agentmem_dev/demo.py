@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.domain.models import Scope
-from agentmem_dev.eval.memory_eval import SettableClock, parse_time
+from agentmem.runtime import build_local, load_settings, set_container
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem.runtime import build_local, load_settings, set_container
+from agentmem_dev.eval.memory_eval import SettableClock, parse_time
 
 AUTH = {
     "tenant_id": "demo",

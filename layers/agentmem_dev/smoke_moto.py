@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 
 from agentmem.adapters.aws.dynamodb_schema import create_tables
-from agentmem_dev.dynamodb_stream import StreamReader
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import ConfigurationError, EmbedderUnavailable
+from agentmem_dev.dynamodb_stream import StreamReader
 
 REGION = "us-east-1"
 POISON = "Poisonville"

@@ -12,8 +12,8 @@ import pytest
 
 from agentmem.adapters.codec import change_from_stream_record
 from agentmem.domain.models import Scope, Status
-from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.runtime import Container
+from agentmem_dev.emulator.runner import LocalRunner
 
 S = Scope("t1", "u1")
 

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
-from support.fakes import live
-from support.fakes.fake_gremlin import FakeGremlinServer
 from agentmem.adapters.embedded.graph_store import LocalGraphStore, entity_vertex_id
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Edge, GraphStore, Neighbour, ProjectionOutcome, ProjectionState
+from support.fakes import live
+from support.fakes.fake_gremlin import FakeGremlinServer
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")

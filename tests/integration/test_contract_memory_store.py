@@ -21,13 +21,13 @@ from moto import mock_aws
 
 from agentmem.adapters.aws.dynamodb_schema import memory_table_request
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
-from agentmem_dev.dynamodb_stream import StreamReader
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import change_from_stream_record, image_to_record
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import MemoryStore, Put
+from agentmem_dev.dynamodb_stream import StreamReader
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t1", "u2")

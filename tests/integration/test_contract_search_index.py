@@ -23,12 +23,12 @@ import numpy as np
 import pytest
 
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
-from support.fakes import live
-from support.fakes.fake_opensearch import FakeOpenSearch, fake_client
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.text_index import bm25_terms
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.ports import ProjectionOutcome, ProjectionState, SearchIndex
+from support.fakes import live
+from support.fakes.fake_opensearch import FakeOpenSearch, fake_client
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, settings
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.api.app import openapi_json, resolve
+from agentmem.runtime import build_local, load_settings, set_container
 from agentmem_dev.emulator import events
 from agentmem_dev.emulator.lambdas import LambdaContext
-from agentmem.runtime import build_local, load_settings, set_container
 
 AUTH = {"tenant_id": "t-fuzz", "user_id": "u-fuzz", "permissions": "memory:read,memory:write"}
 

@@ -12,9 +12,9 @@ import pytest
 from agentmem.adapters.codec import turn_to_body
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status, Turn
 from agentmem.errors import StoreUnavailable
+from agentmem.runtime import Container
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem.runtime import Container
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 S = Scope("t1", "u1")

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from agentmem.runtime import Container, Settings, load_settings
 from agentmem_dev.emulator.runner import LocalRunner
 from agentmem_dev.emulator.server import authorize, make_server
-from agentmem.runtime import Container, Settings, load_settings
 
 
 @pytest.fixture

@@ -25,10 +25,10 @@ from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain import ids
 from agentmem.domain.models import Category, Confidence, MemoryRecord, Scope, Source, Status, Turn
 from agentmem.domain.similarity import Calibration
-from agentmem_dev.emulator import events, lambdas
 from agentmem.ports import LLM, Embedder
 from agentmem.runtime import Container, set_container
 from agentmem.services.write_pipeline import LLM_TAG, TurnOutcome, WritePipeline
+from agentmem_dev.emulator import events, lambdas
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 S = Scope("t1", "u1")

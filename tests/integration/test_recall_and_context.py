@@ -18,9 +18,9 @@ from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Category, Scope, Status, Turn
 from agentmem.errors import EmbedderUnavailable, StoreUnavailable
-from agentmem_dev.eval.memory_eval import SettableClock
-from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem_dev.emulator.runner import LocalRunner
+from agentmem_dev.eval.memory_eval import SettableClock
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=1)

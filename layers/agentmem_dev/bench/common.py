@@ -23,9 +23,9 @@ import numpy as np
 
 from agentmem.domain.models import Scope, Turn
 from agentmem.domain.similarity import Calibration
-from agentmem_dev.eval.memory_eval import SettableClock
 from agentmem.ports import Embedder
 from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem_dev.eval.memory_eval import SettableClock
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 TENANT = "bench"

@@ -36,6 +36,11 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from agentmem.domain.conflict import CONFLICT_CATEGORIES
+from agentmem.domain.context import Mode
+from agentmem.domain.models import Category, Turn
+from agentmem.domain.text import estimate_tokens
+from agentmem.services import write_pipeline
 from agentmem_dev.bench import prompts
 from agentmem_dev.bench.common import (
     TimedEmbedder,
@@ -47,12 +52,7 @@ from agentmem_dev.bench.common import (
     synthetic_queries,
     synthetic_turns,
 )
-from agentmem.domain.conflict import CONFLICT_CATEGORIES
-from agentmem.domain.context import Mode
-from agentmem.domain.models import Category, Turn
-from agentmem.domain.text import estimate_tokens
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem.services import write_pipeline
 
 DEFAULT_TURNS = 200
 DEFAULT_CONTEXT_REQUESTS = 50

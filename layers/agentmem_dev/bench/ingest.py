@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.domain.models import Turn
+from agentmem.ports import Embedder
 from agentmem_dev.bench.common import (
     TimedEmbedder,
     local_container,
@@ -29,9 +31,7 @@ from agentmem_dev.bench.common import (
     say,
     synthetic_turns,
 )
-from agentmem.domain.models import Turn
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem.ports import Embedder
 
 DEFAULT_TURNS = 200
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentmem_dev.bench.common import machine, percentiles, say, synthetic_facts, synthetic_queries
 from agentmem.domain.models import Scope
+from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem_dev.bench.common import machine, percentiles, say, synthetic_facts, synthetic_queries
 from agentmem_dev.emulator.runner import LocalRunner
 from agentmem_dev.emulator.server import make_server
-from agentmem.runtime import Container, build_local, load_settings, set_container
 
 TENANT = "load"
 

@@ -21,6 +21,9 @@ from datetime import timedelta
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.domain import ids
+from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
+from agentmem.ports import Change, Put
 from agentmem_dev.bench.common import (
     T0,
     TENANT,
@@ -31,10 +34,7 @@ from agentmem_dev.bench.common import (
     synthetic_entities,
     synthetic_facts,
 )
-from agentmem.domain import ids
-from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem.ports import Change, Put
 
 DEFAULT_RECORDS = 2_000
 USERS = 4

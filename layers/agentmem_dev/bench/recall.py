@@ -38,6 +38,12 @@ from datetime import timedelta
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.domain import ids
+from agentmem.domain.context import Mode
+from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
+from agentmem.errors import AgentMemError
+from agentmem.ports import Put
+from agentmem.runtime import Container
 from agentmem_dev.bench.common import (
     T0,
     TENANT,
@@ -52,12 +58,6 @@ from agentmem_dev.bench.common import (
     synthetic_facts,
     synthetic_queries,
 )
-from agentmem.domain import ids
-from agentmem.domain.context import Mode
-from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
-from agentmem.errors import AgentMemError
-from agentmem.ports import Put
-from agentmem.runtime import Container
 
 DEFAULT_SIZES = (1_000, 10_000)
 DEFAULT_REPETITIONS = 100

@@ -12,8 +12,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmem_dev.emulator import events, lambdas
 from agentmem.runtime import Container
+from agentmem_dev.emulator import events, lambdas
 
 log = logging.getLogger(__name__)
 

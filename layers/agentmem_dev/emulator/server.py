@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agentmem_dev.emulator import events, lambdas
 from agentmem.runtime import Settings
+from agentmem_dev.emulator import events, lambdas
 
 log = logging.getLogger(__name__)
 

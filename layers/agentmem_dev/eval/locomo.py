@@ -44,12 +44,12 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
-from agentmem_dev.bench.common import quiet_metrics
 from agentmem.domain.context import Mode
 from agentmem.domain.models import MemoryRecord, Scope, Status, Turn
-from agentmem_dev.eval.memory_eval import SettableClock
-from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem_dev.bench.common import quiet_metrics
+from agentmem_dev.emulator.runner import LocalRunner
+from agentmem_dev.eval.memory_eval import SettableClock
 
 TENANT = "locomo"
 TURN_SPACING = timedelta(seconds=30)

@@ -21,8 +21,8 @@ from typing import Any
 
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Scope, Turn
-from agentmem_dev.emulator.runner import LocalRunner
 from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem_dev.emulator.runner import LocalRunner
 
 KIND_METRIC = {
     "recall": "recall_hit_rate",

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from awshelpers import REGION, Moto
 
-from agentmem_dev.dynamodb_stream import StreamReader
 from agentmem.adapters.aws.wiring import build_aws
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.models import Scope, Turn
-from agentmem_dev.eval.memory_eval import SettableClock
-from agentmem_dev.emulator import events, lambdas
 from agentmem.runtime import Container, load_settings, set_container
+from agentmem_dev.dynamodb_stream import StreamReader
+from agentmem_dev.emulator import events, lambdas
+from agentmem_dev.eval.memory_eval import SettableClock
 
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")

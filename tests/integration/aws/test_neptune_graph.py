@@ -19,10 +19,10 @@ from gremlin_python.structure.graph import Graph
 from agentmem.adapters.aws import neptune_graph
 from agentmem.adapters.aws import neptune_traversals as nt
 from agentmem.adapters.aws.neptune_graph import WRITE_RETRIES, NeptuneGraphStore, signed_headers
-from support.fakes.fake_gremlin import FakeGremlinServer
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
 from agentmem.errors import StoreUnavailable
 from agentmem.ports import Edge, Neighbour, ProjectionOutcome
+from support.fakes.fake_gremlin import FakeGremlinServer
 
 S = Scope("acme", "alice")
 PK = "TENANT#acme#USER#alice"

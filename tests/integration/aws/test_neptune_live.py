@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 
 from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
-from support.fakes import live
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
 from agentmem.ports import Edge, Neighbour, ProjectionOutcome
+from support.fakes import live
 
 pytestmark = [
     pytest.mark.gremlin,

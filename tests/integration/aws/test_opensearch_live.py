@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
-from support.fakes import live
 from agentmem.domain.models import Category, MemoryRecord, Scope
 from agentmem.ports import ProjectionOutcome
+from support.fakes import live
 
 pytestmark = [
     pytest.mark.opensearch,

@@ -19,10 +19,10 @@ from opensearchpy.connection import Connection
 from agentmem.adapters.aws import opensearch_dsl as dsl
 from agentmem.adapters.aws import opensearch_index
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
-from support.fakes.fake_opensearch import FakeOpenSearch, RecordedRequest, fake_client
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import StoreUnavailable
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
+from support.fakes.fake_opensearch import FakeOpenSearch, RecordedRequest, fake_client
 
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")

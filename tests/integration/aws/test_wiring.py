@@ -13,9 +13,9 @@ from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
 from agentmem.adapters.aws.wiring import build_aws
-from agentmem.adapters.embedders import HashEmbedder
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedders import HashEmbedder
 from agentmem.errors import ConfigurationError
 from agentmem.runtime import get_container, load_settings, set_container
 
