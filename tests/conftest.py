@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,29 +20,25 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
 
 from agentmem.adapters.embedders import HashEmbedder
-from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
+from agentmem.settings import load_settings
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem_dev.eval.memory_eval import SettableClock
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def clock() -> SettableClock:
-    c = SettableClock()
-    c.set(T0)
-    return c
+def clock() -> ManualClock:
+    return ManualClock(T0)
 
 
 @pytest.fixture
-def container(tmp_path: Path, clock: SettableClock) -> Iterator[Container]:
-    c = build_local(
-        load_settings(data_dir=tmp_path / "data", embedder="hash"), embedder=HashEmbedder(), clock=clock
+def container(tmp_path: Path, clock: ManualClock) -> Container:
+    return bootstrap(
+        load_settings(data_dir=tmp_path / "data", embedder="hash"), clock=clock, embedder=HashEmbedder()
     )
-    set_container(c)
-    yield c
-    set_container(None)
 
 
 @pytest.fixture
@@ -55,8 +50,13 @@ class Api:
     """Calls the api λ with API Gateway proxy events, as the local server does."""
 
     def __init__(
-        self, tenant: str = "t1", user: str = "u1", permissions: str = "memory:read,memory:write"
+        self,
+        container: Container,
+        tenant: str = "t1",
+        user: str = "u1",
+        permissions: str = "memory:read,memory:write",
     ) -> None:
+        self.container = container
         self.auth: dict[str, Any] | None = {"tenant_id": tenant, "user_id": user, "permissions": permissions}
 
     def __call__(
@@ -79,7 +79,7 @@ class Api:
             query={k: [v] for k, v in (query or {}).items()},
             headers={"Content-Type": "application/json"},
         )
-        result = lambdas.invoke("api", event)
+        result = lambdas.invoke("api", event, self.container)
         payload = result.get("body") or ""
         try:
             return result["statusCode"], json.loads(payload) if payload else None
@@ -89,4 +89,4 @@ class Api:
 
 @pytest.fixture
 def api(container: Container) -> Api:
-    return Api()
+    return Api(container)

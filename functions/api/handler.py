@@ -8,6 +8,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agentmem.api.app import resolve
+from agentmem.bootstrap import Container, default_container
 
 logger = Logger(service="agentmem-api")
 tracer = Tracer(service="agentmem-api")
@@ -17,8 +18,12 @@ metrics = Metrics(namespace="agentmem", service="api")
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
 @tracer.capture_lambda_handler
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    response = resolve(event, context)
+def handler(event: dict[str, Any], context: Any, container: Container | None = None) -> dict[str, Any]:
+    return handle(event, context, container or default_container())
+
+
+def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
+    response = resolve(event, context, container)
     metrics.add_metric(
         name=f"Http{int(response.get('statusCode', 500)) // 100}xx", unit=MetricUnit.Count, value=1
     )

@@ -7,7 +7,7 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agentmem.runtime import get_container
+from agentmem.bootstrap import Container, default_container
 
 logger = Logger(service="agentmem-consolidate")
 tracer = Tracer(service="agentmem-consolidate")
@@ -17,8 +17,11 @@ metrics = Metrics(namespace="agentmem", service="consolidate")
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    container = get_container()
+def handler(event: dict[str, Any], context: Any, container: Container | None = None) -> dict[str, Any]:
+    return handle(event, context, container or default_container())
+
+
+def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
     detail = event.get("detail") or {}
     report = container.consolidation.run_pending(
         now=container.clock.now(), force=bool(detail.get("force", False))

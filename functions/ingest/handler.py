@@ -4,6 +4,7 @@ rejected and audited by the service, never retried."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -11,7 +12,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from agentmem.runtime import get_container
+from agentmem.bootstrap import Container, default_container
 
 logger = Logger(service="agentmem-ingest")
 tracer = Tracer(service="agentmem-ingest")
@@ -19,8 +20,7 @@ metrics = Metrics(namespace="agentmem", service="ingest")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
-def record_handler(record: SQSRecord) -> None:
-    container = get_container()
+def record_handler(record: SQSRecord, container: Container) -> None:
     outcome = container.ingest.handle(
         record.body, now=container.clock.now(), queue_message_id=record.message_id
     )
@@ -47,7 +47,14 @@ def record_handler(record: SQSRecord) -> None:
 @metrics.log_metrics
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: dict[str, Any], context: Any, container: Container | None = None) -> dict[str, Any]:
+    return handle(event, context, container or default_container())
+
+
+def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
     return process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
+        event=event,
+        record_handler=partial(record_handler, container=container),
+        processor=processor,
+        context=context,
     )

@@ -3,6 +3,7 @@ step with the source of truth. Partial batch failures; replays and reordering ar
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -11,7 +12,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
 from agentmem.adapters.codec import change_from_stream_record
-from agentmem.runtime import get_container
+from agentmem.bootstrap import Container, default_container
 
 logger = Logger(service="agentmem-projector")
 tracer = Tracer(service="agentmem-projector")
@@ -19,11 +20,10 @@ metrics = Metrics(namespace="agentmem", service="projector")
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
 
 
-def record_handler(record: DynamoDBRecord) -> None:
+def record_handler(record: DynamoDBRecord, container: Container) -> None:
     change = change_from_stream_record(record.raw_event)
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return
-    container = get_container()
     report = container.projector.apply(change, now=container.clock.now())
     for name, value in (
         ("ProjectionsApplied", report.applied),
@@ -38,7 +38,14 @@ def record_handler(record: DynamoDBRecord) -> None:
 @metrics.log_metrics
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: dict[str, Any], context: Any, container: Container | None = None) -> dict[str, Any]:
+    return handle(event, context, container or default_container())
+
+
+def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
     return process_partial_response(
-        event=event, record_handler=record_handler, processor=processor, context=context
+        event=event,
+        record_handler=partial(record_handler, container=container),
+        processor=processor,
+        context=context,
     )

@@ -7,7 +7,7 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agentmem.runtime import get_container
+from agentmem.bootstrap import Container, default_container
 
 logger = Logger(service="agentmem-reconcile")
 tracer = Tracer(service="agentmem-reconcile")
@@ -17,8 +17,11 @@ metrics = Metrics(namespace="agentmem", service="reconcile")
 @metrics.log_metrics(raise_on_empty_metrics=False)
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    container = get_container()
+def handler(event: dict[str, Any], context: Any, container: Container | None = None) -> dict[str, Any]:
+    return handle(event, context, container or default_container())
+
+
+def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
     report = container.reconciler.run(now=container.clock.now())
     for name in ("checked", "missing", "stale", "orphan", "repaired", "requeued", "failed"):
         metrics.add_metric(name=f"Reconcile_{name}", unit=MetricUnit.Count, value=getattr(report, name))

@@ -3,7 +3,7 @@
 Each function gets its own role with inline statements only (no AWS managed policy): its own log
 group, X-Ray, the VPC ENI actions, and exactly the table actions / index / graph / Bedrock / queue
 rights its services use (``config.ACCESS``). Settings reach the code as ``AGENTMEM_*`` variables
-(``agentmem.runtime.Settings``); every function gets the full set, as ``build_aws`` requires.
+(``agentmem.settings.Settings``); every function gets the full set, as the aws backend requires.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def bedrock_model_arns(model_id: str) -> list[str]:
 def settings_environment(
     config: EnvConfig, tables: Tables, queues: Queues, search: SearchDomain, graph: GraphCluster
 ) -> dict[str, str]:
-    """The AGENTMEM_* variables (``agentmem.runtime.Settings``) every function receives."""
+    """The AGENTMEM_* variables (``agentmem.settings.Settings``) every function receives."""
     return {
         "AGENTMEM_BACKEND": "aws",
         "AGENTMEM_AWS_REGION": Aws.REGION,

@@ -24,7 +24,7 @@ AUDIT_ACTIONS = ("dynamodb:PutItem", "dynamodb:Query")  # append-only: never Upd
 
 @dataclass(frozen=True)
 class Access:
-    """What one function touches. Derived from the services it runs (``agentmem.runtime.Container``)."""
+    """What one function touches. Derived from the services it runs (``agentmem.bootstrap.Container``)."""
 
     memory: tuple[str, ...] = ()  # actions on the memory table (and its indexes)
     session: tuple[str, ...] = ()  # actions on the session table

@@ -16,8 +16,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status, Turn
+from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.similarity import Calibration
+from agentmem.messages import TurnMessage
 
 
 class ProjectionOutcome(StrEnum):
@@ -290,12 +291,87 @@ class AuditLog(Protocol):
 class TurnQueue(Protocol):
     """Where the API hands turns for asynchronous ingestion (SQS; a bounded local queue)."""
 
-    def send(self, turns: Sequence[Turn]) -> builtins.list[str]:
+    def send(self, turns: Sequence[TurnMessage]) -> builtins.list[str]:
         """Enqueue; returns the message ids. Raises QueueFull (nothing enqueued) at capacity."""
 
 
+class ReceivedMessage(Protocol):
+    """One message handed out by a :class:`QueueConsumer` (an SQS ``ReceiveMessage`` entry)."""
+
+    @property
+    def message_id(self) -> str: ...
+    @property
+    def receipt_handle(self) -> str: ...
+    @property
+    def body(self) -> str:
+        """The SQS body of one turn (:class:`agentmem.messages.TurnMessage` JSON)."""
+
+    @property
+    def receive_count(self) -> int: ...
+    @property
+    def sent_at(self) -> datetime: ...
+
+
+@runtime_checkable
+class QueueConsumer(Protocol):
+    """The consumer side of the turn queue, for an event source that plays SQS's part (the laptop
+    emulator). In AWS, Lambda's event source mapping consumes SQS and nothing calls this."""
+
+    def receive(
+        self, max_messages: int = 10, visibility_timeout_s: float = 30.0
+    ) -> Sequence[ReceivedMessage]:
+        """Up to ``max_messages`` visible messages, hidden for ``visibility_timeout_s``; a message
+        received more often than the queue allows is dead-lettered instead of returned."""
+
+    def delete(self, receipt_handle: str) -> bool:
+        """Acknowledge (processed); False when the handle is unknown or expired."""
+
+    def release(self, receipt_handle: str, delay_s: float = 0.0, error: str | None = None) -> bool:
+        """Make the message visible again after ``delay_s`` (it failed; ``error`` says why)."""
+
+
+class OutboxChange(Protocol):
+    """One change of the source of truth in the shape a DynamoDB stream record carries it."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def event_name(self) -> str:
+        """INSERT | MODIFY | REMOVE"""
+
+    @property
+    def pk(self) -> str: ...
+    @property
+    def sk(self) -> str: ...
+    @property
+    def new_image(self) -> dict[str, Any] | None: ...
+    @property
+    def old_image(self) -> dict[str, Any] | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+@runtime_checkable
+class ChangeFeed(Protocol):
+    """A store's change stream read with named checkpoints, for an event source that plays
+    DynamoDB Streams' part (the laptop emulator reading the SQLite outbox). In AWS, Lambda's
+    event source mapping reads the stream and nothing calls this."""
+
+    def read_outbox(self, after_seq: int, limit: int) -> Sequence[OutboxChange]:
+        """Changes with ``seq > after_seq``, oldest first."""
+
+    def outbox_checkpoint(self, name: str) -> int:
+        """The last seq reader ``name`` finished (0 if it never ran)."""
+
+    def set_outbox_checkpoint(self, name: str, seq: int) -> None:
+        """Reader ``name`` finished every change up to ``seq``."""
+
+
 class Clock(Protocol):
-    def now(self) -> datetime: ...
+    """Where services get the time (domain code takes it as an argument)."""
+
+    def now(self) -> datetime:
+        """Timezone-aware current time."""
 
 
 @runtime_checkable

@@ -16,7 +16,8 @@ from agentmem.errors import AgentMemError
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from agentmem.runtime import build_local, load_settings, set_container
+    from agentmem.bootstrap import bootstrap
+    from agentmem.settings import load_settings
     from agentmem_dev.emulator.runner import LocalRunner
     from agentmem_dev.emulator.server import make_server
 
@@ -25,12 +26,11 @@ def _serve(args: argparse.Namespace) -> int:
         f"[agentmem] loading embedder ({settings.embedder}) and stores in {settings.data_dir}/ ...",
         file=sys.stderr,
     )
-    container = build_local(settings)
+    container = bootstrap(settings)
     container.embedder.embed_query("warm up")
-    set_container(container)
     runner = LocalRunner(container)
     runner.start()
-    server = make_server(args.host, args.port, settings)
+    server = make_server(args.host, args.port, container)
     base = f"http://{args.host}:{server.server_address[1]}"
     headers = "-H 'Content-Type: application/json' -H 'X-Tenant-Id: demo' -H 'X-User-Id: alice'"
     print(
@@ -65,13 +65,13 @@ Ctrl-C stops the server.""",
 
 
 def _invoke(args: argparse.Namespace) -> int:
-    from agentmem.runtime import build_local, load_settings, set_container
+    from agentmem.bootstrap import bootstrap
+    from agentmem.settings import load_settings
     from agentmem_dev.emulator import lambdas
 
-    settings = load_settings(data_dir=Path(args.data_dir))
-    set_container(build_local(settings))
+    container = bootstrap(load_settings(data_dir=Path(args.data_dir)))
     event = json.loads(Path(args.event).read_text(encoding="utf-8"))
-    result = lambdas.invoke(args.function, event)
+    result = lambdas.invoke(args.function, event, container)
     print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
     return 0
 

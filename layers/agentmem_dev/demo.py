@@ -10,11 +10,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
 from agentmem.domain.models import Scope
-from agentmem.runtime import build_local, load_settings, set_container
+from agentmem.settings import load_settings
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem_dev.eval.memory_eval import SettableClock, parse_time
+from agentmem_dev.eval.memory_eval import parse_time
 
 AUTH = {
     "tenant_id": "demo",
@@ -51,7 +53,11 @@ QUERIES = [
 
 
 def _api(
-    method: str, path: str, body: dict[str, Any] | None = None, query: dict[str, str] | None = None
+    container: Container,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    query: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     event = events.api_gateway_event(
         method,
@@ -60,41 +66,42 @@ def _api(
         query={k: [v] for k, v in (query or {}).items()},
         authorizer=AUTH,
     )
-    result = lambdas.invoke("api", event)
+    result = lambdas.invoke("api", event, container)
     return {"status": result["statusCode"], "body": json.loads(result["body"] or "{}")}
 
 
 def run_demo(embedder: str = "auto") -> int:
-    clock = SettableClock()
+    clock = ManualClock()
     with tempfile.TemporaryDirectory(prefix="agentmem-demo-") as tmp:
-        container = build_local(load_settings(data_dir=Path(tmp), embedder=embedder), clock=clock)
-        set_container(container)
+        container = bootstrap(load_settings(data_dir=Path(tmp), embedder=embedder), clock=clock)
         runner = LocalRunner(container)
-        try:
-            print("== turns ==")
-            for at, user, assistant in SCRIPT:
-                clock.set(parse_time(at))
-                posted = _api(
-                    "POST", "/v1/turns", {"session_id": "s1", "user": user, "assistant": assistant, "at": at}
-                )
-                runner.drain()
-                message_id = posted["body"]["message_ids"][0]
-                print(f"> {user}")
-                audit = container.audit.list(SCOPE, limit=20)
-                latest = [e for e in audit if (e.details or {}).get("message_id") == message_id]
-                notes = ", ".join(f"{e.action}({e.reason})" if e.reason else e.action for e in latest)
-                print(f"  [{notes or 'distilled and stored'}]")
-            clock.set(clock.now() + timedelta(days=1))
-            print("\n== memories ==")
-            for memory in _api("GET", "/v1/memories")["body"]["memories"]:
-                print(f"- [{memory['category']}] {memory['content']}")
-            superseded = _api("GET", "/v1/memories", query={"status": "superseded"})["body"]["memories"]
-            for memory in superseded:
-                print(f"- (superseded) {memory['content']}")
-            for query, mode in QUERIES:
-                print(f"\n== context ({mode}) for {query!r} ==")
-                response = _api("POST", "/v1/context", {"query": query, "mode": mode})
-                print(response["body"]["context"] or "(nothing injected)")
-        finally:
-            set_container(None)
+        print("== turns ==")
+        for at, user, assistant in SCRIPT:
+            clock.set(parse_time(at))
+            posted = _api(
+                container,
+                "POST",
+                "/v1/turns",
+                {"session_id": "s1", "user": user, "assistant": assistant, "at": at},
+            )
+            runner.drain()
+            message_id = posted["body"]["message_ids"][0]
+            print(f"> {user}")
+            audit = container.audit.list(SCOPE, limit=20)
+            latest = [e for e in audit if (e.details or {}).get("message_id") == message_id]
+            notes = ", ".join(f"{e.action}({e.reason})" if e.reason else e.action for e in latest)
+            print(f"  [{notes or 'distilled and stored'}]")
+        clock.set(clock.now() + timedelta(days=1))
+        print("\n== memories ==")
+        for memory in _api(container, "GET", "/v1/memories")["body"]["memories"]:
+            print(f"- [{memory['category']}] {memory['content']}")
+        superseded = _api(container, "GET", "/v1/memories", query={"status": "superseded"})["body"][
+            "memories"
+        ]
+        for memory in superseded:
+            print(f"- (superseded) {memory['content']}")
+        for query, mode in QUERIES:
+            print(f"\n== context ({mode}) for {query!r} ==")
+            response = _api(container, "POST", "/v1/context", {"query": query, "mode": mode})
+            print(response["body"]["context"] or "(nothing injected)")
     return 0

@@ -35,6 +35,7 @@ from agentmem.adapters.aws.dynamodb_schema import create_tables
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import ConfigurationError, EmbedderUnavailable
+from agentmem.messages import TurnMessage
 from agentmem_dev.dynamodb_stream import StreamReader
 
 REGION = "us-east-1"
@@ -137,8 +138,8 @@ class _Smoke:
         self.stream_records: list[dict[str, Any]] = []
 
     def _setup(self) -> Any:
-        from agentmem.adapters.aws.wiring import build_aws
-        from agentmem.runtime import load_settings, set_container
+        from agentmem.bootstrap import bootstrap
+        from agentmem.settings import load_settings
 
         arns = create_tables(
             self.c["dynamodb"], memory="smoke-memories", session="smoke-sessions", audit="smoke-audit"
@@ -164,33 +165,28 @@ class _Smoke:
             table_session="smoke-sessions",
             table_audit="smoke-audit",
         )
-        container = build_aws(settings, embedder=PoisonEmbedder())
-        set_container(container)
+        container = bootstrap(settings, embedder=PoisonEmbedder())
+        self.container = container
         self.stream = StreamReader(self.c["dynamodbstreams"], arns["memory_stream_arn"])
         return container
 
     def run(self, turns: int) -> dict[str, Any]:
-        from agentmem.runtime import set_container
-
         container = self._setup()
-        try:
-            plan = _plan(turns, container.clock.now())
-            container.queue.send(plan.turns)
-            malformed_id = None
-            if plan.malformed_body is not None:
-                malformed_id = self.c["sqs"].send_message(
-                    QueueUrl=self.queue, MessageBody=plan.malformed_body
-                )["MessageId"]
-            self._drain_queue()
-            self._project()
-            written_before = self._written(container, plan)
-            self._replay()
-            written = self._written(container, plan)
-            if written != written_before:
-                self.failures.append("replayed deliveries changed the stored memories")
-            return self._summary(container, plan, written, malformed_id)
-        finally:
-            set_container(None)
+        plan = _plan(turns, container.clock.now())
+        container.queue.send([TurnMessage.from_turn(t) for t in plan.turns])
+        malformed_id = None
+        if plan.malformed_body is not None:
+            malformed_id = self.c["sqs"].send_message(QueueUrl=self.queue, MessageBody=plan.malformed_body)[
+                "MessageId"
+            ]
+        self._drain_queue()
+        self._project()
+        written_before = self._written(container, plan)
+        self._replay()
+        written = self._written(container, plan)
+        if written != written_before:
+            self.failures.append("replayed deliveries changed the stored memories")
+        return self._summary(container, plan, written, malformed_id)
 
     # ------------------------------------------------------------------ event sources
 
@@ -216,7 +212,7 @@ class _Smoke:
             ]
             event = events.sqs_event(records)
             self.batches.append(event)
-            response = lambdas.invoke("ingest", event) or {}
+            response = lambdas.invoke("ingest", event, self.container) or {}
             failed = {f["itemIdentifier"] for f in response.get("batchItemFailures", [])}
             for m in messages:
                 if m["MessageId"] in failed:  # SQS would redeliver after the visibility timeout
@@ -233,7 +229,9 @@ class _Smoke:
         records = self.stream.read()
         self.stream_records.extend(records)
         for start in range(0, len(records), 100):
-            response = lambdas.invoke("projector", {"Records": records[start : start + 100]}) or {}
+            response = (
+                lambdas.invoke("projector", {"Records": records[start : start + 100]}, self.container) or {}
+            )
             if response.get("batchItemFailures"):
                 self.failures.append(f"projector failed {len(response['batchItemFailures'])} stream records")
 
@@ -242,9 +240,9 @@ class _Smoke:
         from agentmem_dev.emulator import lambdas
 
         for event in self.batches:
-            lambdas.invoke("ingest", event)
+            lambdas.invoke("ingest", event, self.container)
         for start in range(0, len(self.stream_records), 100):
-            lambdas.invoke("projector", {"Records": self.stream_records[start : start + 100]})
+            lambdas.invoke("projector", {"Records": self.stream_records[start : start + 100]}, self.container)
         self._project()  # whatever the replays wrote (nothing, when idempotent)
 
     # ------------------------------------------------------------------ accounting
@@ -352,7 +350,7 @@ class _Smoke:
                 },
                 headers={"Content-Type": "application/json"},
             )
-            response = lambdas.invoke("api", event)
+            response = lambdas.invoke("api", event, self.container)
             body = json.loads(response.get("body") or "{}")
             got = {m.get("id") for m in body.get("memories", [])}
             if response.get("statusCode") != 200 or not got & written[scope]:

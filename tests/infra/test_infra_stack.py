@@ -358,8 +358,10 @@ def _settings_env(env: dict[str, Any]) -> dict[str, str]:
 def test_function_settings_are_valid_agentmem_settings(
     each_env: Synth, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentmem.adapters.aws.wiring import build_aws
-    from agentmem.runtime import Settings
+    from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
+    from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
+    from agentmem.bootstrap import bootstrap
+    from agentmem.settings import Settings
 
     fields = {f"AGENTMEM_{name.upper()}" for name in Settings.model_fields}
     for name in FUNCTIONS:
@@ -381,8 +383,8 @@ def test_function_settings_are_valid_agentmem_settings(
         assert settings.backend == "aws" and settings.embedder == "bedrock"
         assert settings.search_backend == "opensearch" and settings.graph_backend == "neptune"
         # The composition root accepts them (it builds lazily: no network here).
-        container = build_aws(settings)
-        assert container.extras["backends"] == {"search": "opensearch", "graph": "neptune"}
+        container = bootstrap(settings)
+        assert isinstance(container.index, OpenSearchIndex) and isinstance(container.graph, NeptuneGraphStore)
 
 
 def test_reserved_concurrency(synth: Any) -> None:

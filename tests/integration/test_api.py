@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.codec import change_from_stream_record
+from agentmem.bootstrap import Container
 from agentmem.domain.models import Scope, Status
-from agentmem.runtime import Container
 from agentmem_dev.emulator.runner import LocalRunner
 
 S = Scope("t1", "u1")
@@ -238,7 +238,7 @@ def test_openapi_document_is_valid_openapi_3_with_every_route(api: Any) -> None:
 
 
 def test_no_authorizer_is_401(api: Any) -> None:
-    anonymous = type(api)()
+    anonymous = type(api)(api.container)
     anonymous.auth = None
     for method, path, body in [
         ("GET", "/v1/memories", None),
@@ -247,10 +247,10 @@ def test_no_authorizer_is_401(api: Any) -> None:
     ]:
         status, out = anonymous(method, path, body)
         assert status == 401 and out["error"] == "unauthorized"
-    half = type(api)()
+    half = type(api)(api.container)
     half.auth = {"tenant_id": "t1"}
     assert half("GET", "/v1/memories")[0] == 401
-    bad = type(api)(tenant="t#1", user="u1")
+    bad = type(api)(api.container, tenant="t#1", user="u1")
     assert bad("GET", "/v1/memories")[0] == 401
 
 
@@ -270,7 +270,7 @@ def test_permanent_needs_its_permission(api: Any, memory: dict[str, Any]) -> Non
     status, body = api("POST", "/v1/memories", {"content": "My mother tongue is Welsh", "permanent": True})
     assert status == 403 and body["error"] == "forbidden"
     assert api("POST", f"/v1/memories/{memory['id']}/permanent")[0] == 403
-    privileged = type(api)(permissions="memory:read,memory:write,memory:permanent")
+    privileged = type(api)(api.container, permissions="memory:read,memory:write,memory:permanent")
     status, body = privileged(
         "POST", "/v1/memories", {"content": "My mother tongue is Welsh", "permanent": True}
     )
@@ -280,7 +280,7 @@ def test_permanent_needs_its_permission(api: Any, memory: dict[str, Any]) -> Non
 
 
 def test_read_only_principal_cannot_write(api: Any, memory: dict[str, Any]) -> None:
-    reader = type(api)(permissions="memory:read")
+    reader = type(api)(api.container, permissions="memory:read")
     assert reader("POST", "/v1/memories", {"content": "I like tea"})[0] == 403
     assert reader("DELETE", f"/v1/memories/{memory['id']}")[0] == 403
 
@@ -293,7 +293,7 @@ def test_erase_user_removes_everything_and_replays_bring_nothing_back(
 ) -> None:
     ingest(api, runner, "我叫林晓雨，住在青岛。", "I keep bees in my garden.", "我搬到厦门了。")
     api("PUT", "/v1/sessions/s1/state", {"task_memory": ["note"]})
-    neighbour = type(api)(user="u2")
+    neighbour = type(api)(api.container, user="u2")
     neighbour("POST", "/v1/turns", turn_body("I keep goats.", message_id="n1"))
     runner.drain()
     old_rows = container.store.read_outbox(0, 1000)  # type: ignore[attr-defined]
@@ -441,7 +441,7 @@ def test_mcp_rejects_malformed_requests_cleanly(api: Any) -> None:
     assert status == 400 and out["error"]["code"] == -32600
     status, out = api("POST", "/v1/mcp", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "x"})
     assert status == 200 and out["id"] == 7 and out["error"]["code"] == -32602
-    anonymous = type(api)()
+    anonymous = type(api)(api.container)
     anonymous.auth = None
     assert anonymous("POST", "/v1/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})[0] == 401
 

@@ -25,7 +25,6 @@ from agentmem.domain.models import (
     Source,
     SourceRefs,
     Status,
-    Turn,
 )
 from agentmem.errors import ValidationFailed
 
@@ -220,100 +219,3 @@ def test_stream_records_become_projector_changes() -> None:
     assert codec.change_from_stream_record(_stream_record("INSERT", None, None, "TURN#m1")) is None
     with pytest.raises(ValidationFailed):
         codec.change_from_stream_record(_stream_record("UPSERT", new, None, "MEM#x"))
-
-
-def _turn(**changes: Any) -> Turn:
-    base: dict[str, object] = {
-        "scope": Scope("t1", "u1"),
-        "session_id": "s1",
-        "user": "我下周去东京出差",
-        "assistant": "好的，祝顺利！",
-        "at": T0,
-        "message_id": "m1",
-    }
-    base.update(changes)
-    return Turn(**base)  # type: ignore[arg-type]
-
-
-def test_turn_body_round_trip() -> None:
-    plain = _turn()
-    body = json.loads(codec.turn_to_body(plain))
-    assert body == {
-        "tenant_id": "t1",
-        "user_id": "u1",
-        "session_id": "s1",
-        "user": "我下周去东京出差",
-        "assistant": "好的，祝顺利！",
-        "at": "2026-01-05T09:00:00Z",
-        "message_id": "m1",
-    }
-    assert codec.body_to_turn(codec.turn_to_body(plain)) == plain
-    traced = _turn(trace_id="tr-9", speaker="Caroline")
-    assert json.loads(codec.turn_to_body(traced))["trace_id"] == "tr-9"
-    assert codec.body_to_turn(codec.turn_to_body(traced)) == traced
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        "not json",
-        "[]",
-        json.dumps(
-            {
-                "user_id": "u1",
-                "session_id": "s",
-                "user": "a",
-                "assistant": "b",
-                "at": "2026-01-05T09:00:00Z",
-                "message_id": "m",
-            }
-        ),
-        json.dumps(
-            {
-                "tenant_id": "",
-                "user_id": "u1",
-                "session_id": "s",
-                "user": "a",
-                "assistant": "b",
-                "at": "2026-01-05T09:00:00Z",
-                "message_id": "m",
-            }
-        ),
-        json.dumps(
-            {
-                "tenant_id": "t",
-                "user_id": "u1",
-                "session_id": "s",
-                "user": "a",
-                "assistant": "b",
-                "at": "yesterday",
-                "message_id": "m",
-            }
-        ),
-        json.dumps(
-            {
-                "tenant_id": "t",
-                "user_id": "u1",
-                "session_id": "s",
-                "user": 3,
-                "assistant": "b",
-                "at": "2026-01-05T09:00:00Z",
-                "message_id": "m",
-            }
-        ),
-        json.dumps(
-            {
-                "tenant_id": "t",
-                "user_id": "u1",
-                "session_id": " ",
-                "user": "a",
-                "assistant": "b",
-                "at": "2026-01-05T09:00:00Z",
-                "message_id": "m",
-            }
-        ),
-    ],
-)
-def test_malformed_bodies_raise_validation_failed(body: str) -> None:
-    with pytest.raises(ValidationFailed):
-        codec.body_to_turn(body)

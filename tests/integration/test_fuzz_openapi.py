@@ -19,11 +19,13 @@ from hypothesis import HealthCheck, settings
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.api.app import openapi_json, resolve
-from agentmem.runtime import build_local, load_settings, set_container
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.settings import load_settings
 from agentmem_dev.emulator import events
 from agentmem_dev.emulator.lambdas import LambdaContext
 
 AUTH = {"tenant_id": "t-fuzz", "user_id": "u-fuzz", "permissions": "memory:read,memory:write"}
+_CONTAINER: list[Container] = []  # the module fixture's, for the WSGI app schemathesis calls
 
 
 def wsgi_app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
@@ -45,7 +47,7 @@ def wsgi_app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
         body=body,
         authorizer=AUTH,
     )
-    result = resolve(event, LambdaContext(function_name="api"))
+    result = resolve(event, LambdaContext(function_name="api"), _CONTAINER[0])
     status = int(result["statusCode"])
     response_headers = [(k, v) for k, v in (result.get("headers") or {}).items()]
     for key, values in (result.get("multiValueHeaders") or {}).items():
@@ -61,13 +63,13 @@ schema.app = wsgi_app  # type: ignore[attr-defined]
 @pytest.fixture(scope="module")
 def fuzz_container(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     data: Path = tmp_path_factory.mktemp("fuzz")
-    set_container(
-        build_local(
+    _CONTAINER.append(
+        bootstrap(
             load_settings(data_dir=data, embedder="hash", queue_capacity=100_000), embedder=HashEmbedder()
         )
     )
     yield
-    set_container(None)
+    _CONTAINER.clear()
 
 
 @schema.parametrize()

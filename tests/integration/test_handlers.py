@@ -9,16 +9,20 @@ from typing import Any
 
 import pytest
 
-from agentmem.adapters.codec import turn_to_body
+from agentmem.bootstrap import Container
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status, Turn
 from agentmem.errors import StoreUnavailable
-from agentmem.runtime import Container
+from agentmem.messages import TurnMessage
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.runner import LocalRunner
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 S = Scope("t1", "u1")
 REJECTED = Scope("_rejected", "_rejected")
+
+
+def body_of(t: Turn) -> str:
+    return TurnMessage.from_turn(t).to_body()
 
 
 def turn(mid: str, user: str, *, hours: float = 0, scope: Scope = S) -> Turn:
@@ -109,8 +113,8 @@ def active_truth(c: Container, scope: Scope = S) -> dict[str, tuple[int, str]]:
 def test_malformed_messages_are_rejected_audited_and_not_retried(
     container: Container, body: str, scope: Scope, reason: str
 ) -> None:
-    good = turn_to_body(turn("ok-1", "I keep bees in my garden."))
-    response = lambdas.invoke("ingest", sqs(("q-bad", body), ("q-good", good)))
+    good = body_of(turn("ok-1", "I keep bees in my garden."))
+    response = lambdas.invoke("ingest", sqs(("q-bad", body), ("q-good", good)), container)
     assert failures(response) == set()
     rejected = [e for e in container.audit.list(scope, limit=20) if e.action == "rejected"]
     assert len(rejected) == 1
@@ -150,17 +154,20 @@ def test_a_transient_failure_fails_only_its_message(container: Container) -> Non
     response = lambdas.invoke(
         "ingest",
         sqs(
-            ("q-1", turn_to_body(turn("a", "I keep bees in my garden."))),
-            ("q-2", turn_to_body(turn("b", "I live in Bergen.", scope=down))),
-            ("q-3", turn_to_body(turn("c", "My sister lives in Auckland."))),
+            ("q-1", body_of(turn("a", "I keep bees in my garden."))),
+            ("q-2", body_of(turn("b", "I live in Bergen.", scope=down))),
+            ("q-3", body_of(turn("c", "My sister lives in Auckland."))),
         ),
+        container,
     )
     assert failures(response) == {"q-2"}
     assert len(container.store.list(S).items) == 2
     # redelivered once the store is back: processed, nothing doubled
     container.pipeline.store = container.store
     response = lambdas.invoke(
-        "ingest", sqs(("q-2", turn_to_body(turn("b", "I live in Bergen.", scope=down))))
+        "ingest",
+        sqs(("q-2", body_of(turn("b", "I live in Bergen.", scope=down)))),
+        container,
     )
     assert failures(response) == set()
     assert [r.content for r in container.store.list(down).items] == ["I live in Bergen."]
@@ -170,7 +177,7 @@ def test_the_local_runner_retries_a_failed_message_until_it_succeeds(
     container: Container, runner: LocalRunner
 ) -> None:
     container.pipeline.store = DownForUser(container.store, "u1")  # type: ignore[assignment]
-    container.queue.send([turn("m1", "I live in Bergen.")])
+    container.queue.send([TurnMessage.from_turn(turn("m1", "I live in Bergen."))])
     assert runner.pump_queue() == 1
     assert runner.stats.ingest_failures == 1
     assert container.store.list(S).items == []
@@ -198,7 +205,7 @@ def test_projector_handles_insert_modify_remove_and_replays_converge(
     records = stream_records(container)
     assert {r["eventName"] for r in records} == {"INSERT", "MODIFY", "REMOVE"}
 
-    response = lambdas.invoke("projector", {"Records": records})
+    response = lambdas.invoke("projector", {"Records": records}, container)
     assert failures(response) == set()
     expected = active_truth(container)
     assert set(expected) and all("bees" not in r.content for r in container.store.list(S).items)
@@ -206,9 +213,9 @@ def test_projector_handles_insert_modify_remove_and_replays_converge(
     assert graph_state(container) == expected
 
     # delivered again (at least once), and again in reverse order
-    assert failures(lambdas.invoke("projector", {"Records": records})) == set()
+    assert failures(lambdas.invoke("projector", {"Records": records}, container)) == set()
     assert index_state(container) == expected and graph_state(container) == expected
-    assert failures(lambdas.invoke("projector", {"Records": list(reversed(records))})) == set()
+    assert failures(lambdas.invoke("projector", {"Records": list(reversed(records))}, container)) == set()
     assert index_state(container) == expected and graph_state(container) == expected
     hits = container.recall.recall(S, "成都 重庆 柯基 bees", k=10, now=T0 + timedelta(days=1)).memories
     assert {h.record.memory_id for h in hits} <= set(expected)
@@ -218,7 +225,7 @@ def test_projector_reverse_order_on_an_empty_projection_reaches_the_same_state(c
     container.pipeline.ingest(turn("m1", "I live in Porto. I play the cello."))
     container.pipeline.ingest(turn("m2", "I moved to Lisbon.", hours=1))
     records = stream_records(container)
-    assert failures(lambdas.invoke("projector", {"Records": list(reversed(records))})) == set()
+    assert failures(lambdas.invoke("projector", {"Records": list(reversed(records))}, container)) == set()
     assert index_state(container) == active_truth(container)
     assert graph_state(container) == active_truth(container)
 
@@ -232,7 +239,7 @@ def test_projector_ignores_non_memory_items_and_fails_only_the_broken_record(con
     broken["eventID"] = "999"
     broken["dynamodb"]["SequenceNumber"] = "999"
     broken["dynamodb"]["NewImage"] = {"pk": {"S": S.key}, "sk": {"S": good["dynamodb"]["Keys"]["sk"]["S"]}}
-    response = lambdas.invoke("projector", {"Records": [not_memory, broken, good]})
+    response = lambdas.invoke("projector", {"Records": [not_memory, broken, good]}, container)
     assert failures(response) == {"999"}
     assert index_state(container) == active_truth(container)
 
@@ -255,7 +262,7 @@ def test_consolidate_handler_returns_its_report(
     write_five(container)
     runner.drain()
     clock.set(T0 + timedelta(days=10))
-    report = lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=clock.now()))
+    report = lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=clock.now()), container)
     assert set(report) >= {"scopes", "decayed", "merged", "deduplicated", "evicted", "conflicts"}
     assert report["scopes"] == 1
     # the two identical cello memories fold into one; the other four decay
@@ -266,7 +273,7 @@ def test_consolidate_handler_returns_its_report(
         pytest.approx(0.7 * 0.995**10, abs=1e-4)
     ] * 4
     # nothing pending any more: a second run does nothing
-    again = lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=clock.now()))
+    again = lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=clock.now()), container)
     assert again["scopes"] == 0
 
 
@@ -276,16 +283,20 @@ def test_consolidate_deduplicates_exact_duplicates(
     write_five(container)
     runner.drain()
     clock.set(T0 + timedelta(days=10))
-    report = lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=clock.now()))
+    report = lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=clock.now()), container)
     assert report["deduplicated"] == 1
     assert len([r for r in container.store.list(S).items if "cello" in r.content]) == 1
 
 
 def test_consolidate_below_the_trigger_waits_unless_forced(container: Container, clock: Any) -> None:
     container.pipeline.write_explicit(S, "I play the cello", now=T0, request_id="r1")
-    assert lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=T0))["scopes"] == 0
+    assert (
+        lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=T0), container)["scopes"] == 0
+    )
     forced = lambdas.invoke(
-        "consolidate", events.scheduled_event("consolidate", at=T0, detail={"force": True})
+        "consolidate",
+        events.scheduled_event("consolidate", at=T0, detail={"force": True}),
+        container,
     )
     assert forced["scopes"] == 1
 
@@ -293,7 +304,7 @@ def test_consolidate_below_the_trigger_waits_unless_forced(container: Container,
 def test_reconcile_handler_reports_a_clean_state(container: Container, runner: LocalRunner) -> None:
     container.pipeline.ingest(turn("m1", "I live in Porto. I play the cello."))
     runner.drain()
-    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0))
+    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)
     assert set(report) >= {"checked", "missing", "stale", "orphan", "repaired", "failed", "repair_keys"}
     assert (report["missing"], report["stale"], report["orphan"], report["repaired"], report["failed"]) == (
         0,
@@ -320,12 +331,12 @@ def test_reconcile_removes_an_orphan(container: Container, runner: LocalRunner) 
     )
     container.index.upsert(ghost)
     container.graph.upsert_memory(ghost)
-    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0))
+    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)
     assert report["orphan"] == 2
     assert "index:01KE6P4YM0ZZZZZZZZZZZZZZZZ:1:orphan" in report["repair_keys"]
     assert index_state(container) == active_truth(container)
     assert graph_state(container) == active_truth(container)
-    assert lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0))["orphan"] == 0
+    assert lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)["orphan"] == 0
 
 
 def test_reconcile_removes_a_projection_of_a_superseded_memory(
@@ -338,7 +349,7 @@ def test_reconcile_removes_a_projection_of_a_superseded_memory(
     # the projector never saw the supersede: the index still shows Porto
     container.index.upsert(container.store.get(S, container.store.list(S).items[0].memory_id))  # type: ignore[arg-type]
     assert old.memory_id in index_state(container)
-    lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0))
+    lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)
     assert old.memory_id not in index_state(container)
     assert container.store.get(S, old.memory_id).status is Status.SUPERSEDED  # type: ignore[union-attr]
 
@@ -354,17 +365,17 @@ def test_reconcile_restores_a_deleted_index_document(container: Container, runne
     victim = container.store.list(S).items[0]
     container.index.delete(S, victim.memory_id, victim.version)
     assert victim.memory_id not in index_state(container)
-    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0))
+    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)
     assert report["missing"] == 1
     assert index_state(container) == active_truth(container)
-    assert lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0))["missing"] == 0
+    assert lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)["missing"] == 0
 
 
 def test_reconcile_projects_memories_the_stream_never_delivered(container: Container) -> None:
     container.pipeline.ingest(
         turn("m1", "I live in Porto. I play the cello.")
     )  # no runner: nothing projected
-    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0))
+    report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)
     assert report["missing"] == 4
     assert index_state(container) == active_truth(container)
     assert graph_state(container) == active_truth(container)

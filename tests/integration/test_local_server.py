@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from agentmem.runtime import Container, Settings, load_settings
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.settings import Settings, load_settings
 from agentmem_dev.emulator.runner import LocalRunner
 from agentmem_dev.emulator.server import authorize, make_server
 
@@ -22,7 +23,7 @@ from agentmem_dev.emulator.server import authorize, make_server
 @pytest.fixture
 def server(container: Container) -> Iterator[str]:
     runner = LocalRunner(container, poll_interval_s=0.02)
-    httpd = make_server("127.0.0.1", 0, container.settings)
+    httpd = make_server("127.0.0.1", 0, container)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     runner.start()
@@ -85,7 +86,7 @@ def test_http_errors_are_clean_json(server: str) -> None:
 
 def test_token_server_refuses_requests_without_the_token(container: Container, tmp_path: Path) -> None:
     settings = load_settings(data_dir=container.settings.data_dir, embedder="hash", api_token="s3cret-token")
-    httpd = make_server("127.0.0.1", 0, settings)
+    httpd = make_server("127.0.0.1", 0, bootstrap(settings, container.adapters, container.clock))
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from agentmem.adapters.codec import turn_to_body
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import QueueFull
+from agentmem.messages import TurnMessage
 from agentmem.ports import TurnQueue
 
 S1 = Scope("t1", "u1")
@@ -41,7 +41,7 @@ def queue(tmp_path: Path, clock: FakeClock) -> SqliteTurnQueue:
     return SqliteTurnQueue(tmp_path / "queue.sqlite3", capacity=5, max_receives=3, clock=clock)
 
 
-def turn(message_id: str, scope: Scope = S1, **changes: Any) -> Turn:
+def turn(message_id: str, scope: Scope = S1, **changes: Any) -> TurnMessage:
     fields: dict[str, object] = {
         "scope": scope,
         "session_id": "s1",
@@ -51,7 +51,7 @@ def turn(message_id: str, scope: Scope = S1, **changes: Any) -> Turn:
         "message_id": message_id,
     }
     fields.update(changes)
-    return Turn(**fields)  # type: ignore[arg-type]
+    return TurnMessage.from_turn(Turn(**fields))  # type: ignore[arg-type]
 
 
 def test_send_receive_delete(queue: SqliteTurnQueue) -> None:
@@ -60,9 +60,9 @@ def test_send_receive_delete(queue: SqliteTurnQueue) -> None:
     assert queue.stats() == {"pending": 2, "inflight": 0, "dead": 0, "refused": 0, "sent": 2, "deleted": 0}
     messages = queue.receive(10, 30)
     assert [m.message_id for m in messages] == ["m1", "m2"]
-    assert messages[0].body == turn_to_body(turn("m1"))
+    assert messages[0].body == turn("m1").to_body()
     assert json.loads(messages[1].body)["trace_id"] == "tr"
-    assert messages[1].turn() == turn("m2", trace_id="tr")
+    assert messages[1].message() == turn("m2", trace_id="tr")
     assert messages[0].receive_count == 1 and messages[0].sent_at == T0
     assert queue.receive(10, 30) == []  # in flight, invisible
     assert queue.delete(messages[0].receipt_handle) is True
@@ -130,7 +130,7 @@ def test_failed_receipts_end_in_the_dead_letter_table(queue: SqliteTurnQueue, cl
     assert [(d.message_id, d.receive_count) for d in dead] == [("m1", 3), ("m2", 3)]
     assert dead[0].last_error == "boom 2"
     assert dead[1].last_error == "visibility timeout expired"
-    assert dead[0].body == turn_to_body(turn("m1"))
+    assert dead[0].body == turn("m1").to_body()
     assert queue.stats()["dead"] == 2 and queue.stats()["pending"] == 0
 
 

@@ -20,13 +20,13 @@ from botocore.stub import ANY, Stubber
 
 from agentmem.adapters.aws.bedrock import BedrockLLM
 from agentmem.adapters.aws.errors import LazyClient
-from agentmem.adapters.codec import turn_to_body
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import Container, bootstrap
 from agentmem.domain import ids
 from agentmem.domain.models import Category, Confidence, MemoryRecord, Scope, Source, Status, Turn
 from agentmem.domain.similarity import Calibration
+from agentmem.messages import TurnMessage
 from agentmem.ports import LLM, Embedder
-from agentmem.runtime import Container, set_container
 from agentmem.services.write_pipeline import LLM_TAG, TurnOutcome, WritePipeline
 from agentmem_dev.emulator import events, lambdas
 
@@ -153,7 +153,8 @@ def seed(c: Container, embedder: Embedder, *facts: str) -> None:
 def test_the_fake_and_bedrock_both_satisfy_the_port(container: Container) -> None:
     assert isinstance(FakeLLM(), LLM)
     assert isinstance(BedrockLLM(LazyClient(lambda: None)), LLM)
-    wired = dataclasses.replace(container, extras={"llm": (fake := FakeLLM())})
+    adapters = dataclasses.replace(container.adapters, llm=(fake := FakeLLM()))
+    wired = bootstrap(container.settings, adapters, container.clock)
     assert wired.pipeline.llm is fake
     assert container.pipeline.llm is None  # nothing configured: rules only
 
@@ -493,15 +494,17 @@ def test_the_ingest_handler_emits_the_llm_counters(
     container: Container, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = FakeLLM(facts=[{"content": "Maria teaches piano in Leeds"}], category=None)
-    set_container(dataclasses.replace(container, extras={"llm": fake}))
+    with_llm = bootstrap(
+        container.settings, dataclasses.replace(container.adapters, llm=fake), container.clock
+    )
     module = lambdas.load("ingest")
     emitted: dict[str, float] = {}
     monkeypatch.setattr(
         module.metrics, "add_metric", lambda name, unit, value: emitted.__setitem__(name, value)
     )
-    body = turn_to_body(turn("m1", "My sister Maria teaches piano in Leeds."))
+    body = TurnMessage.from_turn(turn("m1", "My sister Maria teaches piano in Leeds.")).to_body()
     record = events.sqs_record("q-1", "rh-q-1", body, receive_count=1, sent_at=T0)
-    response = lambdas.invoke("ingest", events.sqs_event([record]))
+    response = lambdas.invoke("ingest", events.sqs_event([record]), with_llm)
     assert response.get("batchItemFailures") == []
     # extract (one fact added), then the two "general" facts each ask for a category: no answer
     assert (emitted["LlmCalls"], emitted["LlmFallbacks"], emitted["LlmFacts"]) == (3, 2, 1)

@@ -4,6 +4,7 @@ and the context modes filling their slots."""
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,12 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Category, Scope, Status, Turn
 from agentmem.errors import EmbedderUnavailable, StoreUnavailable
-from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem.settings import load_settings
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem_dev.eval.memory_eval import SettableClock
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=1)
@@ -124,7 +126,7 @@ def test_isolation_across_every_read_and_write_route(
     mine = [r.memory_id for r in container.store.list(S).items]
     assert len(mine) == len(FACTS)
     for tenant, user in OTHERS:
-        other = type(api)(tenant=tenant, user=user)
+        other = type(api)(api.container, tenant=tenant, user=user)
         for query in ("penicillin", "Auckland", "钢琴", "bees"):
             status, body = other("POST", "/v1/recall", {"query": query, "k": 50})
             assert status == 200 and body["memories"] == []
@@ -161,28 +163,22 @@ WORDS = ["蜜蜂", "钢琴", "penicillin", "Auckland", "marathon", "数据分析
 )
 def test_isolation_holds_for_any_mix_of_scopes(data: list[tuple[int, str]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        clock = SettableClock()
-        clock.set(T0)
-        c = build_local(
-            load_settings(data_dir=Path(tmp), embedder="hash"), embedder=HashEmbedder(), clock=clock
+        c = bootstrap(
+            load_settings(data_dir=Path(tmp), embedder="hash"), clock=ManualClock(T0), embedder=HashEmbedder()
         )
-        set_container(c)
-        try:
-            for i, (who, word) in enumerate(data):
-                c.pipeline.ingest(turn(f"m{i}", f"I really like {word} a lot.", hours=i, scope=SCOPES[who]))
-            LocalRunner(c).drain()
-            owner = {r.memory_id: scope for scope in SCOPES for r in c.store.list(scope).items}
-            for scope in SCOPES:
-                for word in {w for _, w in data}:
-                    for m in c.recall.recall(scope, word, k=20, now=LATER).memories:
-                        assert owner[m.record.memory_id] == scope
-                        assert m.record.scope == scope
-                    built = c.context.build(scope, word, mode=Mode.RAG, now=LATER)
-                    assert all(owner[i] == scope for i in built.context.used_memory_ids)
-                for memory_id, who in owner.items():
-                    assert (c.admin.store.get(scope, memory_id) is not None) == (who == scope)
-        finally:
-            set_container(None)
+        for i, (who, word) in enumerate(data):
+            c.pipeline.ingest(turn(f"m{i}", f"I really like {word} a lot.", hours=i, scope=SCOPES[who]))
+        LocalRunner(c).drain()
+        owner = {r.memory_id: scope for scope in SCOPES for r in c.store.list(scope).items}
+        for scope in SCOPES:
+            for word in {w for _, w in data}:
+                for m in c.recall.recall(scope, word, k=20, now=LATER).memories:
+                    assert owner[m.record.memory_id] == scope
+                    assert m.record.scope == scope
+                built = c.context.build(scope, word, mode=Mode.RAG, now=LATER)
+                assert all(owner[i] == scope for i in built.context.used_memory_ids)
+            for memory_id, who in owner.items():
+                assert (c.admin.store.get(scope, memory_id) is not None) == (who == scope)
 
 
 # ---------------------------------------------------------------------------- degradation
@@ -202,6 +198,11 @@ class DownGraph(DownIndex):
     pass
 
 
+def rewired(container: Container, **adapters: Any) -> Container:
+    """The same stores with some adapters replaced (a store that is down)."""
+    return bootstrap(container.settings, dataclasses.replace(container.adapters, **adapters), container.clock)
+
+
 class QueryEmbedderDown:
     def __init__(self, inner: Any) -> None:
         self._inner = inner
@@ -217,7 +218,8 @@ def test_search_index_down_falls_back_to_a_store_scan(
     container: Container, runner: LocalRunner, api: Any
 ) -> None:
     seed(container, runner)
-    container.index = container.recall.index = DownIndex()  # type: ignore[assignment]
+    container = rewired(container, index=DownIndex())
+    api = type(api)(container)
     result = container.recall.recall(S, "Which medicine am I allergic to?", k=3, now=LATER)
     assert "search_index" in result.degraded
     assert result.memories[0].record.content == "I'm allergic to penicillin."
@@ -232,7 +234,8 @@ def test_graph_down_is_reported_and_recall_goes_on(
     container: Container, runner: LocalRunner, api: Any
 ) -> None:
     seed(container, runner)
-    container.graph = container.recall.graph = DownGraph()  # type: ignore[assignment]
+    container = rewired(container, graph=DownGraph())
+    api = type(api)(container)
     result = container.recall.recall(S, "where does my sister live", k=3, now=LATER)
     assert result.degraded == ["graph"]
     assert result.memories[0].record.content == "My sister lives in Auckland."
@@ -243,7 +246,8 @@ def test_graph_down_is_reported_and_recall_goes_on(
 
 def test_embedder_down_keeps_keyword_recall(container: Container, runner: LocalRunner, api: Any) -> None:
     seed(container, runner)
-    container.recall.embedder = QueryEmbedderDown(container.embedder)  # type: ignore[assignment]
+    container = rewired(container, embedder=QueryEmbedderDown(container.embedder))
+    api = type(api)(container)
     result = container.recall.recall(S, "penicillin allergy", k=3, now=LATER)
     assert "embedder" in result.degraded
     assert result.memories[0].record.content == "I'm allergic to penicillin."
@@ -258,9 +262,10 @@ def test_everything_down_is_still_not_an_error_for_the_chat(
     container: Container, runner: LocalRunner, api: Any
 ) -> None:
     seed(container, runner)
-    container.recall.index = DownIndex()  # type: ignore[assignment]
-    container.recall.graph = DownGraph()  # type: ignore[assignment]
-    container.recall.embedder = QueryEmbedderDown(container.embedder)  # type: ignore[assignment]
+    container = rewired(
+        container, index=DownIndex(), graph=DownGraph(), embedder=QueryEmbedderDown(container.embedder)
+    )
+    api = type(api)(container)
     status, body = api("POST", "/v1/context", {"query": "bees", "mode": "chat"})
     assert status == 200
     assert {"search_index", "graph", "embedder"} <= set(body["degraded"])

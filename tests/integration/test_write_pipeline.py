@@ -11,12 +11,14 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status, Turn
 from agentmem.errors import StoreUnavailable
-from agentmem.runtime import Container, build_local, load_settings
+from agentmem.messages import TurnMessage
+from agentmem.settings import load_settings
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem_dev.eval.memory_eval import SettableClock
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # the conftest clock's start
 S = Scope("t1", "u1")
@@ -44,7 +46,7 @@ def active(c: Container, scope: Scope = S) -> list[MemoryRecord]:
 
 
 def via_queue(c: Container, runner: LocalRunner, *turns: Turn) -> None:
-    c.queue.send(list(turns))
+    c.queue.send([TurnMessage.from_turn(t) for t in turns])
     runner.drain()
 
 
@@ -237,10 +239,10 @@ SCRIPT = [
 
 
 def fresh(tmp_path: Path, name: str) -> Container:
-    clock = SettableClock()
-    clock.set(T0)
-    return build_local(
-        load_settings(data_dir=tmp_path / name, embedder="hash"), embedder=HashEmbedder(), clock=clock
+    return bootstrap(
+        load_settings(data_dir=tmp_path / name, embedder="hash"),
+        clock=ManualClock(T0),
+        embedder=HashEmbedder(),
     )
 
 

@@ -1,4 +1,37 @@
-"""Adapters: implementations of :mod:`agentmem.ports` (``aws`` for the cloud, ``local`` embedded).
+"""Adapters: implementations of :mod:`agentmem.ports` (``aws`` for the cloud, ``embedded`` for a
+laptop or CI), and :class:`Adapters`, the typed bundle a backend's builder returns
+(:mod:`agentmem.backends`) and :func:`agentmem.bootstrap.bootstrap` wires into the services.
 
-:mod:`agentmem.adapters.codec` is the one serializer of records and turns that both share.
+:mod:`agentmem.adapters.codec` is the one serializer of records that both backends share.
 """
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentmem.ports import (
+    LLM,
+    AuditLog,
+    Embedder,
+    GraphStore,
+    MemoryStore,
+    RuntimeStateStore,
+    SearchIndex,
+    TurnLog,
+    TurnQueue,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Adapters:
+    """One implementation of every port. ``llm`` is optional: absent, the rules decide alone."""
+
+    store: MemoryStore
+    turn_log: TurnLog
+    runtime_state: RuntimeStateStore
+    audit: AuditLog
+    embedder: Embedder
+    index: SearchIndex
+    graph: GraphStore
+    queue: TurnQueue
+    llm: LLM | None = None

@@ -41,7 +41,6 @@ from agentmem.domain.models import (
     Source,
     SourceRefs,
     Status,
-    Turn,
 )
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Change
@@ -294,53 +293,3 @@ def change_from_stream_record(raw: Mapping[str, Any]) -> Change | None:
         old=old,
         sequence=str(body.get("SequenceNumber", "")),
     )
-
-
-# --------------------------------------------------------------------------- turns <-> SQS body
-
-
-def turn_to_body(turn: Turn) -> str:
-    """The SQS message body of one turn; ``trace_id`` / ``speaker`` only when set."""
-    body: dict[str, Any] = {
-        "tenant_id": turn.scope.tenant_id,
-        "user_id": turn.scope.user_id,
-        "session_id": turn.session_id,
-        "user": turn.user,
-        "assistant": turn.assistant,
-        "at": format_datetime(turn.at),
-        "message_id": turn.message_id,
-    }
-    if turn.trace_id is not None:
-        body["trace_id"] = turn.trace_id
-    if turn.speaker is not None:
-        body["speaker"] = turn.speaker
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-
-
-def body_to_turn(body: str) -> Turn:
-    """Inverse of :func:`turn_to_body`. Raises ValidationFailed on a malformed body."""
-    try:
-        data = json.loads(body)
-        if not isinstance(data, dict):
-            raise ValueError("body is not a JSON object")
-        for name in ("tenant_id", "user_id", "session_id", "message_id", "user", "assistant", "at"):
-            if not isinstance(data.get(name), str):
-                raise ValueError(f"{name} must be a string")
-        for name in ("session_id", "message_id"):
-            if not data[name].strip():
-                raise ValueError(f"{name} must not be empty")
-        for name in ("trace_id", "speaker"):
-            if data.get(name) is not None and not isinstance(data[name], str):
-                raise ValueError(f"{name} must be a string")
-        return Turn(
-            scope=Scope(data["tenant_id"], data["user_id"]),
-            session_id=data["session_id"],
-            user=data["user"],
-            assistant=data["assistant"],
-            at=parse_datetime(data["at"]),
-            message_id=data["message_id"],
-            trace_id=data.get("trace_id"),
-            speaker=data.get("speaker"),
-        )
-    except (ValueError, TypeError) as exc:  # JSONDecodeError is a ValueError
-        raise ValidationFailed(f"malformed turn message: {exc}") from exc

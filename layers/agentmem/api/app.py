@@ -39,8 +39,9 @@ from agentmem.api.schemas import (
     TurnsAccepted,
     TurnsIn,
 )
+from agentmem.bootstrap import Container
 from agentmem.domain.context import Mode
-from agentmem.domain.models import Layer, Scope, Source, Status, Turn
+from agentmem.domain.models import Layer, Scope, Source, Status
 from agentmem.errors import (
     AgentMemError,
     ConfigurationError,
@@ -53,7 +54,7 @@ from agentmem.errors import (
     ValidationFailed,
     VersionConflict,
 )
-from agentmem.runtime import Container, get_container
+from agentmem.messages import MAX_BODY_BYTES, TurnMessage
 from agentmem.services.admin import MemoryPatch
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,6 @@ STATUS_BY_ERROR: dict[type[AgentMemError], int] = {
     EmbedderUnavailable: 503,
     ConfigurationError: 500,
 }
-MAX_BODY_BYTES = 256 * 1024
 
 # Shares Powertools' metric set with the api λ's Metrics (same namespace), flushed per invocation.
 metrics = Metrics(namespace="agentmem", service="api")
@@ -87,7 +87,9 @@ app = APIGatewayRestResolver(
 
 
 def _c() -> Container:
-    return get_container()
+    """The container of the invocation in progress (set by :func:`resolve`)."""
+    container: Container = app.context["container"]
+    return container
 
 
 DEFAULT_PERMISSIONS = frozenset({"memory:read", "memory:write"})
@@ -206,12 +208,13 @@ def _unexpected(exc: Exception) -> Response[Any]:
 def post_turns(body: Annotated[TurnsIn | TurnIn, Body()]) -> Response[Any]:
     p = principal("memory:write")
     turns_in = body.turns if isinstance(body, TurnsIn) else [body]
-    turns: list[Turn] = []
+    turns: list[TurnMessage] = []
     for t in turns_in:
         _same_scope(p, t.tenant_id, t.user_id)
         turns.append(
-            Turn(
-                scope=p.scope,
+            TurnMessage(
+                tenant_id=p.scope.tenant_id,
+                user_id=p.scope.user_id,
                 session_id=t.session_id,
                 user=t.user,
                 assistant=t.assistant,
@@ -451,8 +454,8 @@ def openapi_json() -> str:
     return app.get_openapi_json_schema(title="agentmem", version="0.1.0", description=__doc__)
 
 
-def resolve(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """Entry point for the Lambda handler and the local server."""
+def resolve(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
+    """Entry point for the Lambda handler and the local server: one request against ``container``."""
     body = event.get("body") or ""
     size = len(body.encode("utf-8")) if isinstance(body, str) else len(body)
     if size > MAX_BODY_BYTES:
@@ -473,4 +476,5 @@ def resolve(event: dict[str, Any], context: Any) -> dict[str, Any]:
             "body": payload.model_dump_json(),
             "isBase64Encoded": False,
         }
+    app.context["container"] = container  # routing context: cleared by the resolver when it ends
     return app.resolve(event, context)

@@ -8,9 +8,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentmem.domain.models import Category, MemoryRecord, ScoredMemory, checked_time
-
-MAX_TEXT = 16_000
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@\-]{0,127}$"
+from agentmem.messages import (
+    ID_PATTERN,
+    MAX_TEXT,
+    AssistantText,
+    Identifier,
+    Speaker,
+    TraceId,
+    TurnTime,
+    UserText,
+)
 
 
 class _Strict(BaseModel):
@@ -18,33 +25,18 @@ class _Strict(BaseModel):
 
 
 class TurnIn(_Strict):
-    """One finished exchange. Same schema as the ingest queue's message body."""
+    """One finished exchange; the API adds the caller's scope and sends it as a
+    :class:`~agentmem.messages.TurnMessage` (the same field types)."""
 
-    session_id: str = Field(pattern=ID_PATTERN, description="Conversation/session id.")
-    user: str = Field(max_length=MAX_TEXT, description="What the user said.")
-    assistant: str = Field("", max_length=MAX_TEXT, description="What the assistant answered.")
-    at: datetime | None = Field(None, description="When the turn finished (ISO-8601); defaults to now.")
-    message_id: str | None = Field(
-        None, pattern=ID_PATTERN, description="Idempotency key; generated if absent."
-    )
-    trace_id: str | None = Field(None, pattern=ID_PATTERN)
-    speaker: str | None = Field(
-        None, max_length=64, description="Name of the speaker in multi-party transcripts."
-    )
+    session_id: Identifier = Field(description="Conversation/session id.")
+    user: UserText
+    assistant: AssistantText = ""
+    at: TurnTime | None = Field(None, description="When the turn finished (ISO-8601); defaults to now.")
+    message_id: Identifier | None = Field(None, description="Idempotency key; generated if absent.")
+    trace_id: TraceId | None = None
+    speaker: Speaker | None = None
     tenant_id: str | None = Field(None, description="Optional; must equal the caller's tenant.")
     user_id: str | None = Field(None, description="Optional; must equal the caller's user.")
-
-    @field_validator("at")
-    @classmethod
-    def _aware(cls, value: datetime | None) -> datetime | None:
-        return checked_time(value)
-
-    @field_validator("user")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("user text must not be blank")
-        return value
 
 
 class TurnsIn(_Strict):

@@ -65,6 +65,7 @@ from agentmem.ports import (
     SearchIndex,
     TurnLog,
 )
+from agentmem.services.outcome import TurnOutcome, TurnStatus
 
 log = logging.getLogger(__name__)
 
@@ -74,43 +75,6 @@ NEIGHBOURS_FROM_INDEX = 10
 LLM_JUDGE_CALLS_PER_TURN = 3  # DESIGN §4.7: at most 3 conflict judgements by the model per turn
 LLM_CLASSIFY_CALLS_PER_TURN = 8  # bounds the cost of a long message full of "general" facts
 LLM_TAG = "extractor:llm"
-
-
-@dataclass
-class TurnOutcome:
-    """What happened to one turn: honest counts and ids, never content."""
-
-    message_id: str
-    status: str = "accepted"  # accepted | duplicate | quarantined
-    written: list[str] = field(default_factory=list)
-    reinforced: list[str] = field(default_factory=list)
-    superseded: list[str] = field(default_factory=list)
-    quarantined: list[str] = field(default_factory=list)
-    dropped: dict[str, int] = field(default_factory=dict)
-    redacted_kinds: list[str] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
-    llm_calls: int = 0  # every call to the model (extract, classify, judge)
-    llm_fallbacks: int = 0  # calls that gave no usable answer: the rules decided
-    llm_facts: int = 0  # facts the model added that passed every gate
-
-    def drop(self, reason: str) -> None:
-        self.dropped[reason] = self.dropped.get(reason, 0) + 1
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "message_id": self.message_id,
-            "status": self.status,
-            "written": self.written,
-            "reinforced": self.reinforced,
-            "superseded": self.superseded,
-            "quarantined": self.quarantined,
-            "dropped": self.dropped,
-            "redacted_kinds": self.redacted_kinds,
-            "reasons": self.reasons,
-            "llm_calls": self.llm_calls,
-            "llm_fallbacks": self.llm_fallbacks,
-            "llm_facts": self.llm_facts,
-        }
 
 
 @dataclass
@@ -138,7 +102,7 @@ class WritePipeline:
         outcome = TurnOutcome(message_id=turn.message_id)
         scope = turn.scope
         if self.turn_log.is_processed(scope, turn.message_id):
-            outcome.status = "duplicate"
+            outcome.status = TurnStatus.DUPLICATE
             return outcome
 
         user = redact(turn.user)
@@ -213,14 +177,14 @@ class WritePipeline:
         outcome = TurnOutcome(message_id=request_id)
         verdict = detect_injection(content)
         if verdict.is_injection:
-            outcome.status = "rejected"
+            outcome.status = TurnStatus.REJECTED
             outcome.reasons = ["injection:" + r for r in verdict.reasons]
             self._audit(scope, "rejected", now, reason=",".join(outcome.reasons), message_id=request_id)
             return None, outcome
         cleaned = redact(content)
         outcome.redacted_kinds = list(cleaned.kinds)
         if not cleaned.text.strip() or _only_placeholders(cleaned.text):
-            outcome.status = "rejected"
+            outcome.status = TurnStatus.REJECTED
             outcome.reasons = ["empty_after_redaction"]
             return None, outcome
         scored = 0.7 if source in (Source.EXPLICIT, Source.ADMIN) else 0.5
@@ -260,7 +224,7 @@ class WritePipeline:
     def _quarantine(
         self, turn: Turn, redacted_user: str, reasons: Sequence[str], outcome: TurnOutcome
     ) -> None:
-        outcome.status = "quarantined"
+        outcome.status = TurnStatus.QUARANTINED
         outcome.reasons = ["injection:" + r for r in reasons]
         record = MemoryRecord(
             scope=turn.scope,

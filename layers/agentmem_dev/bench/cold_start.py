@@ -236,7 +236,7 @@ def run(
             handlers_out[name] = probe
         container = _median_probe(
             f"runpy.run_path({str(root / 'ingest' / 'handler.py')!r}, run_name='handler')\n"
-            "from agentmem.runtime import get_container\nget_container()",
+            "from agentmem.bootstrap import default_container\ndefault_container()",
             env,
             reps,
         )

@@ -21,11 +21,12 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
 from agentmem.domain.models import Scope, Turn
 from agentmem.domain.similarity import Calibration
 from agentmem.ports import Embedder
-from agentmem.runtime import Container, build_local, load_settings, set_container
-from agentmem_dev.eval.memory_eval import SettableClock
+from agentmem.settings import load_settings
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 TENANT = "bench"
@@ -210,21 +211,15 @@ def quiet_metrics() -> Iterator[None]:
 
 
 @contextmanager
-def local_container(embedder: Embedder, **settings: Any) -> Iterator[tuple[Container, SettableClock]]:
-    """A fresh local container over a temporary directory, installed as the process container
-    (the λ handlers read it), removed afterwards."""
-    clock = SettableClock()
-    clock.set(T0)
+def local_container(embedder: Embedder, **settings: Any) -> Iterator[tuple[Container, ManualClock]]:
+    """A fresh local container over a temporary directory, removed afterwards."""
+    clock = ManualClock(T0)
     with tempfile.TemporaryDirectory(prefix="agentmem-bench-") as tmp:
-        container = build_local(
-            load_settings(data_dir=Path(tmp), embedder="hash", **settings), embedder=embedder, clock=clock
+        container = bootstrap(
+            load_settings(data_dir=Path(tmp), embedder="hash", **settings), clock=clock, embedder=embedder
         )
-        set_container(container)
-        try:
-            with quiet_metrics():
-                yield container, clock
-        finally:
-            set_container(None)
+        with quiet_metrics():
+            yield container, clock
 
 
 # ------------------------------------------------------------------------------ synthetic corpus

@@ -40,6 +40,7 @@ from agentmem.domain.conflict import CONFLICT_CATEGORIES
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Category, Turn
 from agentmem.domain.text import estimate_tokens
+from agentmem.messages import TurnMessage
 from agentmem.services import write_pipeline
 from agentmem_dev.bench import prompts
 from agentmem_dev.bench.common import (
@@ -216,7 +217,7 @@ def run(
             for session in sessions:
                 for turn in session:
                     clock.set(turn.at)
-                    container.queue.send([turn])
+                    container.queue.send([TurnMessage.from_turn(turn)])
                 runner.drain()
         ingest_stats = timed.stats
         timed.reset()

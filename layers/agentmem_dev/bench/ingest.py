@@ -21,6 +21,7 @@ from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.models import Turn
+from agentmem.messages import TurnMessage
 from agentmem.ports import Embedder
 from agentmem_dev.bench.common import (
     TimedEmbedder,
@@ -48,7 +49,7 @@ def ingest_run(embedder: Embedder, sessions: Sequence[Sequence[Turn]]) -> dict[s
         for session in sessions:
             for turn in session:
                 clock.set(turn.at)
-                container.queue.send([turn])
+                container.queue.send([TurnMessage.from_turn(turn)])
             before, t0 = timed.stats.seconds, time.perf_counter()
             while runner.pump_queue():
                 pass

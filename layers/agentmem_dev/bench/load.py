@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentmem.bootstrap import Container, bootstrap
 from agentmem.domain.models import Scope
-from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem.settings import load_settings
 from agentmem_dev.bench.common import machine, percentiles, say, synthetic_facts, synthetic_queries
 from agentmem_dev.emulator.runner import LocalRunner
 from agentmem_dev.emulator.server import make_server
@@ -154,15 +155,14 @@ def run(
         tmp = tempfile.TemporaryDirectory(prefix="agentmem-load-")
         data_dir = tmp.name
     settings = load_settings(data_dir=Path(data_dir), embedder=embedder, queue_capacity=capacity)
-    container = build_local(settings)
+    container = bootstrap(settings)
     server = runner = None
     try:
         if url is None:
-            set_container(container)
             container.embedder.embed_query("warm up")
             runner = LocalRunner(container)
             runner.start()
-            server = make_server("127.0.0.1", 0, settings)
+            server = make_server("127.0.0.1", 0, container)
             threading.Thread(target=server.serve_forever, daemon=True).start()
             url = f"http://127.0.0.1:{server.server_address[1]}"
         say(progress, f"load: {clients} clients for {seconds:.0f} s against {url}")
@@ -224,6 +224,5 @@ def run(
             server.server_close()
         if runner is not None:
             runner.stop()
-        set_container(None)
         if tmp is not None:
             tmp.cleanup()

@@ -38,12 +38,12 @@ from datetime import timedelta
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import Container
 from agentmem.domain import ids
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
 from agentmem.errors import AgentMemError
 from agentmem.ports import Put
-from agentmem.runtime import Container
 from agentmem_dev.bench.common import (
     T0,
     TENANT,
@@ -201,7 +201,7 @@ def run(
     with local_container(timed) as (container, clock):
         clock.set(now)
         filler = _Filler(container, hasher, seed=5)
-        server = make_server("127.0.0.1", 0, container.settings)
+        server = make_server("127.0.0.1", 0, container)
         thread = threading.Thread(target=server.serve_forever, name="bench-http", daemon=True)
         thread.start()
         client = _Http(server.server_address[1], target)

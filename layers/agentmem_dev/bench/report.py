@@ -178,7 +178,7 @@ def _cold(r: dict[str, Any]) -> list[str]:
     c = r["ingest_plus_local_container"]
     rows.append(
         [
-            "ingest + get_container() (local, hash)",
+            "ingest + default_container() (local, hash)",
             c["import_ms"],
             c["wall_ms"],
             c["process_ms"],

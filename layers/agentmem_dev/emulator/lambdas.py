@@ -1,11 +1,20 @@
 """Load and invoke the real Lambda handlers (``functions/<name>/handler.py``) in-process, with
-AWS-shaped events: what runs on a laptop is the code that runs in Lambda."""
+AWS-shaped events: what runs on a laptop is the code that runs in Lambda.
+
+One execution environment per function: Lambda runs one invocation at a time per environment,
+and Powertools relies on it — the event resolver keeps the current event on the *class*
+(``BaseRouter.current_event``) and ``Metrics`` keeps its metric set at class level, so two
+concurrent invocations of one function would read each other's event (and authorizer). Each
+function therefore has its own lock here, taken by every caller (server, runner, timer, CLI,
+tests); different functions run concurrently, as they do in AWS.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import sys
+import threading
 import uuid
 import warnings
 from collections.abc import Callable
@@ -14,10 +23,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agentmem.bootstrap import Container
 from agentmem.errors import ConfigurationError
 
 FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
 _loaded: dict[str, ModuleType] = {}
+_load_lock = threading.Lock()
+_ENVIRONMENTS = {name: threading.Lock() for name in FUNCTIONS}
 
 
 def functions_dir() -> Path:
@@ -35,6 +47,11 @@ def functions_dir() -> Path:
 def load(name: str) -> ModuleType:
     if name not in FUNCTIONS:
         raise ConfigurationError(f"unknown function {name!r}; expected one of {', '.join(FUNCTIONS)}")
+    with _load_lock:
+        return _load(name)
+
+
+def _load(name: str) -> ModuleType:
     if name not in _loaded:
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
@@ -72,14 +89,23 @@ class LambdaContext:
         return 300_000
 
 
-def invoke(name: str, event: dict[str, Any]) -> Any:
+def invoke(name: str, event: dict[str, Any], container: Container) -> Any:
+    """Run ``functions/<name>`` on ``event`` against ``container``, one invocation at a time per
+    function (see the module docstring)."""
     module = load(name)
-    handler: Callable[[dict[str, Any], Any], Any] = module.handler
-    try:
-        return handler(event, LambdaContext(function_name=name))
-    finally:
-        # Locally metrics are disabled (no CloudWatch to read EMF); Powertools then never clears
-        # its metric set, which would grow without bound and auto-flush to stdout at 100 values.
-        metrics = getattr(module, "metrics", None)
-        if metrics is not None:
-            metrics.clear_metrics()
+    handler: Callable[..., Any] = module.handler
+    with _ENVIRONMENTS[name]:
+        try:
+            return handler(event, LambdaContext(function_name=name), container=container)
+        finally:
+            _clear_metrics(module)
+
+
+def _clear_metrics(module: ModuleType) -> None:
+    """Locally metrics are disabled (no CloudWatch to read EMF); Powertools then never clears its
+    metric set, which would grow without bound and auto-flush to stdout at 100 values. The set is
+    shared by every function's ``Metrics`` (class level): clearing it under another function's
+    invocation only drops values nobody publishes locally."""
+    metrics = getattr(module, "metrics", None)
+    if metrics is not None:
+        metrics.clear_metrics()

@@ -12,7 +12,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmem.runtime import Container
+from agentmem.bootstrap import Container
+from agentmem.errors import ConfigurationError
+from agentmem.ports import ChangeFeed, QueueConsumer
 from agentmem_dev.emulator import events, lambdas
 
 log = logging.getLogger(__name__)
@@ -42,12 +44,22 @@ class LocalRunner:
     stats: PumpStats = field(default_factory=PumpStats)
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _lock: threading.Lock = field(default_factory=threading.Lock)  # queue and checkpoint bookkeeping
+
+    def __post_init__(self) -> None:
+        queue, store = self.container.queue, self.container.store
+        if not isinstance(queue, QueueConsumer) or not isinstance(store, ChangeFeed):
+            raise ConfigurationError(
+                "the local runner needs a queue it can consume and a store with a change feed"
+                " (the embedded backend); in AWS, Lambda's event sources do this"
+            )
+        self._queue: QueueConsumer = queue
+        self._feed: ChangeFeed = store
 
     # ------------------------------------------------------------------ one step each
     def pump_queue(self) -> int:
         """Receive one batch, hand it to the ingest λ, delete successes, release failures."""
-        queue: Any = self.container.queue
+        queue = self._queue
         with self._lock:
             messages = queue.receive(BATCH, VISIBILITY_S)
             if not messages:
@@ -59,7 +71,7 @@ class LocalRunner:
                 for m in messages
             ]
             try:
-                response = lambdas.invoke("ingest", events.sqs_event(records))
+                response = lambdas.invoke("ingest", events.sqs_event(records), self.container)
                 failed = {f["itemIdentifier"] for f in (response or {}).get("batchItemFailures", [])}
             except Exception:  # the whole invocation failed: every message is retried
                 log.exception("local.ingest_invocation_failed")
@@ -76,7 +88,7 @@ class LocalRunner:
     def pump_stream(self) -> int:
         """Read the outbox after the checkpoint, hand it to the projector λ as a DynamoDB
         Streams batch; advance the checkpoint to just before the first failed record."""
-        store: Any = self.container.store
+        store = self._feed
         with self._lock:
             after = store.outbox_checkpoint(CHECKPOINT)
             rows = store.read_outbox(after, STREAM_BATCH)
@@ -94,7 +106,7 @@ class LocalRunner:
                 for r in rows
             ]
             try:
-                response = lambdas.invoke("projector", {"Records": records})
+                response = lambdas.invoke("projector", {"Records": records}, self.container)
                 failed = [int(f["itemIdentifier"]) for f in (response or {}).get("batchItemFailures", [])]
             except Exception:
                 log.exception("local.projector_invocation_failed")
@@ -108,7 +120,8 @@ class LocalRunner:
 
     def tick(self, rule: str) -> Any:
         name = "consolidate" if rule == "consolidate" else "reconcile"
-        result = lambdas.invoke(name, events.scheduled_event(rule, at=self.container.clock.now()))
+        event = events.scheduled_event(rule, at=self.container.clock.now())
+        result = lambdas.invoke(name, event, self.container)
         if name == "consolidate":
             self.stats.consolidations += 1
         else:

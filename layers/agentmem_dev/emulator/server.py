@@ -12,18 +12,16 @@ import hmac
 import ipaddress
 import json
 import logging
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agentmem.runtime import Settings
+from agentmem.bootstrap import Container
+from agentmem.messages import MAX_BODY_BYTES
+from agentmem.settings import Settings
 from agentmem_dev.emulator import events, lambdas
 
 log = logging.getLogger(__name__)
-
-MAX_BODY = 1024 * 1024
-_API_LOCK = threading.Lock()
 
 
 def authorize(
@@ -66,7 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "agentmem-local"
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # small JSON responses: don't wait for the delayed ACK (~40 ms)
-    settings: Settings
+    container: Container
 
     def log_message(self, format: str, *args: Any) -> None:  # quieter than stderr per request
         log.debug("http %s", format % args)
@@ -92,16 +90,16 @@ class _Handler(BaseHTTPRequestHandler):
             length = int(length_header)
         except ValueError:
             return self._error(400, "invalid_request", "Content-Length is not a number")
-        if length < 0 or length > MAX_BODY:
+        if length < 0 or length > MAX_BODY_BYTES:
             self.close_connection = True
-            return self._error(413, "payload_too_large", f"body exceeds {MAX_BODY} bytes")
+            return self._error(413, "payload_too_large", f"body exceeds {MAX_BODY_BYTES} bytes")
         raw = self.rfile.read(length) if length else b""
         try:
             body = raw.decode("utf-8") if raw else None
         except UnicodeDecodeError:
             return self._error(400, "invalid_request", "the body is not valid UTF-8")
         headers = {k: v for k, v in self.headers.items()}
-        authorizer, refusal = authorize(headers, self.client_address[0], self.settings)
+        authorizer, refusal = authorize(headers, self.client_address[0], self.container.settings)
         if refusal:
             return self._error(401 if "token" in refusal else 403, "unauthorized", refusal)
         split = urlsplit(self.path)
@@ -114,11 +112,9 @@ class _Handler(BaseHTTPRequestHandler):
             authorizer=authorizer,
             source_ip=self.client_address[0],
         )
-        # One request at a time through the api λ, as one Lambda instance serves them: Powertools'
-        # resolver keeps the current event on the app object, so concurrent requests would read
-        # each other's event (and authorizer).
-        with _API_LOCK:
-            result = lambdas.invoke("api", event)
+        # One request at a time through the api λ, as one Lambda environment serves them (the
+        # emulator's per-function lock; see agentmem_dev.emulator.lambdas).
+        result = lambdas.invoke("api", event, self.container)
         response_headers = dict(result.get("headers") or {})
         for key, values in (result.get("multiValueHeaders") or {}).items():
             response_headers[key] = ",".join(values)
@@ -135,8 +131,8 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _safe
 
 
-def make_server(host: str, port: int, settings: Settings) -> ThreadingHTTPServer:
-    handler = type("Handler", (_Handler,), {"settings": settings})
+def make_server(host: str, port: int, container: Container) -> ThreadingHTTPServer:
+    handler = type("Handler", (_Handler,), {"container": container})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     return server

@@ -44,12 +44,14 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
 from agentmem.domain.context import Mode
 from agentmem.domain.models import MemoryRecord, Scope, Status, Turn
-from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem.messages import TurnMessage
+from agentmem.settings import load_settings
 from agentmem_dev.bench.common import quiet_metrics
 from agentmem_dev.emulator.runner import LocalRunner
-from agentmem_dev.eval.memory_eval import SettableClock
 
 TENANT = "locomo"
 TURN_SPACING = timedelta(seconds=30)
@@ -336,7 +338,7 @@ def scope_of(conversation: Conversation) -> Scope:
 
 
 def ingest_conversation(
-    container: Container, runner: LocalRunner, clock: SettableClock, conversation: Conversation
+    container: Container, runner: LocalRunner, clock: ManualClock, conversation: Conversation
 ) -> None:
     """Send the conversation session by session through the real write path."""
     scope = scope_of(conversation)
@@ -346,19 +348,16 @@ def ingest_conversation(
     for number in sorted(by_session):
         for line in by_session[number]:
             clock.set(line.at)
-            container.queue.send(
-                [
-                    Turn(
-                        scope=scope,
-                        session_id=f"session_{number}",
-                        user=line.text,
-                        assistant="",
-                        at=line.at,
-                        message_id=line.dia_id,
-                        speaker=line.speaker or None,
-                    )
-                ]
+            turn = Turn(
+                scope=scope,
+                session_id=f"session_{number}",
+                user=line.text,
+                assistant="",
+                at=line.at,
+                message_id=line.dia_id,
+                speaker=line.speaker or None,
             )
+            container.queue.send([TurnMessage.from_turn(turn)])
         runner.drain()
 
 
@@ -469,7 +468,7 @@ def run_locomo(
     ks = parse_ks(ks)
     kmax = max(ks)
     convs = load_conversations(data, conversations)
-    clock = SettableClock()
+    clock = ManualClock()
     memory_rows: list[Ranked] = []
     bm25_rows: list[Ranked] = []
     plain_rows: list[Ranked] = []
@@ -487,68 +486,62 @@ def run_locomo(
     started = time.perf_counter()
     with _workspace(data_dir) as workdir, quiet_metrics():
         settings = load_settings(data_dir=workdir, embedder=embedder)
-        container = build_local(settings, clock=clock)
-        set_container(container)
-        try:
-            runner = LocalRunner(container)
-            model_id = container.embedder.model_id
-            for number, conv in enumerate(convs, 1):
-                scope = scope_of(conv)
-                tag = f"[eval locomo] {conv.sample_id} ({number}/{len(convs)})"
-                _progress(progress, f"{tag}: ingesting {len(conv.lines)} lines ...", end="")
-                t0 = time.perf_counter()
-                ingest_conversation(container, runner, clock, conv)
-                seconds = time.perf_counter() - t0
-                ingest_seconds += seconds
-                turns += len(conv.lines)
-                records = all_records(container, scope)
-                active = [r for r in records if r.is_active]
-                active_total += len(active)
-                written_total += len(records)
-                _progress(progress, f" {seconds:.1f}s, {len(active)} active memories")
-                active_lines = {m for r in active for m in r.source_refs.message_ids}
-                any_lines = {m for r in records for m in r.source_refs.message_ids}
-                diag.lines_total += len(conv.lines)
-                diag.lines_without_memory += sum(1 for line in conv.lines if line.dia_id not in active_lines)
-                text_of = {line.dia_id: f"{line.speaker}: {line.text}" for line in conv.lines}
+        container = bootstrap(settings, clock=clock)
+        runner = LocalRunner(container)
+        model_id = container.embedder.model_id
+        for number, conv in enumerate(convs, 1):
+            scope = scope_of(conv)
+            tag = f"[eval locomo] {conv.sample_id} ({number}/{len(convs)})"
+            _progress(progress, f"{tag}: ingesting {len(conv.lines)} lines ...", end="")
+            t0 = time.perf_counter()
+            ingest_conversation(container, runner, clock, conv)
+            seconds = time.perf_counter() - t0
+            ingest_seconds += seconds
+            turns += len(conv.lines)
+            records = all_records(container, scope)
+            active = [r for r in records if r.is_active]
+            active_total += len(active)
+            written_total += len(records)
+            _progress(progress, f" {seconds:.1f}s, {len(active)} active memories")
+            active_lines = {m for r in active for m in r.source_refs.message_ids}
+            any_lines = {m for r in records for m in r.source_refs.message_ids}
+            diag.lines_total += len(conv.lines)
+            diag.lines_without_memory += sum(1 for line in conv.lines if line.dia_id not in active_lines)
+            text_of = {line.dia_id: f"{line.speaker}: {line.text}" for line in conv.lines}
 
-                at = conv.last_at + QUERY_DELAY
-                clock.set(at)
-                bm25 = TurnBM25(conv.lines)
-                plain = TurnBM25(conv.lines, plain_terms)
-                scored = [q for q in conv.questions if q.category in SCORED_CATEGORIES]
-                skipped["invalid_evidence_ids"] += sum(len(q.invalid_evidence) for q in conv.questions)
-                skipped["no_evidence"] += sum(1 for q in scored if not q.evidence)
-                eligible = [q for q in scored if q.evidence]
-                adversarial = [q for q in conv.questions if q.category == 5 and q.evidence]
-                t0 = time.perf_counter()
-                for qnum, question in enumerate(eligible + adversarial, 1):
-                    recalled = container.recall.recall(scope, question.question, k=kmax, now=at)
-                    mem = Ranked(question, memory_ids_of(m.record for m in recalled.memories))
-                    base = Ranked(question, bm25.search(question.question, kmax))
-                    if question.category == 5:
-                        adversarial_memory.append(mem)
-                        adversarial_bm25.append(base)
-                        continue
-                    memory_rows.append(mem)
-                    bm25_rows.append(base)
-                    plain_rows.append(Ranked(question, plain.search(question.question, kmax)))
-                    deep = container.recall.recall(scope, question.question, k=DIAGNOSTIC_DEPTH, now=at)
-                    deep_ids = memory_ids_of(m.record for m in deep.memories)
-                    _diagnose(diag, question, mem, deep_ids, active_lines, any_lines, text_of, kmax)
-                    if details:
-                        question_rows.append(_detail(question, mem, base, kmax))
-                    if qnum % 25 == 0:
-                        _progress(progress, f"\r{tag}: question {qnum}/{len(eligible)}", end="")
-                for question in _context_sample(eligible, context_sample):
-                    built = container.context.build(scope, question.question, mode=Mode.RAG, now=at)
-                    context_chars.append(len(built.context.text))
-                query_seconds += time.perf_counter() - t0
-                _progress(
-                    progress, f"\r{tag}: {len(eligible)} questions (+{len(adversarial)} adversarial) done"
-                )
-        finally:
-            set_container(None)
+            at = conv.last_at + QUERY_DELAY
+            clock.set(at)
+            bm25 = TurnBM25(conv.lines)
+            plain = TurnBM25(conv.lines, plain_terms)
+            scored = [q for q in conv.questions if q.category in SCORED_CATEGORIES]
+            skipped["invalid_evidence_ids"] += sum(len(q.invalid_evidence) for q in conv.questions)
+            skipped["no_evidence"] += sum(1 for q in scored if not q.evidence)
+            eligible = [q for q in scored if q.evidence]
+            adversarial = [q for q in conv.questions if q.category == 5 and q.evidence]
+            t0 = time.perf_counter()
+            for qnum, question in enumerate(eligible + adversarial, 1):
+                recalled = container.recall.recall(scope, question.question, k=kmax, now=at)
+                mem = Ranked(question, memory_ids_of(m.record for m in recalled.memories))
+                base = Ranked(question, bm25.search(question.question, kmax))
+                if question.category == 5:
+                    adversarial_memory.append(mem)
+                    adversarial_bm25.append(base)
+                    continue
+                memory_rows.append(mem)
+                bm25_rows.append(base)
+                plain_rows.append(Ranked(question, plain.search(question.question, kmax)))
+                deep = container.recall.recall(scope, question.question, k=DIAGNOSTIC_DEPTH, now=at)
+                deep_ids = memory_ids_of(m.record for m in deep.memories)
+                _diagnose(diag, question, mem, deep_ids, active_lines, any_lines, text_of, kmax)
+                if details:
+                    question_rows.append(_detail(question, mem, base, kmax))
+                if qnum % 25 == 0:
+                    _progress(progress, f"\r{tag}: question {qnum}/{len(eligible)}", end="")
+            for question in _context_sample(eligible, context_sample):
+                built = container.context.build(scope, question.question, mode=Mode.RAG, now=at)
+                context_chars.append(len(built.context.text))
+            query_seconds += time.perf_counter() - t0
+            _progress(progress, f"\r{tag}: {len(eligible)} questions (+{len(adversarial)} adversarial) done")
 
     report: dict[str, Any] = summarise(memory_rows, ks)
     baseline = summarise(bm25_rows, ks)

@@ -19,9 +19,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Scope, Turn
-from agentmem.runtime import Container, build_local, load_settings, set_container
+from agentmem.messages import TurnMessage
+from agentmem.settings import load_settings
 from agentmem_dev.emulator.runner import LocalRunner
 
 KIND_METRIC = {
@@ -29,17 +32,6 @@ KIND_METRIC = {
     "update": "update_timeliness",
     "context": "context_pass_rate",
 }
-
-
-class SettableClock:
-    def __init__(self) -> None:
-        self.current = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def now(self) -> datetime:
-        return self.current
-
-    def set(self, value: datetime) -> None:
-        self.current = value
 
 
 def parse_time(value: str) -> datetime:
@@ -70,7 +62,7 @@ def _check(probe: dict[str, Any], texts: list[str]) -> tuple[bool, list[str], li
 
 
 def run_case(
-    container: Container, runner: LocalRunner, clock: SettableClock, case: dict[str, Any]
+    container: Container, runner: LocalRunner, clock: ManualClock, case: dict[str, Any]
 ) -> list[ProbeResult]:
     scope_data = case["scope"]
     scope = Scope(scope_data["tenant_id"], scope_data["user_id"])
@@ -86,7 +78,7 @@ def run_case(
             message_id=turn.get("message_id") or f"{case['id']}-{index}",
             speaker=turn.get("speaker"),
         )
-        container.queue.send([message])
+        container.queue.send([TurnMessage.from_turn(message)])
         runner.drain()
     results = []
     for probe in case.get("probes", []):
@@ -157,22 +149,18 @@ def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
 def run_memory_eval(data: Path, *, embedder: str = "auto", progress: bool = True) -> dict[str, Any]:
     cases = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     started = time.perf_counter()
-    clock = SettableClock()
+    clock = ManualClock()
     with tempfile.TemporaryDirectory(prefix="agentmem-eval-") as tmp:
         settings = load_settings(data_dir=Path(tmp), embedder=embedder)
-        container = build_local(settings, clock=clock)
-        set_container(container)
-        try:
-            runner = LocalRunner(container)
-            results: list[ProbeResult] = []
-            for number, case in enumerate(cases, 1):
-                results.extend(run_case(container, runner, clock, case))
-                if progress:
-                    print(f"\r[eval memory] case {number}/{len(cases)}", end="", file=sys.stderr, flush=True)
+        container = bootstrap(settings, clock=clock)
+        runner = LocalRunner(container)
+        results: list[ProbeResult] = []
+        for number, case in enumerate(cases, 1):
+            results.extend(run_case(container, runner, clock, case))
             if progress:
-                print(file=sys.stderr)
-        finally:
-            set_container(None)
+                print(f"\r[eval memory] case {number}/{len(cases)}", end="", file=sys.stderr, flush=True)
+        if progress:
+            print(file=sys.stderr)
     return summarise(results, time.perf_counter() - started)
 
 

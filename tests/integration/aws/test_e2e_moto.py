@@ -8,7 +8,6 @@ AWS adapters on moto's DynamoDB, DynamoDB Streams and SQS."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,14 @@ from typing import Any
 import pytest
 from awshelpers import REGION, Moto
 
-from agentmem.adapters.aws.wiring import build_aws
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import Container, bootstrap
+from agentmem.clock import ManualClock
 from agentmem.domain.models import Scope, Turn
-from agentmem.runtime import Container, load_settings, set_container
+from agentmem.messages import TurnMessage
+from agentmem.settings import load_settings
 from agentmem_dev.dynamodb_stream import StreamReader
 from agentmem_dev.emulator import events, lambdas
-from agentmem_dev.eval.memory_eval import SettableClock
 
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")
@@ -30,9 +30,8 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def aws_container(moto: Moto, tmp_path: Path) -> Iterator[Container]:
-    clock = SettableClock()
-    clock.set(T0)
+def aws_container(moto: Moto, tmp_path: Path) -> Container:
+    clock = ManualClock(T0)
     queue_url = moto.sqs.create_queue(QueueName="agentmem-ingest")["QueueUrl"]
     settings = load_settings(
         backend="aws",
@@ -43,10 +42,7 @@ def aws_container(moto: Moto, tmp_path: Path) -> Iterator[Container]:
         queue_url=queue_url,
         aws_region=REGION,
     )
-    container = build_aws(settings, embedder=HashEmbedder(), clock=clock)
-    set_container(container)
-    yield container
-    set_container(None)
+    return bootstrap(settings, clock=clock, embedder=HashEmbedder())
 
 
 def receive_all(moto: Moto, queue_url: str) -> list[dict[str, Any]]:
@@ -73,7 +69,7 @@ def sqs_event(messages: list[dict[str, Any]]) -> dict[str, Any]:
     )
 
 
-def ask_context(scope: Scope, query: str) -> tuple[int, dict[str, Any]]:
+def ask_context(container: Container, scope: Scope, query: str) -> tuple[int, dict[str, Any]]:
     event = events.api_gateway_event(
         "POST",
         "/v1/context",
@@ -81,7 +77,7 @@ def ask_context(scope: Scope, query: str) -> tuple[int, dict[str, Any]]:
         authorizer={"tenant_id": scope.tenant_id, "user_id": scope.user_id, "permissions": "memory:read"},
         headers={"Content-Type": "application/json"},
     )
-    result = lambdas.invoke("api", event)
+    result = lambdas.invoke("api", event, container)
     return int(result["statusCode"]), json.loads(result["body"])
 
 
@@ -107,12 +103,12 @@ def test_turns_flow_from_sqs_through_the_stream_into_context(moto: Moto, aws_con
         ),
         Turn(ALICE, "s-1", "What is the weather like?", "Sunny.", T0 + timedelta(minutes=2), "m-0003"),
     ]
-    assert container.queue.send(turns) == ["m-0001", "m-0002", "m-0003"]
+    assert container.queue.send([TurnMessage.from_turn(t) for t in turns]) == ["m-0001", "m-0002", "m-0003"]
     messages = receive_all(moto, queue_url)
     assert sorted(json.loads(m["Body"])["message_id"] for m in messages) == ["m-0001", "m-0002", "m-0003"]
 
     event = sqs_event(messages)
-    assert lambdas.invoke("ingest", event) == {"batchItemFailures": []}
+    assert lambdas.invoke("ingest", event, container) == {"batchItemFailures": []}
     for m in messages:
         moto.sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=m["ReceiptHandle"])
     assert container.turn_log.is_processed(ALICE, "m-0001") and container.turn_log.is_processed(BOB, "m-0002")
@@ -124,27 +120,29 @@ def test_turns_flow_from_sqs_through_the_stream_into_context(moto: Moto, aws_con
     assert isinstance(
         inserts[0]["dynamodb"]["NewImage"]["embedding"]["B"], str
     )  # base64, as Lambda delivers it
-    assert lambdas.invoke("projector", {"Records": records}) == {"batchItemFailures": []}
+    assert lambdas.invoke("projector", {"Records": records}, container) == {"batchItemFailures": []}
 
     alice_ids = [r.memory_id for r in container.store.scan_active(ALICE, 50)]
     assert len(alice_ids) >= 1
     assert set(container.index.states(ALICE, alice_ids)) == set(alice_ids)
     assert {s.memory_id for s in container.graph.all_states(ALICE)} == set(alice_ids)
 
-    status, body = ask_context(ALICE, "Where do I live?")
+    status, body = ask_context(container, ALICE, "Where do I live?")
     assert status == 200, body
     assert "Glasgow" in body["context"]
     assert {m["id"] for m in body["memories"]} & set(alice_ids)
-    status, body = ask_context(BOB, "我住在哪里？")
+    status, body = ask_context(container, BOB, "我住在哪里？")
     assert status == 200 and "杭州" in body["context"]
-    status, body = ask_context(Scope("acme", "carol"), "Where do I live?")
+    status, body = ask_context(container, Scope("acme", "carol"), "Where do I live?")
     assert status == 200 and body["memories"] == [] and "Glasgow" not in body["context"]
 
     # duplicate SQS delivery and a replayed stream create nothing twice
-    assert lambdas.invoke("ingest", event) == {"batchItemFailures": []}
+    assert lambdas.invoke("ingest", event, container) == {"batchItemFailures": []}
     assert memory_records(reader.read()) == []
     before = container.index.all_states(ALICE)
-    assert lambdas.invoke("projector", {"Records": list(reversed(records))}) == {"batchItemFailures": []}
+    assert lambdas.invoke("projector", {"Records": list(reversed(records))}, container) == {
+        "batchItemFailures": []
+    }
     assert container.index.all_states(ALICE) == before
     assert sorted(r.memory_id for r in container.store.scan_active(ALICE, 50)) == sorted(alice_ids)
 
@@ -157,7 +155,7 @@ def test_a_malformed_message_is_rejected_with_a_reason_not_retried(
         QueueUrl=queue_url, MessageBody='{"tenant_id": "acme", "user_id": "alice", "user": 1}'
     )
     messages = receive_all(moto, queue_url)
-    assert lambdas.invoke("ingest", sqs_event(messages)) == {"batchItemFailures": []}
+    assert lambdas.invoke("ingest", sqs_event(messages), aws_container) == {"batchItemFailures": []}
     rejected = aws_container.audit.list(ALICE, 10, "rejected")
     assert len(rejected) == 1 and rejected[0].reason and rejected[0].reason.startswith("invalid_fields:")
     assert rejected[0].details["queue_message_id"] == messages[0]["MessageId"]

@@ -12,17 +12,17 @@ from botocore.stub import ANY, Stubber
 
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.aws.sqs_queue import MAX_BATCH_BYTES, SqsTurnQueue, batches, deduplication_id
-from agentmem.adapters.codec import body_to_turn
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import QueueFull, StoreUnavailable, ValidationFailed
+from agentmem.messages import TurnMessage
 
 S1 = Scope("acme", "alice")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 URL = "https://sqs.us-east-1.amazonaws.com/123456789012/agentmem-ingest"
 
 
-def turn(i: int, text: str = "I live in Glasgow.") -> Turn:
-    return Turn(S1, "s-1", text, "Noted.", T0, f"m-{i:03d}", trace_id=f"tr-{i}")
+def turn(i: int, text: str = "I live in Glasgow.") -> TurnMessage:
+    return TurnMessage.from_turn(Turn(S1, "s-1", text, "Noted.", T0, f"m-{i:03d}", trace_id=f"tr-{i}"))
 
 
 def test_turns_go_out_in_batches_of_ten_with_codec_bodies(moto: Moto) -> None:
@@ -35,8 +35,10 @@ def test_turns_go_out_in_batches_of_ten_with_codec_bodies(moto: Moto) -> None:
         QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"]
     ).get("Messages"):
         received.extend(messages)
-    assert sorted(body_to_turn(m["Body"]).message_id for m in received) == [t.message_id for t in turns]
-    assert body_to_turn(received[0]["Body"]).scope == S1
+    assert sorted(TurnMessage.from_body(m["Body"]).message_id for m in received) == [
+        t.message_id for t in turns
+    ]
+    assert TurnMessage.from_body(received[0]["Body"]).scope == S1
 
 
 def test_fifo_queues_get_group_and_deduplication_ids(moto: Moto) -> None:
@@ -47,7 +49,7 @@ def test_fifo_queues_get_group_and_deduplication_ids(moto: Moto) -> None:
     messages = moto.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"])[
         "Messages"
     ]
-    assert [body_to_turn(m["Body"]).message_id for m in messages] == ["m-001", "m-002"]
+    assert [TurnMessage.from_body(m["Body"]).message_id for m in messages] == ["m-001", "m-002"]
     assert messages[0]["Attributes"]["MessageGroupId"] == S1.key
     assert messages[0]["Attributes"]["MessageDeduplicationId"] == deduplication_id(turn(1))
 
@@ -68,8 +70,11 @@ def test_batches_respect_the_size_limit() -> None:
     entries = [{"Id": str(i), "MessageBody": "x" * 100_000} for i in range(5)]
     assert [len(b) for b in batches(entries)] == [2, 2, 1]
     assert [len(b) for b in batches([{"Id": str(i), "MessageBody": "x"} for i in range(25)])] == [10, 10, 5]
+    # A valid TurnMessage cannot get this large (16k characters a side); the guard stays for
+    # messages built without validation.
+    oversized = turn(0).model_copy(update={"user": "x" * (MAX_BATCH_BYTES + 1)})
     with pytest.raises(ValidationFailed):
-        SqsTurnQueue(URL).send([turn(0, "x" * (MAX_BATCH_BYTES + 1))])
+        SqsTurnQueue(URL).send([oversized])
 
 
 def test_partial_failures_are_retried_once_then_reported() -> None:

@@ -1,4 +1,4 @@
-"""``build_aws``: which adapters it wires, what it refuses, and that building does no I/O."""
+"""The ``aws`` backend: which adapters it wires, what it refuses, and that building does no I/O."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeS
 from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
-from agentmem.adapters.aws.wiring import build_aws
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import Container, bootstrap
 from agentmem.errors import ConfigurationError
-from agentmem.runtime import get_container, load_settings, set_container
+from agentmem.settings import Settings, load_settings
 
 QUEUE = "https://sqs.us-east-1.amazonaws.com/123456789012/agentmem-ingest"
 
 
-def settings(tmp_path: Path, **overrides: object) -> object:
+def settings(tmp_path: Path, **overrides: object) -> Settings:
     values: dict[str, object] = {
         "backend": "aws",
         "queue_url": QUEUE,
@@ -36,7 +36,7 @@ def settings(tmp_path: Path, **overrides: object) -> object:
 
 
 def test_full_aws_wiring_builds_without_network(tmp_path: Path) -> None:
-    container = build_aws(settings(tmp_path))  # type: ignore[arg-type]
+    container = bootstrap(settings(tmp_path))
     assert isinstance(container.store, DynamoMemoryStore)
     assert isinstance(container.turn_log, DynamoTurnLog) and isinstance(
         container.runtime_state, DynamoRuntimeState
@@ -46,13 +46,13 @@ def test_full_aws_wiring_builds_without_network(tmp_path: Path) -> None:
     assert isinstance(container.graph, NeptuneGraphStore)
     assert isinstance(container.embedder, BedrockEmbedder)  # "auto" means Bedrock on AWS
     assert container.embedder.model_id == "bedrock/amazon.titan-embed-text-v2:0/1024"
-    assert "llm" not in container.extras
+    assert container.llm is None
     assert not container.store._t.client.built  # no client, no connection yet
     assert not container.index._client.built and container.graph._conn is None
 
 
 def test_local_projections_and_the_llm_switch(tmp_path: Path) -> None:
-    container = build_aws(  # type: ignore[arg-type]
+    container = bootstrap(
         settings(
             tmp_path,
             search_backend="local",
@@ -64,7 +64,7 @@ def test_local_projections_and_the_llm_switch(tmp_path: Path) -> None:
         ),
     )
     assert isinstance(container.index, LocalSearchIndex) and isinstance(container.graph, LocalGraphStore)
-    assert isinstance(container.embedder, HashEmbedder) and isinstance(container.extras["llm"], BedrockLLM)
+    assert isinstance(container.embedder, HashEmbedder) and isinstance(container.llm, BedrockLLM)
 
 
 @pytest.mark.parametrize(
@@ -78,11 +78,11 @@ def test_local_projections_and_the_llm_switch(tmp_path: Path) -> None:
 )
 def test_missing_settings_refuse_to_start(tmp_path: Path, overrides: dict[str, object], setting: str) -> None:
     with pytest.raises(ConfigurationError, match=setting) as caught:
-        build_aws(settings(tmp_path, **overrides))  # type: ignore[arg-type]
+        bootstrap(settings(tmp_path, **overrides))
     assert caught.value.details["setting"] == setting
 
 
-def test_get_container_builds_the_aws_backend_from_the_environment(
+def test_bootstrap_builds_the_aws_backend_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name, value in {
@@ -96,9 +96,5 @@ def test_get_container_builds_the_aws_backend_from_the_environment(
         "AGENTMEM_AWS_REGION": "eu-west-1",
     }.items():
         monkeypatch.setenv(name, value)
-    set_container(None)
-    try:
-        container = get_container()
-        assert isinstance(container.store, DynamoMemoryStore) and container.store._t.name == "prod-memories"
-    finally:
-        set_container(None)
+    container: Container = bootstrap()
+    assert isinstance(container.store, DynamoMemoryStore) and container.store._t.name == "prod-memories"

@@ -1,13 +1,13 @@
-"""The Bedrock LLM, when enabled, reaches the write pipeline (it must be wired before the
-Container builds its services)."""
+"""The Bedrock LLM, when enabled, reaches the write pipeline (an adapter of the bundle, wired
+into the pipeline by bootstrap)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from agentmem.adapters.aws.bedrock import BedrockLLM
-from agentmem.adapters.aws.wiring import build_aws
-from agentmem.runtime import load_settings
+from agentmem.bootstrap import bootstrap
+from agentmem.settings import load_settings
 
 
 def test_enabled_llm_reaches_the_pipeline(tmp_path: Path) -> None:
@@ -20,6 +20,6 @@ def test_enabled_llm_reaches_the_pipeline(tmp_path: Path) -> None:
         embedder="hash",
         bedrock_llm_enabled=True,
     )
-    container = build_aws(settings)
+    container = bootstrap(settings)
     assert isinstance(container.pipeline.llm, BedrockLLM)
-    assert container.extras["llm"] is container.pipeline.llm
+    assert container.llm is container.pipeline.llm

@@ -1,6 +1,6 @@
 """SQS :class:`~agentmem.ports.TurnQueue`: where the API hands turns for asynchronous ingestion.
 
-Bodies are :func:`agentmem.adapters.codec.turn_to_body`. Turns go out with ``SendMessageBatch``,
+Bodies are :meth:`agentmem.messages.TurnMessage.to_body`. Turns go out with ``SendMessageBatch``,
 at most 10 entries and 256 KiB per call (a turn whose body alone exceeds 256 KiB is refused before
 anything is sent). FIFO queues (``.fifo`` URL) get ``MessageGroupId = scope key`` (per-user order)
 and ``MessageDeduplicationId`` = a hash of scope and message id; standard queues get neither and
@@ -22,9 +22,8 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
-from agentmem.adapters.codec import turn_to_body
-from agentmem.domain.models import Turn
 from agentmem.errors import AgentMemError, QueueFull, StoreUnavailable, ValidationFailed
+from agentmem.messages import TurnMessage
 
 MAX_BATCH_ENTRIES = 10
 MAX_BATCH_BYTES = 256 * 1024
@@ -32,7 +31,7 @@ SENDER_RETRY_ROUNDS = 1  # re-sends of entries SQS failed on its side (SenderFau
 OVER_LIMIT_CODES = frozenset({"OverLimit", "AWS.SimpleQueueService.OverLimit"})
 
 
-def deduplication_id(turn: Turn) -> str:
+def deduplication_id(turn: TurnMessage) -> str:
     return hashlib.sha256(f"{turn.scope.key}\x00{turn.message_id}".encode()).hexdigest()
 
 
@@ -64,8 +63,8 @@ class SqsTurnQueue:
     def url(self) -> str:
         return self._url
 
-    def _entry(self, index: int, turn: Turn) -> dict[str, Any]:
-        entry: dict[str, Any] = {"Id": str(index), "MessageBody": turn_to_body(turn)}
+    def _entry(self, index: int, turn: TurnMessage) -> dict[str, Any]:
+        entry: dict[str, Any] = {"Id": str(index), "MessageBody": turn.to_body()}
         if len(entry["MessageBody"].encode("utf-8")) > MAX_BATCH_BYTES:
             raise ValidationFailed(
                 "turn too large for one SQS message",
@@ -88,7 +87,7 @@ class SqsTurnQueue:
             raise translate(exc, store="sqs", operation="send_message_batch") from exc
         return [str(s["Id"]) for s in result.get("Successful", [])], list(result.get("Failed", []))
 
-    def send(self, turns: Sequence[Turn]) -> list[str]:
+    def send(self, turns: Sequence[TurnMessage]) -> list[str]:
         entries = [self._entry(i, t) for i, t in enumerate(turns)]
         by_id = {e["Id"]: e for e in entries}
         sent: list[str] = []

@@ -1,5 +1,5 @@
-"""``build_aws(settings)``: the AWS backend's composition root (called once per cold start by
-:func:`agentmem.runtime.get_container` when ``AGENTMEM_BACKEND=aws``).
+"""``build_aws``: the ``aws`` backend (:mod:`agentmem.backends`), the adapters
+:func:`agentmem.bootstrap.bootstrap` wires once per cold start when ``AGENTMEM_BACKEND=aws``.
 
 DynamoDB (memories, sessions, audit), SQS and Bedrock are always AWS. The search index and graph
 are OpenSearch and Neptune unless ``AGENTMEM_SEARCH_BACKEND=local`` / ``AGENTMEM_GRAPH_BACKEND=local``
@@ -12,18 +12,20 @@ Nothing here performs network I/O: every client is built on its first call.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
 from agentmem.errors import ConfigurationError
-from agentmem.ports import Embedder, GraphStore, SearchIndex
-from agentmem.runtime import Container, Settings, SystemClock
+from agentmem.ports import Clock, Embedder, GraphStore, SearchIndex
+from agentmem.settings import Settings
 
 
 def _require(value: str | None, env: str, why: str) -> str:
@@ -58,11 +60,13 @@ def _local_dir(settings: Settings) -> Path:
     return path
 
 
-def _index(settings: Settings, embedder: Embedder) -> SearchIndex:
-    if settings.search_backend == "local":
-        from agentmem.adapters.embedded.search_index import LocalSearchIndex
+def _embedded_index(settings: Settings, embedder: Embedder) -> SearchIndex:
+    from agentmem.adapters.embedded.search_index import LocalSearchIndex
 
-        return LocalSearchIndex(_local_dir(settings) / "search.db")
+    return LocalSearchIndex(_local_dir(settings) / "search.db")
+
+
+def _opensearch(settings: Settings, embedder: Embedder) -> SearchIndex:
     from agentmem.adapters.aws.opensearch_index import OpenSearchIndex, build_client
 
     endpoint = _require(
@@ -74,11 +78,13 @@ def _index(settings: Settings, embedder: Embedder) -> SearchIndex:
     return OpenSearchIndex(client, index=settings.opensearch_index, dimension=int(embedder.dimension))
 
 
-def _graph(settings: Settings) -> GraphStore:
-    if settings.graph_backend == "local":
-        from agentmem.adapters.embedded.graph_store import LocalGraphStore
+def _embedded_graph(settings: Settings) -> GraphStore:
+    from agentmem.adapters.embedded.graph_store import LocalGraphStore
 
-        return LocalGraphStore(_local_dir(settings) / "graph.db")
+    return LocalGraphStore(_local_dir(settings) / "graph.db")
+
+
+def _neptune(settings: Settings) -> GraphStore:
     from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore, connection_factory
 
     endpoint = _require(
@@ -91,24 +97,30 @@ def _graph(settings: Settings) -> GraphStore:
     )
 
 
-def build_aws(settings: Settings, *, embedder: Embedder | None = None, clock: Any = None) -> Container:
-    """Wire the AWS adapters into the services. ``embedder`` / ``clock`` override for tests."""
-    clock = clock or SystemClock()
+# AGENTMEM_SEARCH_BACKEND / AGENTMEM_GRAPH_BACKEND -> builder (imports are lazy: a stack without
+# the clusters never imports opensearch-py or gremlinpython).
+SEARCH_BACKENDS: Mapping[str, Callable[[Settings, Embedder], SearchIndex]] = {
+    "opensearch": _opensearch,
+    "local": _embedded_index,
+}
+GRAPH_BACKENDS: Mapping[str, Callable[[Settings], GraphStore]] = {
+    "neptune": _neptune,
+    "local": _embedded_graph,
+}
+
+
+def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None) -> Adapters:
+    """The AWS adapters. ``embedder`` overrides the configured one (tests, the smoke run)."""
     region = settings.aws_region
     queue_url = _require(
         settings.queue_url, "AGENTMEM_QUEUE_URL", "the ingest queue the API enqueues turns on"
     )
     dynamodb: LazyClient[Any] = LazyClient(lambda: boto_client("dynamodb", region=region))
     embedder = embedder or _embedder(settings)
-    index = _index(settings, embedder)
-    graph = _graph(settings)
-    extras: dict[str, Any] = {
-        "backends": {"search": settings.search_backend, "graph": settings.graph_backend}
-    }
-    if settings.bedrock_llm_enabled:
-        extras["llm"] = BedrockLLM(model=settings.bedrock_llm_model, region=region)
-    return Container(
-        settings=settings,
+    llm = (
+        BedrockLLM(model=settings.bedrock_llm_model, region=region) if settings.bedrock_llm_enabled else None
+    )
+    return Adapters(
         store=DynamoMemoryStore(settings.table_memory, client=dynamodb, clock=clock.now),
         turn_log=DynamoTurnLog(
             settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
@@ -116,9 +128,8 @@ def build_aws(settings: Settings, *, embedder: Embedder | None = None, clock: An
         runtime_state=DynamoRuntimeState(settings.table_session, clock=clock.now, client=dynamodb),
         audit=DynamoAuditLog(settings.table_audit, client=dynamodb),
         embedder=embedder,
-        index=index,
-        graph=graph,
+        index=SEARCH_BACKENDS[settings.search_backend](settings, embedder),
+        graph=GRAPH_BACKENDS[settings.graph_backend](settings),
         queue=SqsTurnQueue(queue_url, region=region),
-        clock=clock,
-        extras=extras,  # before __post_init__ wires the services: the pipeline takes the LLM
+        llm=llm,
     )

@@ -27,11 +27,6 @@ MEMORY = ":memory:"
 IN_CHUNK = 500  # ids per "IN (...)" query, well under SQLite's variable limit
 
 
-def store_path(data_dir: str | Path, name: str) -> Path:
-    """The file of store ``name`` under ``data_dir`` (one file per store)."""
-    return Path(data_dir) / f"{name}.sqlite3"
-
-
 def placeholders(count: int) -> str:
     return ",".join("?" * count)
 

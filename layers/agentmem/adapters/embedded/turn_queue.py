@@ -12,7 +12,7 @@ The queue is bounded: :meth:`~SqliteTurnQueue.send` refuses the whole batch with
 and counts the refused turns; nothing is dropped silently. Message ids are the turns' message
 ids; a turn already queued for the same scope is not queued twice. Time comes from the injected
 clock, so tests move time instead of sleeping. Bodies are the SQS message JSON
-(:func:`agentmem.adapters.codec.turn_to_body`).
+(:meth:`agentmem.messages.TurnMessage.to_body`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from agentmem.adapters.codec import body_to_turn, format_sortable, parse_datetime, turn_to_body
+from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
-from agentmem.domain.models import Turn
 from agentmem.errors import QueueFull, ValidationFailed
+from agentmem.messages import TurnMessage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -66,8 +66,8 @@ class QueuedMessage:
     receive_count: int
     sent_at: datetime
 
-    def turn(self) -> Turn:
-        return body_to_turn(self.body)
+    def message(self) -> TurnMessage:
+        return TurnMessage.from_body(self.body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +113,9 @@ class SqliteTurnQueue:
             (name, amount),
         )
 
-    def send(self, turns: Sequence[Turn]) -> list[str]:
+    def send(self, turns: Sequence[TurnMessage]) -> list[str]:
         now = self._clock()
-        rows = [(t.scope.key, t.message_id, turn_to_body(t)) for t in turns]
+        rows = [(t.scope.key, t.message_id, t.to_body()) for t in turns]
         with self._db.write() as conn:
             fresh = {
                 (pk, message_id)

@@ -1,0 +1,46 @@
+"""``build_embedded``: the ``local`` backend (:mod:`agentmem.backends`): every port over SQLite
+files under ``AGENTMEM_DATA_DIR``, the search index with numpy vectors, the offline embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentmem.adapters import Adapters
+from agentmem.adapters.embedded.audit_log import SqliteAuditLog
+from agentmem.adapters.embedded.graph_store import LocalGraphStore
+from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
+from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
+from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
+from agentmem.adapters.embedders import build_embedder
+from agentmem.errors import ConfigurationError
+from agentmem.ports import Clock, Embedder
+from agentmem.settings import Settings
+
+
+def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None = None) -> Adapters:
+    """Embedded adapters over ``settings.data_dir`` (created if absent). ``embedder`` overrides
+    the configured one (tests, benchmarks)."""
+    data = Path(settings.data_dir)
+    data.mkdir(parents=True, exist_ok=True)
+    if embedder is None:
+        if settings.embedder == "bedrock":
+            raise ConfigurationError(
+                "the bedrock embedder needs AGENTMEM_BACKEND=aws", details={"setting": "AGENTMEM_EMBEDDER"}
+            )
+        embedder = build_embedder(settings.embedder, num_threads=settings.embedder_threads)
+    return Adapters(
+        store=SqliteMemoryStore(data / "memory.db"),
+        turn_log=SqliteTurnLog(data / "memory.db"),
+        runtime_state=SqliteRuntimeState(data / "memory.db", clock=clock.now),
+        audit=SqliteAuditLog(data / "audit.db"),
+        embedder=embedder,
+        index=LocalSearchIndex(data / "search.db"),
+        graph=LocalGraphStore(data / "graph.db"),
+        queue=SqliteTurnQueue(
+            data / "queue.db",
+            capacity=settings.queue_capacity,
+            max_receives=settings.queue_max_receives,
+            clock=clock.now,
+        ),
+    )

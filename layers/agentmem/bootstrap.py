@@ -1,0 +1,184 @@
+"""The composition root: validated settings in, wired services out, once per process (a Lambda
+cold start, the local server, a test).
+
+``bootstrap(settings, adapters=None, clock=None)`` is the one place that builds services. Each
+argument given wins over what the settings would build (cosmicpython's ``bootstrap``): a test
+passes fakes as ``adapters`` and a :class:`~agentmem.clock.ManualClock`; a Lambda passes nothing
+and gets the backend ``AGENTMEM_BACKEND`` names (:mod:`agentmem.backends`). Adapters never import
+this module.
+
+Handlers take the container as an argument (``handler(event, context, container=None)``); only
+when none is given do they use :func:`default_container`, built lazily once per process. Nothing
+here is built at import time, and nothing swaps a process-global container.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+from agentmem.adapters import Adapters
+from agentmem.backends import builder
+from agentmem.clock import SystemClock
+from agentmem.domain.scoring import Scorer
+from agentmem.ports import (
+    LLM,
+    AuditLog,
+    Clock,
+    Embedder,
+    GraphStore,
+    MemoryStore,
+    RuntimeStateStore,
+    SearchIndex,
+    TurnLog,
+    TurnQueue,
+)
+from agentmem.services.admin import AdminService
+from agentmem.services.consolidation import ConsolidationService
+from agentmem.services.context import ContextService
+from agentmem.services.ingest import IngestService
+from agentmem.services.mcp import McpService
+from agentmem.services.projector import Projector
+from agentmem.services.recall import RecallService
+from agentmem.services.reconcile import Reconciler
+from agentmem.services.write_pipeline import WritePipeline
+from agentmem.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Container:
+    """The wired process: settings, clock, adapters and the services built on them."""
+
+    settings: Settings
+    clock: Clock
+    adapters: Adapters
+    scorer: Scorer
+    pipeline: WritePipeline
+    ingest: IngestService
+    recall: RecallService
+    context: ContextService
+    projector: Projector
+    admin: AdminService
+    consolidation: ConsolidationService
+    mcp: McpService
+    reconciler: Reconciler
+
+    # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
+    @property
+    def store(self) -> MemoryStore:
+        return self.adapters.store
+
+    @property
+    def turn_log(self) -> TurnLog:
+        return self.adapters.turn_log
+
+    @property
+    def runtime_state(self) -> RuntimeStateStore:
+        return self.adapters.runtime_state
+
+    @property
+    def audit(self) -> AuditLog:
+        return self.adapters.audit
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.adapters.embedder
+
+    @property
+    def index(self) -> SearchIndex:
+        return self.adapters.index
+
+    @property
+    def graph(self) -> GraphStore:
+        return self.adapters.graph
+
+    @property
+    def queue(self) -> TurnQueue:
+        return self.adapters.queue
+
+    @property
+    def llm(self) -> LLM | None:
+        return self.adapters.llm
+
+
+def bootstrap(
+    settings: Settings | None = None,
+    adapters: Adapters | None = None,
+    clock: Clock | None = None,
+    *,
+    embedder: Embedder | None = None,
+) -> Container:
+    """Wire the services. ``settings`` default to the environment's; ``adapters`` default to the
+    configured backend's (built with ``embedder`` when one is given); ``clock`` to the system's."""
+    settings = settings or load_settings()
+    clock = clock or SystemClock()
+    if adapters is None:
+        adapters = builder(settings.backend)(settings, clock, embedder)
+    elif embedder is not None:
+        raise ValueError("pass the embedder inside adapters, or let bootstrap build them")
+    a = adapters
+    scorer = settings.scorer()
+    thresholds = settings.thresholds()
+    pipeline = WritePipeline(
+        store=a.store,
+        turn_log=a.turn_log,
+        audit=a.audit,
+        embedder=a.embedder,
+        index=a.index,
+        thresholds=thresholds,
+        llm=a.llm,
+    )
+    recall = RecallService(store=a.store, embedder=a.embedder, scorer=scorer, index=a.index, graph=a.graph)
+    projector = Projector(
+        index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
+    )
+    admin = AdminService(
+        store=a.store,
+        audit=a.audit,
+        embedder=a.embedder,
+        turn_log=a.turn_log,
+        runtime=a.runtime_state,
+        index=a.index,
+        graph=a.graph,
+    )
+    return Container(
+        settings=settings,
+        clock=clock,
+        adapters=a,
+        scorer=scorer,
+        pipeline=pipeline,
+        ingest=IngestService(pipeline=pipeline, audit=a.audit),
+        recall=recall,
+        context=ContextService(store=a.store, recall=recall, audit=a.audit, runtime=a.runtime_state),
+        projector=projector,
+        admin=admin,
+        consolidation=ConsolidationService(
+            store=a.store,
+            audit=a.audit,
+            embedder=a.embedder,
+            scorer=scorer,
+            config=settings.consolidation(),
+            graph=a.graph,
+            trigger_every=settings.consolidate_every,
+        ),
+        mcp=McpService(pipeline=pipeline, recall=recall, admin=admin),
+        reconciler=Reconciler(store=a.store, index=a.index, graph=a.graph, projector=projector),
+    )
+
+
+_default: Container | None = None
+_default_lock = threading.Lock()
+
+
+def default_container() -> Container:
+    """The process's container, built from the environment on first use (the cold start). Used
+    only by handlers that were given none; nothing replaces it once built."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = bootstrap()
+            log.info("bootstrap.done", extra={"backend": _default.settings.backend})
+        return _default

