@@ -42,6 +42,8 @@ from agentmem.services.mcp import McpService
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
+from agentmem.services.sessions import SessionStateService
+from agentmem.services.turns import TurnService
 from agentmem.services.write_pipeline import WritePipeline
 from agentmem.settings import Settings, load_settings
 
@@ -57,6 +59,8 @@ class Container:
     adapters: Adapters
     scorer: Scorer
     pipeline: WritePipeline
+    turns: TurnService
+    sessions: SessionStateService
     ingest: IngestService
     recall: RecallService
     context: ContextService
@@ -150,6 +154,8 @@ def bootstrap(
         adapters=a,
         scorer=scorer,
         pipeline=pipeline,
+        turns=TurnService(queue=a.queue),
+        sessions=SessionStateService(runtime=a.runtime_state),
         ingest=IngestService(pipeline=pipeline, audit=a.audit),
         recall=recall,
         context=ContextService(store=a.store, recall=recall, audit=a.audit, runtime=a.runtime_state),

@@ -467,3 +467,32 @@ def test_a_malformed_list_cursor_is_a_400(api: Any) -> None:
     status, payload = api("GET", "/v1/memories", query={"cursor": "!!!"})
     assert status == 400
     assert payload["error"] == "invalid_request"
+
+
+# ---------------------------------------------------------------------------- the OpenAPI document
+
+
+def test_the_openapi_document_states_real_status_codes_and_one_error_schema(api: Any) -> None:
+    status, doc = api("GET", "/v1/openapi.json")
+    assert status == 200
+    ops = {(m.upper(), path): op for path, methods in doc["paths"].items() for m, op in methods.items()}
+    assert "202" in ops[("POST", "/v1/turns")]["responses"]
+    assert "201" in ops[("POST", "/v1/memories")]["responses"]
+    assert "429" in ops[("POST", "/v1/turns")]["responses"]
+    error_ref = "#/components/schemas/ErrorOut"
+    for (method, path), op in ops.items():
+        for code, response in op["responses"].items():
+            if int(code) >= 400 and path != "/v1/mcp":  # MCP answers JSON-RPC error objects
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": error_ref}, (method, path, code)
+        successes = [c for c in op["responses"] if int(c) < 300]
+        assert successes, (method, path)
+    context = ops[("POST", "/v1/context")]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert context == {"$ref": "#/components/schemas/ContextOut"}
+
+
+def test_success_codes_are_the_documented_ones(api: Any) -> None:
+    status, _ = api("POST", "/v1/turns", turn_body("I grow tomatoes on my balcony."))
+    assert status == 202
+    status, _ = api("POST", "/v1/memories", {"content": "I grow tomatoes on my balcony."})
+    assert status == 201

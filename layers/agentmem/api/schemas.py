@@ -1,10 +1,13 @@
-"""Request and response models of the HTTP API (and of the SQS turn message)."""
+"""Request and response models of the HTTP API. Every route states its responses with these
+models (:func:`responses`), so the OpenAPI document carries each real status code and the one
+error schema. The SQS turn message is :class:`agentmem.messages.TurnMessage`."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, Literal
 
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentmem.domain.models import Category, MemoryRecord, ScoredMemory, checked_time
@@ -44,8 +47,8 @@ class TurnsIn(_Strict):
 
 
 class TurnsAccepted(BaseModel):
-    accepted: int
-    message_ids: list[str]
+    accepted: int = Field(description="How many turns were enqueued.")
+    message_ids: list[str] = Field(description="Their message ids (generated where absent), in order.")
 
 
 class ContextIn(_Strict):
@@ -150,6 +153,109 @@ class MemoryOut(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    error: str
+    """Every error answer: a stable code, a human message, and details where they help."""
+
+    error: str = Field(description="Stable error code, e.g. invalid_request, not_found, queue_full.")
     message: str
     details: Any = None
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Malformed request (not JSON, a bad cursor, a guard refused the content)",
+    401: "No tenant and user in the authorizer context",
+    403: "The caller may not do this, or the body names another tenant or user",
+    404: "No such record (or route) in the caller's scope",
+    409: "The record changed since expected_version",
+    413: "Body larger than the limit",
+    415: "Body is not application/json",
+    422: "The body or a parameter fails the schema",
+    429: "The ingest queue is full; retry after Retry-After seconds",
+    500: "Unexpected error (logged)",
+    503: "A store or the embedder is unavailable; retry after Retry-After seconds",
+}
+
+
+class SlotOut(BaseModel):
+    items: list[str]
+    chars: int
+    dropped: int = Field(description="Items left out by the slot's or the global budget.")
+
+
+class ContextOut(BaseModel):
+    context: str = Field(description="The system-prompt prefix; empty when nothing is worth injecting.")
+    mode: str
+    memories: list[MemoryOut] = Field(description="The memories the context used, with scores.")
+    slots: dict[str, SlotOut]
+    degraded: list[str] = Field(description="Components that were down: search_index, graph, embedder.")
+    missing_required_slots: list[str]
+
+
+class RecallOut(BaseModel):
+    memories: list[MemoryOut]
+    degraded: list[str]
+
+
+class MemoryPage(BaseModel):
+    memories: list[MemoryOut]
+    next_cursor: str | None = Field(None, description="Pass as ?cursor= for the next page; null at the end.")
+
+
+class MemoryCreated(BaseModel):
+    memory: MemoryOut
+    redacted: list[str] = Field(description="Kinds of PII replaced by placeholders before storing.")
+
+
+class DeletedOut(BaseModel):
+    deleted: int = Field(description="How many records were affected (0 when already deleted).")
+
+
+class EraseReportOut(BaseModel):
+    memories: int
+    turns: int
+    runtime_states: int
+    index_documents: int
+    graph_vertices: int
+    degraded: list[str] = Field(description="Projections that could not be reached (repaired later).")
+
+
+class SessionStateOut(BaseModel):
+    session_id: str
+    state: dict[str, Any]
+
+
+class AuditEventOut(BaseModel):
+    id: str
+    action: str
+    at: datetime
+    memory_id: str | None = None
+    reason: str | None = None
+    details: dict[str, Any] = {}
+
+
+class AuditOut(BaseModel):
+    events: list[AuditEventOut]
+
+
+class HealthOut(BaseModel):
+    status: str
+    backend: str
+    embedder: str
+
+
+def responses(
+    status: int, model: type[BaseModel] | None, description: str, *errors: int, auth: bool = True
+) -> dict[int, OpenAPIResponse]:
+    """The OpenAPI responses of one route: its success and the errors it can answer, all errors
+    with :class:`ErrorOut`. 422 and 500 apply to every route, 401 to every route that needs a
+    caller (``auth``), and are always listed."""
+    out: dict[int, OpenAPIResponse] = {
+        status: {"description": description, "content": {"application/json": {"model": model}}}
+        if model is not None
+        else {"description": description}
+    }
+    for code in sorted({*errors, 422, 500} | ({401} if auth else set())):
+        out[code] = {
+            "description": ERROR_DESCRIPTIONS[code],
+            "content": {"application/json": {"model": ErrorOut}},
+        }
+    return out

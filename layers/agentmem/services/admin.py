@@ -4,6 +4,7 @@ scoped; deletes return the real number of affected records."""
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -62,6 +63,12 @@ class AdminService:
         cursor: str | None = None,
     ) -> Page:
         return self.store.list(scope, statuses=statuses, category=category, limit=limit, cursor=cursor)
+
+    def audit_trail(
+        self, scope: Scope, *, limit: int = 100, action: str | None = None
+    ) -> builtins.list[AuditEvent]:
+        """The caller's audit events, newest first (ids, actions, reasons: never content)."""
+        return self.audit.list(scope, limit=limit, action=action)
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
         record = self.store.get(scope, memory_id)

@@ -25,6 +25,7 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR =
     -32603,
 )
 
+MAX_BATCH = 20  # requests per JSON-RPC batch
 WRITE_TOOLS = frozenset({"memory_write", "memory_delete"})
 TOOLS: list[dict[str, Any]] = [
     {
@@ -90,11 +91,54 @@ def _brief(record: MemoryRecord, score: float | None = None) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class McpReply:
+    """What goes back over HTTP: ``payload`` None for notifications only; ``malformed`` when the
+    body itself was not a JSON-RPC request or batch (HTTP 400)."""
+
+    payload: Any
+    malformed: bool = False
+
+
 @dataclass
 class McpService:
     pipeline: WritePipeline
     recall: RecallService
     admin: AdminService
+
+    def handle_body(
+        self,
+        scope: Scope,
+        body: str,
+        *,
+        now: datetime,
+        request_id: str,
+        actor: str,
+        can_write: bool = True,
+    ) -> McpReply:
+        """One HTTP body (a JSON-RPC request or a batch of 1-20) in; the reply, if any, out."""
+        try:
+            message = json.loads(body)
+        except json.JSONDecodeError:
+            return McpReply(_error(None, PARSE_ERROR, "parse error"), malformed=True)
+        batch = message if isinstance(message, list) else [message]
+        if not batch or len(batch) > MAX_BATCH:
+            return McpReply(
+                _error(None, INVALID_REQUEST, f"batch must hold 1-{MAX_BATCH} requests"), malformed=True
+            )
+        replies = [
+            reply
+            for index, item in enumerate(batch)
+            if (
+                reply := self.handle(
+                    scope, item, now=now, request_id=f"{request_id}:{index}", actor=actor, can_write=can_write
+                )
+            )
+            is not None
+        ]
+        if not replies:
+            return McpReply(None)  # only notifications
+        return McpReply(replies if isinstance(message, list) else replies[0])
 
     def handle(
         self,

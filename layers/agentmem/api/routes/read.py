@@ -1,0 +1,67 @@
+"""The read path: ``POST /v1/context`` (the system-prompt prefix) and ``POST /v1/recall``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools import Metrics
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body
+from aws_lambda_powertools.metrics import MetricUnit
+
+from agentmem.api.request import RequestContext
+from agentmem.api.schemas import ContextIn, ContextOut, MemoryOut, RecallIn, RecallOut, SlotOut, responses
+from agentmem.domain.context import Mode
+
+router = Router()
+req = RequestContext(router)
+# Shares Powertools' metric set with the api λ's Metrics (same namespace), flushed per invocation.
+metrics = Metrics(namespace="agentmem", service="api")
+
+
+def _count_degraded(degraded: list[str]) -> None:
+    for component in degraded:
+        metrics.add_metric(name=f"Degraded_{component}", unit=MetricUnit.Count, value=1)
+
+
+@router.post(
+    "/v1/context",
+    summary="Assemble the memory context (system-prompt prefix) for a query",
+    responses=responses(200, ContextOut, "The context and what it used", 400, 403, 413, 415, 422, 503),
+)
+def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
+    p = req.principal()
+    result = req.container().context.build(
+        p.scope, body.query, mode=Mode(body.mode), now=req.now(body.at), session_id=body.session_id
+    )
+    ctx = result.context
+    _count_degraded(result.degraded)
+    return ContextOut(
+        context=ctx.text,
+        mode=ctx.mode.value,
+        memories=[MemoryOut.of(s.record, s) for s in result.memories],
+        slots={
+            slot.name.value: SlotOut(
+                items=[i.text for i in slot.items], chars=slot.chars, dropped=slot.dropped
+            )
+            for slot in ctx.slots
+        },
+        degraded=result.degraded,
+        missing_required_slots=[name.value for name in ctx.missing_required],
+    )
+
+
+@router.post(
+    "/v1/recall",
+    summary="Recall the k best memories for a query",
+    responses=responses(
+        200, RecallOut, "The memories, best first, with score components", 400, 403, 413, 415, 422, 503
+    ),
+)
+def post_recall(body: Annotated[RecallIn, Body()]) -> RecallOut:
+    p = req.principal()
+    result = req.container().recall.recall(
+        p.scope, body.query, k=body.k, now=req.now(body.at), categories=body.categories
+    )
+    _count_degraded(result.degraded)
+    return RecallOut(memories=[MemoryOut.of(s.record, s) for s in result.memories], degraded=result.degraded)

@@ -1,0 +1,36 @@
+"""Session (task) state: the slot the tool/react context modes read."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body
+
+from agentmem.api.request import RequestContext
+from agentmem.api.schemas import SessionStateIn, SessionStateOut, responses
+
+router = Router()
+req = RequestContext(router)
+
+
+@router.put(
+    "/v1/sessions/<session_id>/state",
+    summary="Replace the task state slot of a session",
+    responses=responses(200, SessionStateOut, "The state as stored", 400, 403, 413, 415, 422, 503),
+)
+def put_state(session_id: str, body: Annotated[SessionStateIn, Body()]) -> SessionStateOut:
+    p = req.principal("memory:write")
+    state = body.model_dump(exclude={"ttl_hours"}, exclude_none=True)
+    stored = req.container().sessions.put(p.scope, session_id, state, ttl_hours=body.ttl_hours, now=req.now())
+    return SessionStateOut(session_id=session_id, state=stored)
+
+
+@router.get(
+    "/v1/sessions/<session_id>/state",
+    summary="Read the task state slot of a session",
+    responses=responses(200, SessionStateOut, "The stored state", 403, 404, 503),
+)
+def get_state(session_id: str) -> SessionStateOut:
+    p = req.principal()
+    return SessionStateOut(session_id=session_id, state=req.container().sessions.get(p.scope, session_id))

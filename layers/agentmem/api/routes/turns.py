@@ -1,0 +1,45 @@
+"""``POST /v1/turns``: enqueue finished turns for asynchronous ingestion."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body
+
+from agentmem.api.request import RequestContext
+from agentmem.api.schemas import TurnIn, TurnsAccepted, TurnsIn, responses
+from agentmem.messages import TurnMessage
+
+router = Router()
+req = RequestContext(router)
+
+
+@router.post(
+    "/v1/turns",
+    summary="Enqueue one or many finished turns for ingestion",
+    status_code=202,
+    responses=responses(202, TurnsAccepted, "Accepted for ingestion", 400, 403, 413, 415, 422, 429, 503),
+)
+def post_turns(body: Annotated[TurnsIn | TurnIn, Body()]) -> TurnsAccepted:
+    p = req.principal("memory:write")
+    turns_in = body.turns if isinstance(body, TurnsIn) else [body]
+    messages = []
+    for t in turns_in:
+        p.same_scope(t.tenant_id, t.user_id)
+        messages.append(
+            TurnMessage(
+                tenant_id=p.scope.tenant_id,
+                user_id=p.scope.user_id,
+                session_id=t.session_id,
+                user=t.user,
+                assistant=t.assistant,
+                at=t.at or req.now(),
+                message_id=t.message_id or f"msg-{uuid.uuid4().hex}",
+                trace_id=t.trace_id or req.event().request_context.request_id,
+                speaker=t.speaker,
+            )
+        )
+    ids = req.container().turns.enqueue(messages)
+    return TurnsAccepted(accepted=len(ids), message_ids=ids)
