@@ -41,6 +41,8 @@ PLATFORMS = {
 # In the Lambda runtime already; aws-xray-sdk pulls botocore in, which would only add ~80 MB.
 PROVIDED_BY_RUNTIME = ("boto3", "botocore", "s3transfer")
 EXCLUDES = ["**/__pycache__", "**/*.pyc", "*.egg-info", "**/.pytest_cache", "**/.mypy_cache"]
+# Beside the library in layers/ but not shipped: the laptop emulator, CLI, eval and benchmarks.
+DEV_PACKAGES = ["agentmem_dev"]
 SKIP_CONTEXT = "agentmem:skipBundling"
 SKIP_ENV = "AGENTMEM_SKIP_BUNDLING"
 
@@ -161,6 +163,7 @@ def python_code(
     site_dir: str = ".",
     skip: bool,
     architecture: str | None = None,
+    exclude: Sequence[str] = (),
 ) -> lambda_.Code:
     """Code for a Lambda layer or function.
 
@@ -168,9 +171,12 @@ def python_code(
       ``python/agentmem`` + wheels under ``python/``;
     * function with dependencies: ``source=<folder>``, ``package_dir=None``, ``site_dir="."`` →
       the folder's files at the root next to the wheels.
+
+    ``exclude`` adds patterns (relative to ``source``) kept out of the asset and its hash.
     """
+    excludes = [*EXCLUDES, *exclude]
     if skip:
-        return lambda_.Code.from_asset(str(source), exclude=EXCLUDES)
+        return lambda_.Code.from_asset(str(source), exclude=excludes)
     architecture = architecture or ARCHITECTURE.name  # "arm64" | "x86_64": the wheels' platform
     if package_dir is not None:
         packages = [(source / package_dir, _within(site_dir, package_dir))]
@@ -184,7 +190,7 @@ def python_code(
     docker_platform = "linux/arm64" if architecture == "arm64" else "linux/amd64"
     return lambda_.Code.from_asset(
         str(source),
-        exclude=EXCLUDES,
+        exclude=excludes,
         asset_hash_type=AssetHashType.SOURCE,
         bundling=BundlingOptions(
             image=DockerImage.from_registry(f"public.ecr.aws/sam/build-python{PYTHON_VERSION}"),

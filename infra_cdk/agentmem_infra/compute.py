@@ -23,7 +23,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from agentmem_infra import FUNCTIONS_DIR, INFRA_DIR, LAYERS_DIR
-from agentmem_infra.bundling import ARCHITECTURE, RUNTIME, python_code, read_requirements
+from agentmem_infra.bundling import ARCHITECTURE, DEV_PACKAGES, RUNTIME, python_code, read_requirements
 from agentmem_infra.config import ACCESS, AUDIT_ACTIONS, FUNCTIONS, EnvConfig
 from agentmem_infra.data import Queues, Tables
 from agentmem_infra.graph import GraphCluster
@@ -115,6 +115,7 @@ class Functions(Construct):
                 package_dir="agentmem",
                 site_dir="python",
                 skip=skip_bundling,
+                exclude=DEV_PACKAGES,
             ),
             compatible_runtimes=[RUNTIME],
             compatible_architectures=[ARCHITECTURE],

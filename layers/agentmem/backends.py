@@ -16,10 +16,10 @@ from agentmem.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from agentmem.adapters import Adapters
-    from agentmem.ports import Clock, Embedder
-    from agentmem.settings import Settings
 
-    BackendBuilder = Callable[[Settings, Clock, Embedder | None], Adapters]
+    # (settings, clock, embedder override or None) -> Adapters; the settings are not named here
+    # because agentmem.settings validates AGENTMEM_BACKEND against this registry.
+    BackendBuilder = Callable[..., Adapters]
 
 # name -> "module:function"
 BACKENDS: Mapping[str, str] = {

@@ -3,6 +3,9 @@
 Every method that reads or writes memory takes a :class:`~agentmem.domain.models.Scope`; keys and
 filters are built inside the adapter so a caller cannot forget them. Vendor errors surface as
 :class:`~agentmem.errors.StoreUnavailable` (and friends), never as a vendor type.
+
+The module runs over 400 lines on purpose: every port in one place, each method with the
+docstring of what it returns and raises, is the contract an adapter author reads.
 """
 
 from __future__ import annotations

@@ -340,6 +340,19 @@ def test_function_code_is_the_handler_folder(each_env: Synth) -> None:
         )
 
 
+def test_the_layer_ships_the_library_without_development_tooling(each_env: Synth) -> None:
+    """The layer asset holds ``agentmem`` only: no emulator, CLI, eval, benchmarks or test fakes."""
+    s = each_env
+    (layer,) = s.of_type("AWS::Lambda::LayerVersion").values()
+    key = layer["Properties"]["Content"]["S3Key"]
+    staged = s.outdir / f"asset.{key.removesuffix('.zip')}"
+    assert (staged / "agentmem" / "bootstrap.py").is_file()  # skip-bundling: layers/ as is
+    assert not (staged / "agentmem_dev").exists()
+    shipped = {p.relative_to(staged).parts[1] for p in staged.glob("agentmem/*")}
+    assert not shipped & {"local", "cli.py", "demo.py", "bench", "eval", "testing"}
+    assert not list(staged.rglob("testing")) and not list(staged.rglob("smoke*.py"))
+
+
 def _settings_env(env: dict[str, Any]) -> dict[str, str]:
     """The AGENTMEM_* variables with CloudFormation references replaced by plausible values."""
     placeholders = {
