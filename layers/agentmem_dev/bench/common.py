@@ -4,7 +4,6 @@ that keeps Lambda Powertools' metric lines (EMF JSON on stdout) out of the JSON 
 
 from __future__ import annotations
 
-import io
 import os
 import platform
 import random
@@ -17,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +26,7 @@ from agentmem.domain.models import Scope, Turn
 from agentmem.domain.similarity import Calibration
 from agentmem.ports import Embedder
 from agentmem.settings import load_settings
+from agentmem_dev.harness import quiet_metrics
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 TENANT = "bench"
@@ -159,52 +159,6 @@ def make_embedder(name: str) -> Embedder:
 
 
 # ------------------------------------------------------------------------------ stdout guard
-
-
-class _DropEmfLines(io.TextIOBase):
-    """A stdout stand-in that forwards everything except EMF metric lines (``{"_aws": ...``)."""
-
-    def __init__(self, target: TextIO) -> None:
-        self._target = target
-        self._pending = ""
-        self.dropped = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self._pending += text
-        while "\n" in self._pending:
-            line, self._pending = self._pending.split("\n", 1)
-            if line.startswith('{"_aws"'):
-                self.dropped += 1
-            else:
-                self._target.write(line + "\n")
-        return len(text)
-
-    def flush(self) -> None:
-        if self._pending and not self._pending.startswith('{"_aws"'):
-            self._target.write(self._pending)
-            self._pending = ""
-        self._target.flush()
-
-
-@contextmanager
-def quiet_metrics() -> Iterator[None]:
-    """Keep Powertools' auto-flushed metric lines off stdout.
-
-    With ``POWERTOOLS_METRICS_DISABLED=true`` Powertools 3.x never clears its metric set, so
-    after 100 values of one metric ``add_metric`` prints the whole set to stdout regardless of
-    the setting, which would corrupt a ``--json`` report. Other output passes through.
-    """
-    guard = _DropEmfLines(sys.stdout)
-    saved = sys.stdout
-    sys.stdout = guard
-    try:
-        yield
-    finally:
-        guard.flush()
-        sys.stdout = saved
 
 
 # ------------------------------------------------------------------------------ containers

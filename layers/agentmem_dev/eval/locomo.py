@@ -50,8 +50,8 @@ from agentmem.domain.context import Mode
 from agentmem.domain.models import MemoryRecord, Scope, Status, Turn
 from agentmem.messages import TurnMessage
 from agentmem.settings import load_settings
-from agentmem_dev.bench.common import quiet_metrics
 from agentmem_dev.emulator.runner import LocalRunner
+from agentmem_dev.harness import quiet_metrics
 
 TENANT = "locomo"
 TURN_SPACING = timedelta(seconds=30)
