@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from agentmem.domain.llm_facts import LlmFact
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.similarity import Calibration
 from agentmem.messages import TurnMessage
@@ -388,12 +389,15 @@ class LLM(Protocol):
     redacted; outputs are untrusted and go through the same guards as rule output.
     """
 
-    def extract(self, question: str, answer: str, lang: str) -> builtins.list[dict[str, Any]] | None:
+    def extract(self, question: str, answer: str, lang: str) -> builtins.list[LlmFact] | None:
         """Durable facts about the user from one exchange (``question`` is the user's message,
-        ``answer`` the assistant's reply, ``lang`` "zh" or "en"), each a dict with ``content``
-        and optional ``key``, ``value``, ``category`` (a :class:`~agentmem.domain.models.Category`
-        value) and ``source`` ("user" or "exchange"). An empty list: nothing qualifies. None: no
-        answer, fall back to the rules."""
+        ``answer`` the assistant's reply, ``lang`` "zh" or "en"), each an
+        :class:`~agentmem.domain.llm_facts.LlmFact`: its ``content`` and, when the model gave
+        them, a ``key``, ``value``, ``category`` (a :class:`~agentmem.domain.models.Category`
+        value) and ``source`` ("user" or "exchange"). A reply that is not valid as a whole is
+        None, not a partial list; a fact with blank content is passed on (the write path counts
+        it as malformed). An empty list: nothing qualifies. None: no answer, fall back to the
+        rules."""
 
     def classify(self, text: str, lang: str = "en") -> str | None:
         """One category value (:class:`~agentmem.domain.models.Category`) for ``text``. None: no

@@ -23,11 +23,12 @@ from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.domain import ids
+from agentmem.domain.llm_facts import LLM_TAG, LlmFact
 from agentmem.domain.models import Category, Confidence, MemoryRecord, Scope, Source, Status, Turn
 from agentmem.domain.similarity import Calibration
 from agentmem.messages import TurnMessage
 from agentmem.ports import LLM, Embedder
-from agentmem.services.write_pipeline import LLM_TAG, TurnOutcome, WritePipeline
+from agentmem.services.write_pipeline import TurnOutcome, WritePipeline
 from agentmem_dev.emulator import events, lambdas
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -46,7 +47,7 @@ class FakeLLM:
     def __init__(
         self,
         *,
-        facts: list[dict[str, Any]] | None = None,
+        facts: list[LlmFact] | None = None,
         category: str | None = None,
         verdicts: Sequence[bool | None] = (),
     ) -> None:
@@ -57,10 +58,10 @@ class FakeLLM:
         self.classify_calls: list[str] = []
         self.judge_calls: list[tuple[str, str]] = []
 
-    def extract(self, question: str, answer: str, lang: str) -> list[dict[str, Any]] | None:
+    def extract(self, question: str, answer: str, lang: str) -> list[LlmFact] | None:
         """The scripted facts (None: the model failed)."""
         self.extract_calls.append((question, answer, lang))
-        return None if self.facts is None else [dict(f) for f in self.facts]
+        return None if self.facts is None else list(self.facts)
 
     def classify(self, text: str, lang: str = "en") -> str | None:
         """The scripted category."""
@@ -172,11 +173,11 @@ def test_model_facts_are_added_mapped_and_deduplicated_against_the_rules(contain
     fake = FakeLLM(
         category="fact",
         facts=[
-            {"content": "I like green tea", "category": "preference"},  # the rules have it
-            {"content": "Maria teaches piano in Leeds", "key": "teacher", "category": "fact"},
-            {"content": "Maria teaches piano in Leeds.", "category": "fact"},  # a repeat of the model's own
-            {"content": "Leeds has a conservatoire with evening piano classes", "source": "exchange"},
-            {"key": "no content"},
+            LlmFact("I like green tea", category="preference"),  # the rules have it
+            LlmFact("Maria teaches piano in Leeds", key="teacher", category="fact"),
+            LlmFact("Maria teaches piano in Leeds.", category="fact"),  # a repeat of the model's own
+            LlmFact("Leeds has a conservatoire with evening piano classes", source="exchange"),
+            LlmFact("", key="no content"),
         ],
     )
     user = "I like green tea. My sister Maria teaches piano in Leeds, where could I take lessons?"
@@ -213,7 +214,7 @@ def test_model_facts_are_added_mapped_and_deduplicated_against_the_rules(contain
 
 
 def test_a_model_paraphrase_of_a_rule_fact_reinforces_it(container: Container) -> None:
-    fake = FakeLLM(facts=[{"content": "Maria teaches piano in Leeds", "category": "fact"}], category="fact")
+    fake = FakeLLM(facts=[LlmFact("Maria teaches piano in Leeds", category="fact")], category="fact")
     outcome = pipeline(container, fake).ingest(turn("m1", "My sister Maria teaches piano in Leeds."))
     assert [r.content for r in active(container)] == ["My sister Maria teaches piano in Leeds."]
     assert len(outcome.reinforced) == 1 and outcome.llm_facts == 1
@@ -222,8 +223,8 @@ def test_a_model_paraphrase_of_a_rule_fact_reinforces_it(container: Container) -
 def test_an_injected_model_fact_is_dropped_and_never_spoils_the_rule_facts(container: Container) -> None:
     fake = FakeLLM(
         facts=[
-            {"content": INJECTED, "category": "policy"},
-            {"content": "Maria teaches piano", "key": "name", "value": INJECTED},  # a known key
+            LlmFact(INJECTED, category="policy"),
+            LlmFact("Maria teaches piano", key="name", value=INJECTED),  # a known key
         ]
     )
     outcome = pipeline(container, fake).ingest(turn("m1", "I like green tea."))
@@ -232,44 +233,34 @@ def test_an_injected_model_fact_is_dropped_and_never_spoils_the_rule_facts(conta
     assert outcome.llm_facts == 0 and outcome.written and outcome.status == "accepted"
 
 
-def test_model_facts_that_inject_only_together_are_dropped(
-    container: Container, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from agentmem.services import write_pipeline as wp
+# An override split across two facts: neither fact, nor the message with its punctuation, reads
+# as one; the facts one per line, as they would sit in a prompt, do ("forget" + "your rules").
+SPLIT_OVERRIDE_TAIL = "All previous instructions from Maria were about piano"
 
-    real = wp.detect_injection
 
-    def joined_only(text: str) -> Any:
-        # "reveal" alone is harmless here; the joined text of the turn is what trips the gate
-        if "\n" in text and "reveal" in text:
-            return real(INJECTED)
-        return real(text)
-
-    monkeypatch.setattr(wp, "detect_injection", joined_only)
-    fake = FakeLLM(facts=[{"content": "Maria likes to reveal surprises", "category": "fact"}])
-    outcome = pipeline(container, fake).ingest(turn("m1", "I like green tea."))
-    assert [r.content for r in active(container)] == ["I like green tea."]
+def test_model_facts_that_inject_only_together_are_dropped(container: Container) -> None:
+    user = "I like green tea. Sometimes I forget"  # the rule facts end on "forget"
+    fake = FakeLLM(facts=[LlmFact(SPLIT_OVERRIDE_TAIL, category="fact")])
+    outcome = pipeline(container, fake).ingest(turn("m1", user))
+    assert {r.content for r in active(container)} == {"I like green tea.", "Sometimes I forget"}
     assert outcome.dropped.get("llm_injection_joined") == 1 and outcome.llm_facts == 0
+    assert "llm_injection" not in outcome.dropped  # the model fact alone was clean
 
 
-def test_a_turn_whose_rule_facts_inject_together_is_not_shown_to_the_model(
-    container: Container, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from agentmem.services import write_pipeline as wp
-
-    real = wp.detect_injection
-    monkeypatch.setattr(wp, "detect_injection", lambda text: real(INJECTED if "\n" in text else text))
-    fake = FakeLLM(facts=[{"content": "Maria teaches piano in Leeds"}])
-    outcome = pipeline(container, fake).ingest(turn("m1", "I like green tea. I like black coffee."))
-    assert outcome.dropped.get("injection_joined") == 1
+def test_a_turn_whose_rule_facts_inject_together_is_not_shown_to_the_model(container: Container) -> None:
+    fake = FakeLLM(facts=[LlmFact("Maria teaches piano in Leeds")])
+    user = "I like green tea; some days I forget; your rules about tea are too strict."
+    outcome = pipeline(container, fake).ingest(turn("m1", user))
+    assert outcome.status == "accepted"  # the message itself passed gate 0
+    assert outcome.dropped.get("injection_joined") == 1 and "injection" not in outcome.dropped
     assert fake.calls == 0 and active(container) == []
 
 
 def test_a_phone_number_from_the_model_is_redacted_and_its_clause_cut(container: Container) -> None:
     fake = FakeLLM(
         facts=[
-            {"content": f"Maria teaches piano in Leeds, her phone is {PHONE}.", "category": "fact"},
-            {"content": f"Maria's number is {PHONE}", "key": "phone", "value": PHONE},
+            LlmFact(f"Maria teaches piano in Leeds, her phone is {PHONE}.", category="fact"),
+            LlmFact(f"Maria's number is {PHONE}", key="phone", value=PHONE),
         ]
     )
     outcome = pipeline(container, fake).ingest(turn("m1", "I like green tea."))
@@ -286,7 +277,7 @@ def test_a_phone_number_from_the_model_is_redacted_and_its_clause_cut(container:
 
 
 def test_a_turn_with_pii_caps_the_model_facts_too(container: Container) -> None:
-    fake = FakeLLM(facts=[{"content": "Maria teaches piano in Leeds", "category": "fact"}])
+    fake = FakeLLM(facts=[LlmFact("Maria teaches piano in Leeds", category="fact")])
     pipeline(container, fake).ingest(turn("m1", f"My phone is {PHONE}. I like green tea."))
     assert fake.extract_calls[0][0].startswith("My phone is [PHONE]")  # the model sees redacted text
     assert by_content(container)["Maria teaches piano in Leeds"].importance <= 0.3
@@ -299,7 +290,7 @@ def test_the_model_returning_none_falls_back_to_the_rules(container: Container) 
 
 
 def test_a_quarantined_turn_never_reaches_the_model(container: Container) -> None:
-    fake = FakeLLM(facts=[{"content": "Maria teaches piano in Leeds"}], category="fact", verdicts=[True])
+    fake = FakeLLM(facts=[LlmFact("Maria teaches piano in Leeds")], category="fact", verdicts=[True])
     outcome = pipeline(container, fake).ingest(turn("m1", INJECTED + " I like green tea."))
     assert outcome.status == "quarantined" and fake.calls == 0
     assert (outcome.llm_calls, outcome.llm_fallbacks, outcome.llm_facts) == (0, 0, 0)
@@ -314,7 +305,7 @@ def test_an_injected_reply_is_not_shown_to_the_model(container: Container) -> No
 
 
 def test_chinese_turns_ask_in_chinese(container: Container) -> None:
-    fake = FakeLLM(facts=[{"content": "用户的妹妹在杭州教钢琴", "category": "fact"}])
+    fake = FakeLLM(facts=[LlmFact("用户的妹妹在杭州教钢琴", category="fact")])
     outcome = pipeline(container, fake).ingest(turn("m1", "我喜欢喝绿茶。"))
     assert fake.extract_calls[0][2] == "zh"
     assert "用户的妹妹在杭州教钢琴" in by_content(container) and outcome.llm_facts == 1
@@ -346,9 +337,7 @@ def test_no_usable_category_keeps_general_and_counts_a_fallback(
 
 
 def test_a_model_fact_carries_the_models_category_when_the_rules_have_none(container: Container) -> None:
-    fake = FakeLLM(
-        facts=[{"content": "Maria teaches piano in Leeds", "category": "identity"}], category="fact"
-    )
+    fake = FakeLLM(facts=[LlmFact("Maria teaches piano in Leeds", category="identity")], category="fact")
     pipeline(container, fake).ingest(turn("m1", "I like green tea."))
     assert by_content(container)["Maria teaches piano in Leeds"].category is Category.IDENTITY
     assert fake.classify_calls == []  # the extraction already said it: no second call
@@ -467,7 +456,7 @@ def test_the_outcome_counts_every_call_fallback_and_fact(container: Container) -
     table = tea_table()
     seed(container, table, "I enjoy jasmine tea.")
     fake = FakeLLM(
-        facts=[{"content": "Maria teaches piano in Leeds", "category": "fact"}, {"content": INJECTED}],
+        facts=[LlmFact("Maria teaches piano in Leeds", category="fact"), LlmFact(INJECTED)],
         category=None,
         verdicts=[None],
     )
@@ -483,7 +472,7 @@ def test_the_outcome_counts_every_call_fallback_and_fact(container: Container) -
 
 
 def test_a_redelivered_turn_asks_nothing_again(container: Container) -> None:
-    fake = FakeLLM(facts=[{"content": "Maria teaches piano in Leeds"}])
+    fake = FakeLLM(facts=[LlmFact("Maria teaches piano in Leeds")])
     steps = pipeline(container, fake)
     steps.ingest(turn("m1", "I like green tea."))
     again = steps.ingest(turn("m1", "I like green tea."))
@@ -493,7 +482,7 @@ def test_a_redelivered_turn_asks_nothing_again(container: Container) -> None:
 def test_the_ingest_handler_emits_the_llm_counters(
     container: Container, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = FakeLLM(facts=[{"content": "Maria teaches piano in Leeds"}], category=None)
+    fake = FakeLLM(facts=[LlmFact("Maria teaches piano in Leeds")], category=None)
     with_llm = bootstrap(
         container.settings, dataclasses.replace(container.adapters, llm=fake), container.clock
     )

@@ -4,6 +4,8 @@ reinforcement of a repeated fact."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,10 +15,13 @@ import pytest
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.clock import ManualClock
+from agentmem.domain.conflict import Judgement, NewFact
 from agentmem.domain.context import Mode
+from agentmem.domain.extraction import Candidate
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status, Turn
 from agentmem.errors import StoreUnavailable
 from agentmem.messages import TurnMessage
+from agentmem.services.observer import NullObserver
 from agentmem.settings import load_settings
 from agentmem_dev.emulator.runner import LocalRunner
 
@@ -399,3 +404,46 @@ def test_a_secret_in_the_answer_is_never_stored(container: Container) -> None:
         turn("m1", "What is Kafka?", "Kafka is a log. The password for the Kafka cluster is letmein.")
     )
     assert all("letmein" not in r.content for r in everything(container))
+
+
+# ---------------------------------------------------------------------------- observer
+
+
+class Recorder(NullObserver):
+    """Writes down every decision point, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+
+    def extracted(self, turn: Turn, candidates: Sequence[Candidate]) -> None:
+        self.events.append(("extracted", turn.message_id, [c.content for c in candidates]))
+
+    def gated(self, turn: Turn, kept: Sequence[Candidate], drops: Sequence[str]) -> None:
+        self.events.append(("gated", turn.message_id, [c.content for c in kept], list(drops)))
+
+    def classified(self, content: str, hint: str | None, category: Category) -> None:
+        self.events.append(("classified", content, hint, category))
+
+    def judged(self, fact: NewFact, old: MemoryRecord, similarity: float, verdict: Judgement) -> None:
+        self.events.append(("judged", fact.content, old.content, verdict))
+
+
+def test_an_observer_sees_each_decision_and_changes_none(container: Container) -> None:
+    recorder = Recorder()
+    watched = dataclasses.replace(container.pipeline, observer=recorder)
+    watched.ingest(turn("m1", "我住在成都。"))
+    outcome = watched.ingest(turn("m2", f"我搬到重庆了。我的手机号是{PHONE}。", hours=1))
+    assert recorder.events == [
+        ("extracted", "m1", ["我住在成都。"]),
+        ("gated", "m1", ["我住在成都。"], []),
+        ("classified", "我住在成都。", "identity", Category.IDENTITY),
+        ("extracted", "m2", ["我搬到重庆了。", "我的手机号是[PHONE]。"]),
+        ("gated", "m2", ["我搬到重庆了。"], ["pii"]),
+        ("classified", "我搬到重庆了。", "identity", Category.IDENTITY),
+        ("judged", "我搬到重庆了。", "我住在成都。", Judgement.SUPERSEDE),
+    ]
+    assert outcome.dropped == {"pii": 1} and len(outcome.superseded) == 1
+    assert [r.content for r in active(container)] == ["我搬到重庆了。"]
+    assert PHONE not in repr(recorder.events)
+    # the observer went to the copy only: the container's own pipeline watches nothing
+    assert isinstance(container.pipeline.observer, NullObserver)

@@ -1,15 +1,23 @@
 """Conflict judgement by rules (seed 000 §7.4): lean to "not a conflict"; a false supersede
-destroys a true fact, a missed one only leaves two memories side by side."""
+destroys a true fact, a missed one only leaves two memories side by side.
+
+:func:`judge` and :func:`judge_update` compare one pair; :func:`rank` and :func:`decide` settle a
+new fact against what is stored; :func:`is_doubtful` names the pairs the rules kept apart that a
+model may still settle (the write path asks one at most three times a turn)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+import numpy as np
+import numpy.typing as npt
+
 from agentmem.domain.keys import MULTI_VALUED_KEYS, SINGLE_VALUED_KEYS
 from agentmem.domain.models import Category, MemoryRecord
-from agentmem.domain.similarity import SimilarityThresholds
+from agentmem.domain.similarity import Calibration, SimilarityThresholds
 from agentmem.domain.text import normalize, terms
 
 CONFLICT_CATEGORIES = frozenset({Category.IDENTITY, Category.PREFERENCE, Category.FACT, Category.POLICY})
@@ -173,3 +181,89 @@ def shares_topic(a: str, b: str) -> bool:
         }
 
     return bool(topical(a) & topical(b))
+
+
+# ---------------------------------------------------------------------------- deciding one fact
+
+NEAREST = 3  # the rules (and the model) look at the three most similar records, plus same-key ones
+
+Ranked = list[tuple[float, MemoryRecord]]
+JudgeObserver = Callable[[NewFact, MemoryRecord, float, Judgement], None]
+
+
+def rank(
+    vector: npt.NDArray[np.float32],
+    pool: Iterable[MemoryRecord],
+    calibration: Calibration,
+    model_id: str,
+) -> Ranked:
+    """``pool`` by calibrated similarity to ``vector`` (the new fact's embedding), most similar
+    first; a record embedded by another model (or not at all) counts as unrelated (0.0). Ties
+    keep the order of ``pool``."""
+    ranked: Ranked = []
+    for other in pool:
+        if other.embedding is None or other.embedding_model != model_id:
+            sim = 0.0
+        else:
+            sim = calibration.documents(float(np.dot(vector, np.asarray(other.embedding, dtype=np.float32))))
+        ranked.append((sim, other))
+    ranked.sort(key=lambda pair: pair[0], reverse=True)
+    return ranked
+
+
+def decide(
+    fact: NewFact,
+    ranked: Sequence[tuple[float, MemoryRecord]],
+    thresholds: SimilarityThresholds,
+    *,
+    on_judge: JudgeObserver | None = None,
+) -> tuple[Judgement, MemoryRecord | None]:
+    """How ``fact`` relates to what is stored (``ranked`` as :func:`rank` orders it): the rule
+    judge over the same-key records first (they may be worded quite differently), then the
+    :data:`NEAREST` most similar; the first verdict other than "keep both" wins. Otherwise an
+    update-marked fact may replace one of the nearest (:func:`judge_update`). The record is None
+    exactly when the verdict is :attr:`Judgement.KEEP_BOTH`. ``on_judge`` sees every rule
+    verdict, in order (observation only)."""
+    nearest = list(ranked[:NEAREST])
+    keyed = [(s, o) for s, o in ranked if fact.key and o.key == fact.key]
+    for sim, other in keyed + nearest:
+        verdict = judge(fact, other, sim, thresholds)
+        if on_judge is not None:
+            on_judge(fact, other, sim, verdict)
+        if verdict is not Judgement.KEEP_BOTH:
+            return verdict, other
+    for sim, other in nearest:
+        if judge_update(fact, other, sim, thresholds):
+            return Judgement.SUPERSEDE, other
+    return Judgement.KEEP_BOTH, None
+
+
+def in_conflict_band(
+    fact: NewFact, old: MemoryRecord, similarity: float, thresholds: SimilarityThresholds
+) -> bool:
+    """Whether the pair could be a conflict at all: calibrated similarity in the conflict band
+    [conflict_low, dedup) and both in the same conflict-prone category."""
+    if not thresholds.conflict_low <= similarity < thresholds.dedup:
+        return False
+    return fact.category in CONFLICT_CATEGORIES and old.category is fact.category
+
+
+def is_doubtful(
+    fact: NewFact, old: MemoryRecord, similarity: float, thresholds: SimilarityThresholds
+) -> bool:
+    """The rules kept both, but the pair sits in the conflict band: same conflict-prone
+    category, no disagreement of keys (different attributes, or a multi-valued key that adds
+    rather than replaces), not pinned. Only these may go to a model."""
+    if not in_conflict_band(fact, old, similarity, thresholds) or old.pinned:
+        return False
+    if fact.key and old.key and fact.key != old.key:
+        return False
+    return fact.key not in MULTI_VALUED_KEYS and old.key not in MULTI_VALUED_KEYS
+
+
+def doubtful_pairs(
+    fact: NewFact, ranked: Sequence[tuple[float, MemoryRecord]], thresholds: SimilarityThresholds
+) -> Ranked:
+    """The :data:`NEAREST` pairs a model may settle when the rules kept both (:func:`is_doubtful`),
+    most similar first."""
+    return [(s, o) for s, o in ranked[:NEAREST] if is_doubtful(fact, o, s, thresholds)]

@@ -15,7 +15,7 @@ Input text is already redacted and normalised by the guards; this module is pure
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentmem.domain.keys import KeyMatch, match_keys
 from agentmem.domain.models import Confidence, Source
@@ -352,3 +352,12 @@ def extract_from_exchange(question: str, answer: str, *, max_sentences: int = 3)
             tags=(f"topic:{label}",),
         )
     ]
+
+
+def attribute(cand: Candidate, speaker: str) -> Candidate:
+    """A fact of a multi-party transcript (LoCoMo) that says who stated it: ``"Caroline: ..."``,
+    with the speaker first among its entities (at most 8). A fact already attributed to
+    ``speaker`` is returned as it is."""
+    if cand.content.startswith(f"{speaker}:"):
+        return cand
+    return replace(cand, content=f"{speaker}: {cand.content}", entities=(speaker, *cand.entities)[:8])

@@ -11,70 +11,47 @@ instead of them (DESIGN §4): it may add facts the rules missed (they pass the v
 and come after the rule facts so the rule facts' ids stay stable), refine a category the rules
 left as ``general``, and settle at most three doubtful conflicts per turn. Every model answer of
 None falls back to the rules; a quarantined turn never reaches the model.
+
+The policy lives in the domain: the gates in :mod:`agentmem.domain.guards.gate`, the model's
+facts in :mod:`agentmem.domain.llm_facts`, the conflict decision in :mod:`agentmem.domain.conflict`.
+This service orders the steps, calls the ports and the model, and counts what happened in the
+:class:`TurnOutcome`; an optional :class:`~agentmem.services.observer.PipelineObserver` watches.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
 
-from agentmem.domain import ids
 from agentmem.domain.classify import classify
-from agentmem.domain.conflict import CONFLICT_CATEGORIES, Judgement, NewFact, judge, judge_update
-from agentmem.domain.extraction import (
-    EXCHANGE_IMPORTANCE,
-    MAX_CONTENT_CHARS,
-    USER_IMPORTANCE,
-    Candidate,
-    extract_from_exchange,
-    extract_from_user,
-    is_statement,
-    update_strength,
-)
+from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
+from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
 from agentmem.domain.guards import detect_injection, redact
-from agentmem.domain.guards.pii import PLACEHOLDERS
-from agentmem.domain.keys import MULTI_VALUED_KEYS, SINGLE_VALUED_KEYS, match_keys
-from agentmem.domain.models import (
-    AuditEvent,
-    Category,
-    Confidence,
-    ImportanceSource,
-    Layer,
-    MemoryRecord,
-    Scope,
-    Source,
-    SourceRefs,
-    Status,
-    Turn,
-)
+from agentmem.domain.guards.gate import gate
+from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
+from agentmem.domain.models import Category, MemoryRecord, Scope, Source, Status, Turn
+from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.similarity import SimilarityThresholds
-from agentmem.domain.text import language, normalize, term_set, terms
+from agentmem.domain.text import language
 from agentmem.errors import VersionConflict
-from agentmem.ports import (
-    LLM,
-    AuditLog,
-    Embedder,
-    MemoryStore,
-    Put,
-    RawTurnRecord,
-    SearchIndex,
-    TurnLog,
-)
+from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRecord, SearchIndex, TurnLog
+from agentmem.services.audit_trail import append_audit
+from agentmem.services.explicit_write import ExplicitWriter
+from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.outcome import TurnOutcome, TurnStatus
+
+__all__ = ["LLM_TAG", "TurnOutcome", "WritePipeline"]
 
 log = logging.getLogger(__name__)
 
-PII_IMPORTANCE_CAP = 0.3
 NEIGHBOURS_FROM_STORE = 200  # recent memories compared directly (robust to projection lag)
 NEIGHBOURS_FROM_INDEX = 10
 LLM_JUDGE_CALLS_PER_TURN = 3  # DESIGN §4.7: at most 3 conflict judgements by the model per turn
 LLM_CLASSIFY_CALLS_PER_TURN = 8  # bounds the cost of a long message full of "general" facts
-LLM_TAG = "extractor:llm"
 
 
 @dataclass
@@ -94,6 +71,7 @@ class WritePipeline:
     index: SearchIndex | None = None
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
     llm: LLM | None = None  # optional model help after the rules (Bedrock when enabled)
+    observer: PipelineObserver = field(default_factory=NullObserver)  # sees decisions, changes none
 
     # ------------------------------------------------------------------ turns
     def ingest(self, turn: Turn) -> TurnOutcome:
@@ -131,21 +109,25 @@ class WritePipeline:
                 candidates += extract_from_exchange(user.text, assistant.text)
             else:
                 outcome.drop("assistant_injection")
+            self.observer.extracted(turn, candidates)
             rule_facts = candidates
-            candidates = self._gate(candidates, outcome, had_pii=user.redacted)
+            gated = gate(candidates, had_pii=user.redacted)
+            self._record_drops(turn, gated.kept, gated.drops, outcome)
+            candidates = list(gated.kept)
             if self.llm is not None and "injection_joined" not in outcome.dropped:
                 # An injected reply is not shown to the model: only the user's side is asked; a
                 # turn whose rule facts only inject together is not asked about at all.
                 answer = assistant.text if assistant_clean else ""
                 candidates += self._llm_extract(
-                    self.llm, user.text, answer, rule_facts, candidates, outcome, had_pii=user.redacted
+                    self.llm, turn, user.text, answer, rule_facts, candidates, outcome, had_pii=user.redacted
                 )
             if turn.speaker:
-                candidates = [_attribute(c, turn.speaker) for c in candidates]
+                candidates = [attribute(c, turn.speaker) for c in candidates]
             self._persist(turn, candidates, outcome)
 
         if outcome.redacted_kinds:
-            self._audit(
+            append_audit(
+                self.audit,
                 scope,
                 "redacted",
                 turn.at,
@@ -173,52 +155,21 @@ class WritePipeline:
         tags: Sequence[str] = (),
         request_id: str,
     ) -> tuple[MemoryRecord | None, TurnOutcome]:
-        """The memory API's entrance: same guards, importance honest about its source."""
-        outcome = TurnOutcome(message_id=request_id)
-        verdict = detect_injection(content)
-        if verdict.is_injection:
-            outcome.status = TurnStatus.REJECTED
-            outcome.reasons = ["injection:" + r for r in verdict.reasons]
-            self._audit(scope, "rejected", now, reason=",".join(outcome.reasons), message_id=request_id)
-            return None, outcome
-        cleaned = redact(content)
-        outcome.redacted_kinds = list(cleaned.kinds)
-        if not cleaned.text.strip() or _only_placeholders(cleaned.text):
-            outcome.status = TurnStatus.REJECTED
-            outcome.reasons = ["empty_after_redaction"]
-            return None, outcome
-        scored = 0.7 if source in (Source.EXPLICIT, Source.ADMIN) else 0.5
-        if cleaned.redacted:
-            scored = min(scored, PII_IMPORTANCE_CAP)
-        vector = self.embedder.embed_documents([cleaned.text])[0]
-        record = MemoryRecord(
-            scope=scope,
-            memory_id=ids.memory_id(now, f"explicit:{request_id}"),
-            content=cleaned.text,
-            category=category or classify(cleaned.text),
-            layer=Layer.PERMANENT if permanent else Layer.LONG_TERM,
-            tags=tuple(tags),
-            importance=importance if importance is not None else scored,
-            importance_source=ImportanceSource.EXPLICIT
-            if importance is not None
-            else ImportanceSource.SCORED,
-            confidence=Confidence.CONFIRMED,
-            source=source,
-            source_refs=SourceRefs(trace_id=request_id),
-            embedding=tuple(float(x) for x in vector),
-            embedding_model=self.embedder.model_id,
-            created_at=now,
-            updated_at=now,
-            valid_from=now,
+        """The memory API's entrance: same guards, importance honest about its source
+        (:class:`~agentmem.services.explicit_write.ExplicitWriter`)."""
+        writer = ExplicitWriter(store=self.store, audit=self.audit, embedder=self.embedder)
+        return writer.write(
+            scope,
+            content,
+            now=now,
+            category=category,
+            importance=importance,
             pinned=pinned,
+            permanent=permanent,
+            source=source,
+            tags=tags,
+            request_id=request_id,
         )
-        existing = self.store.get(scope, record.memory_id)
-        if existing is None:
-            self.store.create(record)
-            self.store.mark_pending(scope, 1)
-            self._audit(scope, "written", now, memory_id=record.memory_id, message_id=request_id)
-        outcome.written.append(record.memory_id)
-        return existing or record, outcome
 
     # ------------------------------------------------------------------ steps
     def _quarantine(
@@ -226,23 +177,12 @@ class WritePipeline:
     ) -> None:
         outcome.status = TurnStatus.QUARANTINED
         outcome.reasons = ["injection:" + r for r in reasons]
-        record = MemoryRecord(
-            scope=turn.scope,
-            memory_id=ids.memory_id(turn.at, f"{turn.message_id}:quarantine"),
-            content=redacted_user[:500],
-            category=Category.GENERAL,
-            importance=0.0,
-            source=Source.USER,
-            source_refs=SourceRefs(turn.session_id, (turn.message_id,), turn.trace_id),
-            created_at=turn.at,
-            updated_at=turn.at,
-            status=Status.QUARANTINED,
-            quarantine_reason=",".join(reasons),
-        )
+        record = quarantine_record(turn, redacted_user, reasons)
         if self.store.get(turn.scope, record.memory_id) is None:
             self.store.create(record)
         outcome.quarantined.append(record.memory_id)
-        self._audit(
+        append_audit(
+            self.audit,
             turn.scope,
             "quarantined",
             turn.at,
@@ -251,39 +191,17 @@ class WritePipeline:
             message_id=turn.message_id,
         )
 
-    def _gate(
-        self, candidates: list[Candidate], outcome: TurnOutcome, *, had_pii: bool, prefix: str = ""
-    ) -> list[Candidate]:
-        """Gate 1 (each key/value and fact) and Gate 2 (the joined text). ``prefix`` names the
-        drop reasons of model facts apart ("llm_injection")."""
-        kept: list[Candidate] = []
-        for cand in candidates:
-            if _has_placeholder(cand.value or ""):
-                cand = replace(cand, key=None, value=None)
-            if _has_placeholder(cand.content):
-                # Keep what the fact says around the secret, never the secret's slot.
-                # an exchange fact starts with the user's question or request by design
-                cleaned = _without_placeholder_clauses(cand.content, statement=cand.source is Source.USER)
-                if cleaned is None:
-                    outcome.drop(prefix + "pii")
-                    continue
-                cand = replace(cand, content=cleaned)
-            if detect_injection(cand.content).is_injection or (
-                cand.value and detect_injection(cand.value).is_injection
-            ):
-                outcome.drop(prefix + "injection")
-                continue
-            if had_pii:
-                cand = replace(cand, importance=min(cand.importance, PII_IMPORTANCE_CAP))
-            kept.append(cand)
-        if kept and detect_injection("\n".join(c.content for c in kept)).is_injection:
-            outcome.drop(prefix + "injection_joined")
-            return []
-        return kept
+    def _record_drops(
+        self, turn: Turn, kept: Sequence[Candidate], drops: Sequence[str], outcome: TurnOutcome
+    ) -> None:
+        for reason in drops:
+            outcome.drop(reason)
+        self.observer.gated(turn, kept, drops)
 
     def _llm_extract(
         self,
         llm: LLM,
+        turn: Turn,
         user_text: str,
         assistant_text: str,
         rule_facts: Sequence[Candidate],
@@ -292,33 +210,19 @@ class WritePipeline:
         *,
         had_pii: bool,
     ) -> list[Candidate]:
-        """The model's facts the rules did not already produce, through the same gates as rule
-        facts. ``rule_facts`` are the rule candidates before the gates, ``kept`` after them:
-        neither is ever changed, and a model fact that would turn the joined text of the turn
-        into an injection is what gets dropped, never a rule fact."""
+        """The model's facts the rules did not already produce, through the same gates
+        (:func:`~agentmem.domain.llm_facts.admit`); None from the model falls back to the rules."""
         outcome.llm_calls += 1
-        items = llm.extract(user_text, assistant_text, language(user_text))
-        if not isinstance(items, list):
+        facts = llm.extract(user_text, assistant_text, language(user_text))
+        if facts is None:
             outcome.llm_fallbacks += 1
             return []
-        seen = {_dedupe_key(c.content) for c in (*rule_facts, *kept)}
-        fresh: list[Candidate] = []
-        for item in items:
-            cand = _llm_candidate(item, user_text, outcome)
-            if cand is None:
-                continue
-            marker = _dedupe_key(cand.content)
-            if marker in seen:
-                outcome.drop("llm_known")
-                continue
-            seen.add(marker)
-            fresh.append(cand)
-        gated = [_rules_first(c) for c in self._gate(fresh, outcome, had_pii=had_pii, prefix="llm_")]
-        if gated and kept and detect_injection("\n".join(c.content for c in (*kept, *gated))).is_injection:
-            outcome.drop("llm_injection_joined")
-            return []
-        outcome.llm_facts += len(gated)
-        return gated
+        admitted = admit(facts, user_text=user_text, rule_facts=rule_facts, kept=kept, had_pii=had_pii)
+        if admitted.redacted_kinds:
+            outcome.redacted_kinds = sorted(set(outcome.redacted_kinds) | admitted.redacted_kinds)
+        self._record_drops(turn, admitted.candidates, admitted.drops, outcome)
+        outcome.llm_facts += len(admitted.candidates)
+        return admitted.candidates
 
     def _persist(self, turn: Turn, candidates: list[Candidate], outcome: TurnOutcome) -> None:
         if not candidates:
@@ -375,7 +279,7 @@ class WritePipeline:
         budget.classify -= 1
         outcome.llm_calls += 1
         answer = llm.classify(record.content, language(record.content))
-        category = _category(answer)
+        category = parse_category(answer)
         if category is None:
             outcome.llm_fallbacks += 1
             return record
@@ -387,76 +291,34 @@ class WritePipeline:
         vector: np.ndarray,
         pool: list[MemoryRecord],
         update: int,
-        outcome: TurnOutcome | None = None,
-        budget: _LlmBudget | None = None,
+        outcome: TurnOutcome,
+        budget: _LlmBudget,
     ) -> tuple[Judgement, MemoryRecord | None]:
+        """The rules decide (:func:`~agentmem.domain.conflict.decide`); where they kept both, the
+        model may settle the doubtful pairs, within the turn's budget."""
         fact = NewFact(record.content, record.category, record.key, record.value, update)
-        calibration = self.embedder.calibration
-        ranked: list[tuple[float, MemoryRecord]] = []
-        for other in pool:
-            if other.embedding is None or other.embedding_model != self.embedder.model_id:
-                sim = 0.0
-            else:
-                sim = calibration.documents(
-                    float(np.dot(vector, np.asarray(other.embedding, dtype=np.float32)))
-                )
-            ranked.append((sim, other))
-        ranked.sort(key=lambda pair: pair[0], reverse=True)
-        # Same-key records first (they may be dissimilar in wording), then the 3 nearest.
-        keyed = [(s, o) for s, o in ranked if record.key and o.key == record.key]
-        for sim, other in keyed + ranked[:3]:
-            verdict = judge(fact, other, sim, self.thresholds)
-            if verdict is not Judgement.KEEP_BOTH:
-                return verdict, other
-        for sim, other in ranked[:3]:
-            if judge_update(fact, other, sim, self.thresholds):
-                return Judgement.SUPERSEDE, other
-        if self.llm is not None and outcome is not None and budget is not None:
-            for sim, other in ranked[:3]:
-                if budget.judge <= 0:
-                    break
-                if not self._doubtful(fact, other, sim):
-                    continue
-                budget.judge -= 1
-                outcome.llm_calls += 1
-                answer = self.llm.judge_conflict(other.content, record.content, language(record.content))
-                if answer is None:
-                    outcome.llm_fallbacks += 1  # doubtful stays "keep both"
-                elif answer is True:
-                    return Judgement.SUPERSEDE, other
+        ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id)
+        decision, other = decide(fact, ranked, self.thresholds, on_judge=self.observer.judged)
+        if decision is not Judgement.KEEP_BOTH or self.llm is None:
+            return decision, other
+        for _, old in doubtful_pairs(fact, ranked, self.thresholds):
+            if budget.judge <= 0:
+                break
+            budget.judge -= 1
+            outcome.llm_calls += 1
+            answer = self.llm.judge_conflict(old.content, record.content, language(record.content))
+            if answer is None:
+                outcome.llm_fallbacks += 1  # doubtful stays "keep both"
+            elif answer is True:
+                return Judgement.SUPERSEDE, old
         return Judgement.KEEP_BOTH, None
 
-    def _doubtful(self, fact: NewFact, old: MemoryRecord, similarity: float) -> bool:
-        """The rules kept both, but the pair sits in the conflict band: same conflict-prone
-        category, no disagreement of keys (different attributes, or a multi-valued key that adds
-        rather than replaces), not pinned. Only these go to the model."""
-        if not self.thresholds.conflict_low <= similarity < self.thresholds.dedup:
-            return False
-        if fact.category not in CONFLICT_CATEGORIES or old.category is not fact.category or old.pinned:
-            return False
-        if fact.key and old.key and fact.key != old.key:
-            return False
-        return fact.key not in MULTI_VALUED_KEYS and old.key not in MULTI_VALUED_KEYS
-
     def _record(self, turn: Turn, cand: Candidate, vector: np.ndarray, ordinal: int) -> MemoryRecord:
-        return MemoryRecord(
-            scope=turn.scope,
-            memory_id=ids.memory_id(turn.at, f"{turn.message_id}:{ordinal}"),
-            content=cand.content,
-            category=classify(cand.content, cand.category_hint),
-            key=cand.key,
-            value=cand.value,
-            tags=cand.tags,
-            importance=cand.importance,
-            confidence=cand.confidence,
-            source=cand.source,
-            source_refs=SourceRefs(turn.session_id, (turn.message_id,), turn.trace_id),
-            embedding=tuple(float(x) for x in vector),
-            embedding_model=self.embedder.model_id,
-            created_at=turn.at,
-            updated_at=turn.at,
-            valid_from=turn.at,
-            entities=cand.entities,
+        category = classify(cand.content, cand.category_hint)
+        self.observer.classified(cand.content, cand.category_hint, category)
+        model = self.embedder.model_id
+        return fact_record(
+            turn, cand, ordinal=ordinal, category=category, embedding=vector, embedding_model=model
         )
 
     def _reinforce(self, existing: MemoryRecord, turn: Turn, importance: float) -> None:
@@ -475,152 +337,6 @@ class WritePipeline:
     def _supersede(self, old: MemoryRecord, new: MemoryRecord, at: datetime) -> None:
         marked = old.evolve(now=at, status=Status.SUPERSEDED, superseded_by=new.memory_id, valid_to=at)
         self.store.transact([Put(replace(new, supersedes=(old.memory_id,)), None), Put(marked, old.version)])
-        self._audit(old.scope, "superseded", at, memory_id=old.memory_id, reason=f"by:{new.memory_id}")
-
-    def _audit(
-        self,
-        scope: Scope,
-        action: str,
-        at: datetime,
-        *,
-        memory_id: str | None = None,
-        reason: str | None = None,
-        message_id: str | None = None,
-    ) -> None:
-        details: dict[str, object] = {"message_id": message_id} if message_id else {}
-        self.audit.append(
-            AuditEvent(scope=scope, action=action, at=at, memory_id=memory_id, reason=reason, details=details)
+        append_audit(
+            self.audit, old.scope, "superseded", at, memory_id=old.memory_id, reason=f"by:{new.memory_id}"
         )
-
-
-_PLACEHOLDER_TAGS = tuple(PLACEHOLDERS.values())
-
-
-def _has_placeholder(text: str) -> bool:
-    return any(tag in text for tag in _PLACEHOLDER_TAGS)
-
-
-_CLAUSE_RE = re.compile(r"[^，,；;。.!?！？\n]+[，,；;。.!?！？\n]*")
-
-
-def _without_placeholder_clauses(text: str, *, statement: bool = True) -> str | None:
-    """The text without the clauses that hold a redaction placeholder; None when too little is left."""
-    kept = "".join(c for c in _CLAUSE_RE.findall(text) if not _has_placeholder(c)).strip(" ，,；;")
-    if len(terms(kept)) < 2 or (statement and not is_statement(kept)):
-        return None  # what is left is too little, or only the request around the secret
-    return kept
-
-
-def _only_placeholders(text: str) -> bool:
-    stripped = text
-    for tag in _PLACEHOLDER_TAGS:
-        stripped = stripped.replace(tag, "")
-    return not any(ch.isalnum() for ch in stripped)
-
-
-_KNOWN_KEYS = SINGLE_VALUED_KEYS | MULTI_VALUED_KEYS
-_USER_SOURCES = frozenset({"user", "statement", "user_statement"})
-_EXCHANGE_SOURCES = frozenset({"exchange", "assistant", "inferred", "answer"})
-_SUBJECT_TERMS = frozenset({"user", "用户"})  # "The user lives in..." names the user, not a topic
-
-
-def _dedupe_key(text: str) -> str:
-    """The normalised form two facts are "the same" in: case, width, spaces, end punctuation."""
-    return normalize(text).strip(" .。!！?？,，;；:：")
-
-
-def _category(answer: object) -> Category | None:
-    """A model's category answer, or None when it is not one of ours."""
-    if not isinstance(answer, str):
-        return None
-    try:
-        return Category(answer.strip().lower())
-    except ValueError:
-        return None
-
-
-def _optional_text(value: object, limit: int) -> str | None:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    return value.strip()[:limit]
-
-
-def _llm_source(item: dict[str, object], content: str, user_text: str) -> Source:
-    """Who stated a model fact. An explicit ``source`` wins; otherwise (Bedrock's schema has
-    none) a fact whose every topic term is in the user's own message is the user's statement,
-    and anything else came from the exchange (the lower-trust reading when unsure)."""
-    declared = item.get("source")
-    if isinstance(declared, str):
-        if declared.strip().lower() in _USER_SOURCES:
-            return Source.USER
-        if declared.strip().lower() in _EXCHANGE_SOURCES:
-            return Source.EXCHANGE
-    topical = term_set(content) - _SUBJECT_TERMS
-    if topical and topical <= term_set(user_text):
-        return Source.USER
-    return Source.EXCHANGE
-
-
-def _llm_candidate(item: object, user_text: str, outcome: TurnOutcome) -> Candidate | None:
-    """One model fact as a candidate, mapped like a rule fact: the user's statements at 0.7 and
-    confirmed, the exchange's at 0.5 and inferred; keys only when they are keys the rules know
-    (a free-form model key would block same-key updates); PII the model wrote is redacted here
-    and caps the importance, and the placeholder gate then cuts its clause."""
-    content = item.get("content") if isinstance(item, dict) else None
-    if not isinstance(item, dict) or not isinstance(content, str) or not content.strip():
-        outcome.drop("llm_malformed")
-        return None
-    cleaned = redact(content.strip()[:MAX_CONTENT_CHARS])
-    raw_value = _optional_text(item.get("value"), 300)
-    value_clean = redact(raw_value) if raw_value else None
-    found = set(cleaned.kinds) | set(value_clean.kinds if value_clean else ())
-    if found:
-        outcome.redacted_kinds = sorted(set(outcome.redacted_kinds) | found)
-    text = cleaned.text
-    source = _llm_source(item, text, user_text)
-    from_user = source is Source.USER
-    importance = USER_IMPORTANCE if from_user else EXCHANGE_IMPORTANCE
-    if found:
-        importance = min(importance, PII_IMPORTANCE_CAP)
-    keys = match_keys(text)
-    key: str | None = None
-    value: str | None = None
-    hint: str | None = None
-    if keys:
-        key, value, hint = keys[0].key, keys[0].value, keys[0].category
-    else:
-        llm_key = _optional_text(item.get("key"), 100)
-        if llm_key in _KNOWN_KEYS and value_clean is not None:
-            key, value = llm_key, value_clean.text
-        llm_category = _category(item.get("category"))
-        if llm_category is not Category.GENERAL:
-            hint = llm_category  # kept by _rules_first only where the rules say "general"
-    return Candidate(
-        content=text,
-        source=source,
-        importance=importance,
-        confidence=Confidence.CONFIRMED if from_user else Confidence.INFERRED,
-        key=key,
-        value=value,
-        category_hint=hint,
-        update_strength=update_strength(text) if from_user else 0,
-        entities=(value,) if value and len(value) <= 40 else (),
-        tags=(LLM_TAG,),
-    )
-
-
-def _rules_first(cand: Candidate) -> Candidate:
-    """A gated model fact keeps the model's category only where the rules, on the text as it
-    will be stored (clauses around a secret cut), can say no more than ``general``."""
-    if cand.category_hint is None or match_keys(cand.content):
-        return cand
-    if classify(cand.content) is Category.GENERAL:
-        return cand
-    return replace(cand, category_hint=None)
-
-
-def _attribute(cand: Candidate, speaker: str) -> Candidate:
-    """Multi-party transcripts (LoCoMo): say who stated the fact."""
-    if cand.content.startswith(f"{speaker}:"):
-        return cand
-    return replace(cand, content=f"{speaker}: {cand.content}", entities=(speaker, *cand.entities)[:8])

@@ -6,8 +6,9 @@ through the real write path with the embedder wrapped to count calls, texts and 
 context requests (chat mode, distinct queries) run against the ingested users. No LLM is called.
 
 *LLM enabled* is an **estimate from prompt templates, not measured calls** (no LLM adapter
-exists locally yet): during the same run the write path's decision points are observed (the
-rule extractor's candidates, the classifier's fallbacks, the conflict judge's ambiguous band) and
+exists locally yet): during the same run the write path's decision points are observed through
+a :class:`~agentmem.services.observer.PipelineObserver` (the rule extractor's candidates, the
+classifier's fallbacks, the conflict judge's verdicts in the ambiguous band) and
 each place an LLM would be called is priced with the templates of
 :mod:`agentmem_dev.bench.prompts`, filled with the real inputs and counted with
 :func:`~agentmem.domain.text.estimate_tokens`:
@@ -36,12 +37,15 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from agentmem.domain.conflict import CONFLICT_CATEGORIES
+from agentmem.domain.conflict import Judgement, NewFact, in_conflict_band
 from agentmem.domain.context import Mode
-from agentmem.domain.models import Category, Turn
+from agentmem.domain.extraction import Candidate
+from agentmem.domain.models import Category, MemoryRecord, Turn
+from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import estimate_tokens
 from agentmem.messages import TurnMessage
-from agentmem.services import write_pipeline
+from agentmem.services.observer import NullObserver
+from agentmem.services.write_pipeline import WritePipeline
 from agentmem_dev.bench import prompts
 from agentmem_dev.bench.common import (
     TimedEmbedder,
@@ -70,57 +74,45 @@ class _Observed:
     judged_per_fact: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
-_PATCHED = ("extract_from_user", "extract_from_exchange", "classify", "judge")
+class _CostObserver(NullObserver):
+    """Records, at the write path's decision points, what an LLM would have been asked."""
+
+    def __init__(self, observed: _Observed, thresholds: SimilarityThresholds) -> None:
+        self.observed = observed
+        self.thresholds = thresholds
+
+    def extracted(self, turn: Turn, candidates: Sequence[Candidate]) -> None:
+        self.observed.candidates.append([_fact(c) for c in candidates])
+
+    def classified(self, content: str, hint: str | None, category: Category) -> None:
+        if hint is None and category is Category.GENERAL:
+            self.observed.classify_fallbacks.append(content)
+
+    def judged(self, fact: NewFact, old: MemoryRecord, similarity: float, verdict: Judgement) -> None:
+        # Every rule verdict in the conflict band of a conflict-prone category, at most 3 per
+        # fact text over the run. Broader than what the pipeline asks a model (only where the
+        # rules kept both, and only conflict.is_doubtful pairs, 3 per turn): kept as it was so
+        # the estimate stays comparable with earlier runs.
+        observed = self.observed
+        if not in_conflict_band(fact, old, similarity, self.thresholds):
+            return
+        if observed.judged_per_fact[fact.content] < MAX_JUDGE_CALLS:
+            observed.judged_per_fact[fact.content] += 1
+            observed.judge_pairs.append((old.content, fact.content, fact.category.value))
 
 
 @contextmanager
-def _observe(observed: _Observed) -> Iterator[None]:
-    """Wrap the write pipeline's extractor, classifier and judge (restored afterwards)."""
-    original = {name: getattr(write_pipeline, name) for name in _PATCHED}
-    extract_user, extract_exchange = original["extract_from_user"], original["extract_from_exchange"]
-    classify, judge = original["classify"], original["judge"]
-
-    def user_facts(text: str) -> Any:
-        found = extract_user(text)
-        observed.candidates.append([_fact(c) for c in found])
-        return found
-
-    def exchange_facts(question: str, answer: str, **kwargs: Any) -> Any:
-        found = extract_exchange(question, answer, **kwargs)
-        if observed.candidates:
-            observed.candidates[-1].extend(_fact(c) for c in found)
-        return found
-
-    def classified(text: str, hint: str | None = None) -> Category:
-        category: Category = classify(text, hint)
-        if hint is None and category is Category.GENERAL:
-            observed.classify_fallbacks.append(text)
-        return category
-
-    def judged(new: Any, old: Any, similarity: float, thresholds: Any) -> Any:
-        in_band = thresholds.conflict_low <= similarity < thresholds.dedup
-        conflict_prone = new.category in CONFLICT_CATEGORIES and old.category is new.category
-        if in_band and conflict_prone and observed.judged_per_fact[new.content] < MAX_JUDGE_CALLS:
-            observed.judged_per_fact[new.content] += 1
-            observed.judge_pairs.append((old.content, new.content, new.category.value))
-        return judge(new, old, similarity, thresholds)
-
-    wrappers = {
-        "extract_from_user": user_facts,
-        "extract_from_exchange": exchange_facts,
-        "classify": classified,
-        "judge": judged,
-    }
-    for name, wrapper in wrappers.items():
-        setattr(write_pipeline, name, wrapper)
+def _observe(pipeline: WritePipeline, observed: _Observed) -> Iterator[None]:
+    """Attach the cost observer to the container's write pipeline (detached afterwards)."""
+    previous = pipeline.observer
+    pipeline.observer = _CostObserver(observed, pipeline.thresholds)
     try:
         yield
     finally:
-        for name, fn in original.items():
-            setattr(write_pipeline, name, fn)
+        pipeline.observer = previous
 
 
-def _fact(candidate: Any) -> dict[str, object]:
+def _fact(candidate: Candidate) -> dict[str, object]:
     return {
         "content": candidate.content,
         "key": candidate.key,
@@ -213,7 +205,7 @@ def run(
         window_turns = container.settings.session_window_turns
         runner = LocalRunner(container)
         say(progress, f"cost: ingesting {turns} turns (rules) ...")
-        with _observe(observed):
+        with _observe(container.pipeline, observed):
             for session in sessions:
                 for turn in session:
                     clock.set(turn.at)

@@ -16,6 +16,7 @@ from botocore.stub import ANY, Stubber
 
 from agentmem.adapters.aws.bedrock import PLACEHOLDER_CALIBRATION, BedrockEmbedder, BedrockLLM
 from agentmem.adapters.aws.errors import LazyClient
+from agentmem.domain.llm_facts import LlmFact
 from agentmem.errors import ConfigurationError, EmbedderUnavailable
 from agentmem.ports import Embedder
 
@@ -159,9 +160,7 @@ def test_extract_sends_a_language_matched_prompt_and_validates_json() -> None:
         )
         facts = model.extract("我住在哪里？", "你住在杭州西湖区，还喜欢潜水。", "zh")
     # only the fact anchored on the question survives
-    assert facts == [
-        {"content": "用户住在杭州西湖区", "key": "住在", "value": "杭州西湖区", "category": "identity"}
-    ]
+    assert facts == [LlmFact("用户住在杭州西湖区", key="住在", value="杭州西湖区", category="identity")]
     assert model.failures == 0 and model.calls == 1
 
 

@@ -12,10 +12,12 @@ calibration pairs (``agentmem calibrate`` with the bedrock embedder, on an accou
 and replace them before trusting dedup / merge / conflict thresholds on Titan vectors.
 
 :class:`BedrockLLM` answers ``extract`` / ``classify`` / ``judge_conflict`` through ``Converse``
-(temperature 0, JSON-only replies validated with pydantic, prompts in the language of the turn).
+(temperature 0, JSON-only replies validated with pydantic into
+:class:`~agentmem.domain.llm_facts.LlmFact` objects, prompts in the language of the turn).
 The client retries throttling itself (botocore ``adaptive`` mode); whatever still fails — an SDK
-error, an empty or malformed reply, a fact that is not anchored on the question — returns None
-(the caller falls back to the rules) and is counted in :attr:`BedrockLLM.failures`.
+error, an empty, truncated or malformed reply — returns None (the caller falls back to the
+rules) and is counted in :attr:`BedrockLLM.failures`. A fact not anchored on the question is
+left out of the answer.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.domain.llm_facts import LlmFact
 from agentmem.domain.models import Category
 from agentmem.domain.similarity import Calibration
 from agentmem.domain.text import term_set
@@ -270,9 +273,10 @@ class BedrockLLM:
     def _lang(lang: str) -> dict[str, str]:
         return _PROMPTS["zh" if lang.startswith("zh") else "en"]
 
-    def extract(self, question: str, answer: str, lang: str) -> list[dict[str, Any]] | None:
+    def extract(self, question: str, answer: str, lang: str) -> list[LlmFact] | None:
         """Query-anchored facts: a fact is kept only if its key or content shares a term with the
-        question. None when the model failed or replied with something unusable."""
+        question. None when the model failed or replied with something unusable (one invalid
+        fact makes the whole reply unusable)."""
         prompts = self._lang(lang)
         reply = self._converse(prompts["extract"], prompts["qa"].format(q=question, a=answer), 600)
         if reply is None:
@@ -284,7 +288,7 @@ class BedrockLLM:
             return None
         topic = term_set(question)
         kept = [f for f in parsed.facts if not topic or topic & term_set(f"{f.key or ''} {f.content}")]
-        return [f.model_dump(mode="json") for f in kept]
+        return [LlmFact(f.content, key=f.key, value=f.value, category=f.category.value) for f in kept]
 
     def classify(self, text: str, lang: str = "en") -> str | None:
         reply = self._converse(self._lang(lang)["classify"], text, 10)

@@ -1,0 +1,104 @@
+"""Gates 1 and 2 of the write path (DESIGN §4): what of the extracted facts may be stored.
+
+Gate 1 looks at each candidate: a key/value holding a redaction placeholder loses its key (the
+secret's slot is never a key), a fact holding one keeps only the clauses around it (or is
+dropped as ``pii`` when too little is left), and a fact or value that reads as an injection is
+dropped as ``injection``. Gate 2 looks at the joined text of what Gate 1 kept: facts that inject
+only together are all dropped (``injection_joined``). A turn whose original text held PII caps
+the importance of every fact it yields.
+
+Drop reasons carry a prefix for the model's facts (``llm_pii``, ``llm_injection``, ...): the
+write path counts them apart in its outcome. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from agentmem.domain.extraction import Candidate, is_statement
+from agentmem.domain.guards.injection import detect_injection
+from agentmem.domain.guards.pii import PLACEHOLDERS
+from agentmem.domain.models import Source
+from agentmem.domain.text import terms
+
+__all__ = [
+    "PII_IMPORTANCE_CAP",
+    "GateResult",
+    "gate",
+    "has_placeholder",
+    "injects_when_joined",
+    "only_placeholders",
+    "without_placeholder_clauses",
+]
+
+PII_IMPORTANCE_CAP = 0.3  # a fact from a message that held PII is never important
+
+_PLACEHOLDER_TAGS = tuple(PLACEHOLDERS.values())
+_CLAUSE_RE = re.compile(r"[^，,；;。.!?！？\n]+[，,；;。.!?！？\n]*")
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """The candidates that passed, in their order, and one drop reason per candidate dropped
+    (in the order they were dropped; ``injection_joined`` once for the whole joined set)."""
+
+    kept: list[Candidate]
+    drops: tuple[str, ...] = ()
+
+
+def has_placeholder(text: str) -> bool:
+    """Whether ``text`` holds a redaction placeholder (``[PHONE]``, ``[EMAIL]``, ...)."""
+    return any(tag in text for tag in _PLACEHOLDER_TAGS)
+
+
+def without_placeholder_clauses(text: str, *, statement: bool = True) -> str | None:
+    """The text without the clauses that hold a redaction placeholder; None when too little is
+    left (fewer than two terms or, for a ``statement``, only the request around the secret)."""
+    kept = "".join(c for c in _CLAUSE_RE.findall(text) if not has_placeholder(c)).strip(" ，,；;")
+    if len(terms(kept)) < 2 or (statement and not is_statement(kept)):
+        return None  # what is left is too little, or only the request around the secret
+    return kept
+
+
+def only_placeholders(text: str) -> bool:
+    """Whether nothing but placeholders (and punctuation or spaces) is left of ``text``."""
+    stripped = text
+    for tag in _PLACEHOLDER_TAGS:
+        stripped = stripped.replace(tag, "")
+    return not any(ch.isalnum() for ch in stripped)
+
+
+def injects_when_joined(candidates: Iterable[Candidate]) -> bool:
+    """Whether the facts, one per line as they would sit in a prompt, read as an injection."""
+    return detect_injection("\n".join(c.content for c in candidates)).is_injection
+
+
+def gate(candidates: Sequence[Candidate], *, had_pii: bool, prefix: str = "") -> GateResult:
+    """Gate 1 (each key/value and fact) and Gate 2 (the joined text). ``prefix`` names the drop
+    reasons of model facts apart ("llm_injection")."""
+    kept: list[Candidate] = []
+    drops: list[str] = []
+    for cand in candidates:
+        if has_placeholder(cand.value or ""):
+            cand = replace(cand, key=None, value=None)
+        if has_placeholder(cand.content):
+            # Keep what the fact says around the secret, never the secret's slot;
+            # an exchange fact starts with the user's question or request by design.
+            cleaned = without_placeholder_clauses(cand.content, statement=cand.source is Source.USER)
+            if cleaned is None:
+                drops.append(prefix + "pii")
+                continue
+            cand = replace(cand, content=cleaned)
+        if detect_injection(cand.content).is_injection or (
+            cand.value and detect_injection(cand.value).is_injection
+        ):
+            drops.append(prefix + "injection")
+            continue
+        if had_pii:
+            cand = replace(cand, importance=min(cand.importance, PII_IMPORTANCE_CAP))
+        kept.append(cand)
+    if kept and injects_when_joined(kept):
+        return GateResult([], (*drops, prefix + "injection_joined"))
+    return GateResult(kept, tuple(drops))
