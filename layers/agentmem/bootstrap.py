@@ -39,6 +39,7 @@ from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
+from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
@@ -114,9 +115,11 @@ def bootstrap(
     clock: Clock | None = None,
     *,
     embedder: Embedder | None = None,
+    observer: PipelineObserver | None = None,
 ) -> Container:
     """Wire the services. ``settings`` default to the environment's; ``adapters`` default to the
-    configured backend's (built with ``embedder`` when one is given); ``clock`` to the system's."""
+    configured backend's (built with ``embedder`` when one is given); ``clock`` to the system's.
+    ``observer`` watches the write pipeline's decisions (benchmarks, eval); it changes none."""
     settings = settings or load_settings()
     clock = clock or SystemClock()
     if adapters is None:
@@ -134,6 +137,7 @@ def bootstrap(
         index=a.index,
         thresholds=thresholds,
         llm=a.llm,
+        observer=observer or NullObserver(),
     )
     recall = RecallService(store=a.store, embedder=a.embedder, scorer=scorer, index=a.index, graph=a.graph)
     projector = Projector(

@@ -25,6 +25,7 @@ from agentmem.clock import ManualClock
 from agentmem.domain.models import Scope, Turn
 from agentmem.domain.similarity import Calibration
 from agentmem.ports import Embedder
+from agentmem.services.observer import PipelineObserver
 from agentmem.settings import load_settings
 from agentmem_dev.harness import quiet_metrics
 
@@ -165,12 +166,18 @@ def make_embedder(name: str) -> Embedder:
 
 
 @contextmanager
-def local_container(embedder: Embedder, **settings: Any) -> Iterator[tuple[Container, ManualClock]]:
-    """A fresh local container over a temporary directory, removed afterwards."""
+def local_container(
+    embedder: Embedder, *, observer: PipelineObserver | None = None, **settings: Any
+) -> Iterator[tuple[Container, ManualClock]]:
+    """A fresh local container over a temporary directory, removed afterwards; ``observer``
+    watches its write pipeline."""
     clock = ManualClock(T0)
     with tempfile.TemporaryDirectory(prefix="agentmem-bench-") as tmp:
         container = bootstrap(
-            load_settings(data_dir=Path(tmp), embedder="hash", **settings), clock=clock, embedder=embedder
+            load_settings(data_dir=Path(tmp), embedder="hash", **settings),
+            clock=clock,
+            embedder=embedder,
+            observer=observer,
         )
         with quiet_metrics():
             yield container, clock

@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -45,7 +44,7 @@ from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import estimate_tokens
 from agentmem.messages import TurnMessage
 from agentmem.services.observer import NullObserver
-from agentmem.services.write_pipeline import WritePipeline
+from agentmem.settings import load_settings
 from agentmem_dev.bench import prompts
 from agentmem_dev.bench.common import (
     TimedEmbedder,
@@ -99,17 +98,6 @@ class _CostObserver(NullObserver):
         if observed.judged_per_fact[fact.content] < MAX_JUDGE_CALLS:
             observed.judged_per_fact[fact.content] += 1
             observed.judge_pairs.append((old.content, fact.content, fact.category.value))
-
-
-@contextmanager
-def _observe(pipeline: WritePipeline, observed: _Observed) -> Iterator[None]:
-    """Attach the cost observer to the container's write pipeline (detached afterwards)."""
-    previous = pipeline.observer
-    pipeline.observer = _CostObserver(observed, pipeline.thresholds)
-    try:
-        yield
-    finally:
-        pipeline.observer = previous
 
 
 def _fact(candidate: Candidate) -> dict[str, object]:
@@ -201,16 +189,16 @@ def run(
     say(progress, f"cost: loading embedder {name} ...")
     timed = TimedEmbedder(make_embedder(name), keep_texts=True)
     observed = _Observed()
-    with local_container(timed) as (container, clock):
+    observer = _CostObserver(observed, load_settings().thresholds())
+    with local_container(timed, observer=observer) as (container, clock):
         window_turns = container.settings.session_window_turns
         runner = LocalRunner(container)
         say(progress, f"cost: ingesting {turns} turns (rules) ...")
-        with _observe(container.pipeline, observed):
-            for session in sessions:
-                for turn in session:
-                    clock.set(turn.at)
-                    container.queue.send([TurnMessage.from_turn(turn)])
-                runner.drain()
+        for session in sessions:
+            for turn in session:
+                clock.set(turn.at)
+                container.queue.send([TurnMessage.from_turn(turn)])
+            runner.drain()
         ingest_stats = timed.stats
         timed.reset()
         scopes = sorted({t.scope for s in sessions for t in s}, key=lambda s: s.user_id)
