@@ -42,6 +42,7 @@ from agentmem.api.schemas import (
 from agentmem.bootstrap import Container
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Layer, Scope, Source, Status
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import (
     AgentMemError,
     ConfigurationError,
@@ -360,10 +361,10 @@ def erase_user(user_id: str) -> dict[str, Any]:
 @app.put("/v1/sessions/<session_id>/state", summary="Replace the task state slot of a session")
 def put_state(session_id: str, body: Annotated[SessionStateIn, Body()]) -> dict[str, Any]:
     p = principal("memory:write")
-    state = body.model_dump(exclude={"ttl_hours"}, exclude_none=True)
+    state = RuntimeState.from_dict(body.model_dump(exclude={"ttl_hours"}, exclude_none=True))
     now = _now()
     _c().runtime_state.put(p.scope, session_id, state, now + timedelta(hours=body.ttl_hours))
-    return {"session_id": session_id, "state": state}
+    return {"session_id": session_id, "state": state.to_dict()}
 
 
 @app.get("/v1/sessions/<session_id>/state", summary="Read the task state slot of a session")
@@ -372,7 +373,7 @@ def get_state(session_id: str) -> dict[str, Any]:
     state = _c().runtime_state.get(p.scope, session_id)
     if state is None:
         raise NotFound(f"no state for session {session_id}")
-    return {"session_id": session_id, "state": state}
+    return {"session_id": session_id, "state": state.to_dict()}
 
 
 # ---------------------------------------------------------------------------- MCP

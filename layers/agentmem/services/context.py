@@ -13,10 +13,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SlotItem, SlotName, assemble
 from agentmem.domain.models import AuditEvent, Category, Confidence, MemoryRecord, Scope, ScoredMemory, Status
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import AgentMemError
 from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore
 from agentmem.services.recall import RecallService
@@ -56,7 +56,7 @@ class ContextService:
         recalled = recall_f.result()
         degraded.extend(recalled.degraded)
         profile_records, policy_records = listing_f.result()
-        state: dict[str, Any] | None = None
+        state: RuntimeState | None = None
         if state_f is not None:
             try:
                 state = state_f.result()
@@ -100,7 +100,7 @@ class ContextService:
         ).items
         return profile, policy
 
-    def _state(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
+    def _state(self, scope: Scope, session_id: str) -> RuntimeState | None:
         return self.runtime.get(scope, session_id) if self.runtime is not None else None
 
 
@@ -116,7 +116,7 @@ class SlotInputs:
     recalled: list[ScoredMemory]
     profile_records: list[MemoryRecord]
     policy_records: list[MemoryRecord]
-    state: dict[str, Any] | None
+    state: RuntimeState | None
     recall: RecallService
     degraded: list[str]
     scored_by_id: dict[str, ScoredMemory]
@@ -176,35 +176,41 @@ def _recall(fetched: SlotInputs) -> list[SlotItem]:
 
 def _planner(fetched: SlotInputs) -> list[SlotItem]:
     """The task slot of the session state, one line per part that is set."""
-    plan = (fetched.state or {}).get("plan") or {}
+    plan = fetched.state.plan if fetched.state is not None else None
+    if plan is None:
+        return []
     lines = []
-    if plan.get("goal"):
-        lines.append(f"goal: {plan['goal']}")
-    if plan.get("step"):
-        lines.append(f"current step: {plan['step']}")
-    if plan.get("done"):
-        lines.append("done: " + "; ".join(map(str, plan["done"])))
-    if plan.get("pending"):
-        lines.append("pending: " + "; ".join(map(str, plan["pending"])))
-    if plan.get("params"):
-        lines.append("active params: " + ", ".join(f"{k}={v}" for k, v in plan["params"].items()))
+    if plan.goal:
+        lines.append(f"goal: {plan.goal}")
+    if plan.step:
+        lines.append(f"current step: {plan.step}")
+    if plan.done:
+        lines.append("done: " + "; ".join(plan.done))
+    if plan.pending:
+        lines.append("pending: " + "; ".join(plan.pending))
+    if plan.params:
+        lines.append("active params: " + ", ".join(f"{k}={v}" for k, v in plan.params.items()))
     return [SlotItem(text=line) for line in lines]
 
 
 def _task_mem(fetched: SlotInputs) -> list[SlotItem]:
     """The task-memory ring buffer of the session state, newest first."""
-    notes = (fetched.state or {}).get("task_memory") or []
-    return [SlotItem(text=str(n)) for n in reversed(notes)]
+    notes = fetched.state.task_memory if fetched.state is not None else ()
+    return [SlotItem(text=note) for note in reversed(notes)]
 
 
 def _tool_state(fetched: SlotInputs) -> list[SlotItem]:
     """The available tools and the last few calls of the session state."""
-    tools = (fetched.state or {}).get("tool_state") or {}
+    tools = fetched.state.tool_state if fetched.state is not None else None
+    if tools is None:
+        return []
     lines = []
-    if tools.get("available"):
-        lines.append("available: " + ", ".join(map(str, tools["available"])))
-    for call in tools.get("recent_calls", [])[-RECENT_CALLS_SHOWN:]:
-        lines.append(f"{call.get('tool', '?')}: {call.get('status', '?')}")
+    if tools.available:
+        lines.append("available: " + ", ".join(tools.available))
+    for call in tools.recent_calls[-RECENT_CALLS_SHOWN:]:
+        lines.append(
+            f"{'?' if call.tool is None else call.tool}: {'?' if call.status is None else call.status}"
+        )
     return [SlotItem(text=line) for line in lines]
 
 
