@@ -21,6 +21,7 @@ import numpy as np
 
 from agentmem.domain.llm_facts import LlmFact
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.domain.similarity import Calibration
 from agentmem.messages import TurnMessage
 
@@ -189,11 +190,14 @@ class TurnLog(Protocol):
 class RuntimeStateStore(Protocol):
     """Task state slot, task memory ring buffer and tool state, per (scope, session)."""
 
-    def get(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
-        """The stored state or None."""
+    def get(self, scope: Scope, session_id: str) -> RuntimeState | None:
+        """The stored state, or None when there is none, it has expired, or the stored row no
+        longer parses as a :class:`RuntimeState` (logged, never raised: one bad row must not
+        break the session's context calls). Raises ``StoreUnavailable`` when the store cannot
+        be reached."""
 
-    def put(self, scope: Scope, session_id: str, state: dict[str, Any], expires_at: datetime) -> None:
-        """Replace the state; it expires at ``expires_at``."""
+    def put(self, scope: Scope, session_id: str, state: RuntimeState, expires_at: datetime) -> None:
+        """Replace the state (validated when it was built); it expires at ``expires_at``."""
 
     def erase_scope(self, scope: Scope) -> int:
         """Remove every session state of the scope; returns how many."""

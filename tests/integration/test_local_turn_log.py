@@ -93,31 +93,8 @@ def test_erase_scope_removes_turns_and_marks(log: TurnLog) -> None:
 # ------------------------------------------------------------------ runtime state
 
 
-def test_runtime_state_expires_by_the_injected_clock(tmp_path: Path) -> None:
-    clock = FakeClock()
-    state: RuntimeStateStore = SqliteRuntimeState(tmp_path / "state.sqlite3", clock=clock)
-    slot = {"plan": ["a", "b"], "step": 1, "pending": {"x": "我"}}
-    state.put(S1, "s1", slot, T0 + timedelta(minutes=10))
-    assert state.get(S1, "s1") == slot
-    assert state.get(S2, "s1") is None
-    assert state.get(S1, "s2") is None
-    state.put(S1, "s1", {"step": 2}, T0 + timedelta(minutes=10))
-    assert state.get(S1, "s1") == {"step": 2}
-    clock.now = T0 + timedelta(minutes=10)
-    assert state.get(S1, "s1") is None
 
 
-def test_runtime_state_erase_counts_sessions(tmp_path: Path) -> None:
-    clock = FakeClock()
-    state = SqliteRuntimeState(":memory:", clock=clock)
-    for session in ("a", "b", "c"):
-        state.put(S1, session, {"s": session}, T0 + timedelta(hours=1))
-    state.put(S2, "a", {"s": "a"}, T0 + timedelta(hours=1))
-    assert state.erase_scope(S1) == 3
-    assert state.get(S1, "a") is None
-    assert state.get(S2, "a") == {"s": "a"}
-    clock.now = T0 + timedelta(hours=2)
-    assert state.purge_expired() == 1
 
 
 # ------------------------------------------------------------------ audit trail

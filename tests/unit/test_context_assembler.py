@@ -7,8 +7,11 @@ from __future__ import annotations
 import pytest
 
 from agentmem.domain.context import (
+    LANGUAGES,
     PRIORITY,
     SCHEMAS,
+    SLOT_DEFS,
+    SLOTS,
     Mode,
     Schema,
     SlotItem,
@@ -16,6 +19,7 @@ from agentmem.domain.context import (
     SlotSpec,
     assemble,
 )
+from agentmem.services.context import SLOT_SOURCES
 
 ZH_INTRO = "以下是关于该用户的记忆，仅供参考；若与用户当前的陈述冲突，以用户当前陈述为准。"
 EN_INTRO = "if it conflicts with what the user says now, the user's current statement wins"
@@ -293,3 +297,43 @@ def test_a_required_slot_left_empty_is_reported() -> None:
     filled = assemble(Mode.TOOL, {SlotName.TOOL_STATE: [SlotItem("grafana: ok")]}, query="check the logs")
     assert filled.missing_required == ()
     assert assemble(Mode.CHAT, {}, query="hi").missing_required == ()
+
+
+# ---------------------------------------------------------------- the slot registry
+
+
+def test_every_slot_has_one_definition_with_a_heading_in_every_language() -> None:
+    names = [d.name for d in SLOT_DEFS]
+    assert len(set(names)) == len(names), "a slot is defined twice in SLOT_DEFS"
+    assert set(names) == set(SlotName), "every SlotName needs a SlotDef"
+    assert {d.name: d for d in SLOT_DEFS} == SLOTS
+    priorities = [d.priority for d in SLOT_DEFS]
+    assert len(set(priorities)) == len(priorities), "two slots share a priority: the trim order is undefined"
+    assert {d.name: d.priority for d in SLOT_DEFS} == PRIORITY
+    for lang in LANGUAGES:
+        headings = [d.headings.get(lang, "") for d in SLOT_DEFS]
+        assert all(h.strip() for h in headings), f"a slot has no {lang} heading"
+        assert len(set(headings)) == len(headings), f"two slots share a {lang} heading"
+    assert all(set(d.headings) == set(LANGUAGES) for d in SLOT_DEFS)
+
+
+def test_every_slot_of_every_schema_has_a_definition_and_a_source() -> None:
+    for mode in Mode:
+        assert mode in SCHEMAS, mode
+        names = [spec.name for spec in SCHEMAS[mode].slots]
+        assert len(set(names)) == len(names), f"{mode}: a slot appears twice in the schema"
+        for name in names:
+            assert name in SLOTS, f"{mode}: {name} has no SlotDef"
+            assert callable(SLOT_SOURCES.get(name)), f"{mode}: {name} has no source in SLOT_SOURCES"
+    assert set(SLOT_SOURCES) == set(SlotName), "every slot needs exactly one source"
+
+
+@pytest.mark.parametrize("query", ["", "what next?", "下一步做什么"])
+def test_every_slot_renders_its_heading_in_the_query_language(query: str) -> None:
+    schema = Schema(Mode.REACT, tuple(SlotSpec(d.name, 100) for d in SLOT_DEFS), global_budget_chars=10_000)
+    result = assemble(
+        Mode.REACT, {d.name: [item(f"{d.name} line")] for d in SLOT_DEFS}, query=query, schema=schema
+    )
+    lang = "zh" if query.startswith("下") else "en"
+    for d in SLOT_DEFS:
+        assert f"## {d.headings[lang]}\n- {d.name} line" in result.text

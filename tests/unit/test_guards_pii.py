@@ -8,6 +8,7 @@ import itertools
 import pytest
 
 from agentmem.domain.guards import PiiFinding, RedactionResult, normalize_for_scan, redact
+from agentmem.domain.guards.pii import PII_RULES, PLACEHOLDERS
 
 # ---------------------------------------------------------------- independent helpers
 
@@ -157,6 +158,36 @@ def test_redacts(kind: str, raw: str, expected: str) -> None:
     assert result.text == expected
     assert kind in result.kinds
     assert result.redacted
+
+
+# ---------------------------------------------------------------- the rule table
+
+
+def test_the_rule_table_is_consistent() -> None:
+    kinds = [rule.kind for rule in PII_RULES]
+    placeholders = [rule.placeholder for rule in PII_RULES]
+    ranks = [rule.rank for rule in PII_RULES]
+    assert len(set(kinds)) == len(kinds), "a kind appears twice in PII_RULES"
+    assert len(set(ranks)) == len(ranks), "two rules share a rank, so their tie-break is undefined"
+    assert len(set(placeholders)) == len(placeholders), "two kinds share a placeholder"
+    for rule in PII_RULES:
+        assert rule.placeholder == f"[{rule.kind.upper()}]", rule
+        assert callable(rule.find), rule
+    # PLACEHOLDERS (used by the write pipeline) is derived from the table, in table order.
+    assert list(PLACEHOLDERS.items()) == list(zip(kinds, placeholders, strict=True))
+
+
+def test_every_rule_has_a_smoke_example_that_redact_replaces() -> None:
+    examples = {kind: raw for kind, raw, _ in reversed(POSITIVE)}  # the first example of each kind
+    missing = {rule.kind for rule in PII_RULES} - set(examples)
+    assert not missing, f"add a POSITIVE example for {sorted(missing)}"
+    unknown = set(examples) - {rule.kind for rule in PII_RULES}
+    assert not unknown, f"POSITIVE names kinds that have no rule: {sorted(unknown)}"
+    for rule in PII_RULES:
+        source = normalize_for_scan(examples[rule.kind])
+        assert list(rule.find(source)), f"{rule.kind}: its finder finds nothing in its own example"
+        result = redact(examples[rule.kind])
+        assert rule.kind in result.kinds and rule.placeholder in result.text, rule.kind
 
 
 # ---------------------------------------------------------------- negatives

@@ -5,12 +5,21 @@ error schema. The SQS turn message is :class:`agentmem.messages.TurnMessage`."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentmem.domain.models import Category, MemoryRecord, ScoredMemory, checked_time
+from agentmem.domain.runtime_state import (
+    MAX_ITEMS,
+    MAX_LINE,
+    InvalidRuntimeState,
+    Plan,
+    RuntimeState,
+    ToolState,
+)
+from agentmem.errors import ValidationFailed
 from agentmem.messages import (
     ID_PATTERN,
     MAX_TEXT,
@@ -90,10 +99,22 @@ class MemoryPatchIn(_Strict):
 
 
 class SessionStateIn(_Strict):
-    plan: dict[str, Any] | None = None
-    task_memory: list[str] | None = Field(None, max_length=50)
-    tool_state: dict[str, Any] | None = None
-    ttl_hours: float = Field(24, gt=0, le=24 * 7)
+    """The whole state of a session (replaced on every PUT); the shapes are the domain's
+    :mod:`agentmem.domain.runtime_state` models, so a wrong shape is a 422 here."""
+
+    plan: Plan | None = None
+    task_memory: list[Annotated[str, Field(max_length=MAX_LINE)]] | None = Field(None, max_length=MAX_ITEMS)
+    tool_state: ToolState | None = None
+    ttl_hours: float = Field(
+        24, gt=0, le=24 * 7, description="Hours until the state expires (at most a week)."
+    )
+
+    def state(self) -> RuntimeState:
+        data = self.model_dump(exclude={"ttl_hours"}, exclude_unset=True, exclude_none=True)
+        try:
+            return RuntimeState.from_dict(data)
+        except InvalidRuntimeState as exc:  # the same models validated the body: not expected
+            raise ValidationFailed(exc.message, details=exc.details) from exc
 
 
 class MemoryOut(BaseModel):

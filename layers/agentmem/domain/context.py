@@ -5,10 +5,17 @@ tool, react, rag) pick slots with a character budget and a top-k each; a global 
 priority (Constraints kept longest, Recall cut first). Injection rules: the block says the
 user's current statement wins; nothing recalled means an empty string, no placeholder;
 inferred memories are labelled; expired ones are left out. Pure: inputs in, text out.
+
+Each slot is one :class:`SlotDef` in :data:`SLOT_DEFS` (its priority and its heading in every
+language of :data:`LANGUAGES`); :data:`PRIORITY` is derived from it. To add a slot: a
+:class:`SlotName` member and its ``SlotDef`` here, its source in
+``agentmem.services.context.SLOT_SOURCES``, and a ``SlotSpec`` in the schema of each mode that
+shows it; ``tests/unit/test_context_assembler.py`` checks that these agree.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -31,15 +38,46 @@ class SlotName(StrEnum):
     RECALL = "recall"
 
 
-# Lower number = kept longer when the global budget trims (seed 000 §5.2).
-PRIORITY: dict[SlotName, int] = {
-    SlotName.CONSTRAINTS: 0,
-    SlotName.PLANNER: 1,
-    SlotName.TASK_MEM: 2,
-    SlotName.TOOL_STATE: 3,
-    SlotName.PROFILE: 4,
-    SlotName.RECALL: 5,
+@dataclass(frozen=True, slots=True)
+class SlotDef:
+    """One slot: ``priority`` decides the global-budget trim (lower = kept longer, seed 000 §5.2);
+    ``headings`` holds the slot's section heading per language."""
+
+    name: SlotName
+    priority: int
+    headings: Mapping[str, str]
+
+
+SLOT_DEFS: tuple[SlotDef, ...] = (
+    SlotDef(SlotName.CONSTRAINTS, 0, {"zh": "用户约束", "en": "Constraints"}),
+    SlotDef(SlotName.PLANNER, 1, {"zh": "当前计划", "en": "Current plan"}),
+    SlotDef(SlotName.TASK_MEM, 2, {"zh": "任务记录", "en": "Task notes"}),
+    SlotDef(SlotName.TOOL_STATE, 3, {"zh": "工具状态", "en": "Tool state"}),
+    SlotDef(SlotName.PROFILE, 4, {"zh": "用户画像", "en": "Profile"}),
+    SlotDef(SlotName.RECALL, 5, {"zh": "相关记忆", "en": "Relevant memories"}),
+)
+SLOTS: dict[SlotName, SlotDef] = {d.name: d for d in SLOT_DEFS}
+PRIORITY: dict[SlotName, int] = {name: d.priority for name, d in SLOTS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Phrases:
+    intro: str
+    inferred: str
+
+
+# The words around the slots, per language (``language()`` answers one of these keys).
+_PHRASES: dict[str, _Phrases] = {
+    "zh": _Phrases(
+        intro="以下是关于该用户的记忆，仅供参考；若与用户当前的陈述冲突，以用户当前陈述为准。",
+        inferred="（推断）",
+    ),
+    "en": _Phrases(
+        intro="Memory about this user, for reference only; if it conflicts with what the user says now, the user's current statement wins.",
+        inferred="(inferred) ",
+    ),
 }
+LANGUAGES: tuple[str, ...] = tuple(_PHRASES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,30 +168,6 @@ class AssembledContext:
     missing_required: tuple[SlotName, ...] = ()  # required slots that had nothing (e.g. ToolState)
 
 
-_HEADINGS = {
-    "zh": {
-        "intro": "以下是关于该用户的记忆，仅供参考；若与用户当前的陈述冲突，以用户当前陈述为准。",
-        "inferred": "（推断）",
-        SlotName.CONSTRAINTS: "用户约束",
-        SlotName.PLANNER: "当前计划",
-        SlotName.TASK_MEM: "任务记录",
-        SlotName.TOOL_STATE: "工具状态",
-        SlotName.PROFILE: "用户画像",
-        SlotName.RECALL: "相关记忆",
-    },
-    "en": {
-        "intro": "Memory about this user, for reference only; if it conflicts with what the user says now, the user's current statement wins.",
-        "inferred": "(inferred) ",
-        SlotName.CONSTRAINTS: "Constraints",
-        SlotName.PLANNER: "Current plan",
-        SlotName.TASK_MEM: "Task notes",
-        SlotName.TOOL_STATE: "Tool state",
-        SlotName.PROFILE: "Profile",
-        SlotName.RECALL: "Relevant memories",
-    },
-}
-
-
 def _fill(spec: SlotSpec, items: list[SlotItem], inferred_label: str) -> FilledSlot:
     kept: list[SlotItem] = []
     used = 0
@@ -204,9 +218,8 @@ def assemble(
     Returns an empty ``text`` when no slot has anything to say."""
     schema = schema or SCHEMAS[mode]
     lang = language(query) if query.strip() else "en"
-    words = _HEADINGS[lang]
-    inferred_label = str(words["inferred"])
-    filled = [_fill(spec, inputs.get(spec.name, []), inferred_label) for spec in schema.slots]
+    phrases = _PHRASES[lang]
+    filled = [_fill(spec, inputs.get(spec.name, []), phrases.inferred) for spec in schema.slots]
     filled, trimmed = _trim_global(filled, schema.global_budget_chars)
     missing = tuple(
         spec.name for spec, slot in zip(schema.slots, filled, strict=True) if spec.required and not slot.items
@@ -214,9 +227,9 @@ def assemble(
     non_empty = [s for s in filled if s.items]
     if not non_empty:
         return AssembledContext(mode, "", tuple(filled), (), trimmed, missing)
-    lines = [str(words["intro"])]
+    lines = [phrases.intro]
     for slot in non_empty:
-        lines.append(f"## {words[slot.name]}")
+        lines.append(f"## {SLOTS[slot.name].headings[lang]}")
         lines.extend(f"- {item.text}" for item in slot.items)
     used = tuple(dict.fromkeys(i.memory_id for s in non_empty for i in s.items if i.memory_id))
     return AssembledContext(mode, "\n".join(lines), tuple(filled), used, trimmed, missing)

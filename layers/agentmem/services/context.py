@@ -1,21 +1,30 @@
 """Context service (DESIGN §5.4): fill the mode's slots from memories and runtime state, let the
-pure assembler apply budgets and render, audit what was injected."""
+pure assembler apply budgets and render, audit what was injected.
+
+Each slot has one source in :data:`SLOT_SOURCES`: a function from what one build fetched
+(:class:`SlotInputs`) to the slot's items, best first. ``build`` fetches once, concurrently, and
+asks the source of every slot in the mode's schema; a slot's definition (priority, headings) is
+its :class:`~agentmem.domain.context.SlotDef`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SlotItem, SlotName, assemble
 from agentmem.domain.models import AuditEvent, Category, Confidence, MemoryRecord, Scope, ScoredMemory, Status
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import AgentMemError
 from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore
 from agentmem.services.recall import RecallService
 
 PROFILE_CATEGORIES = (Category.IDENTITY, Category.PREFERENCE)
 LISTING_LIMIT = 100
+PROFILE_SHOWN = 10  # profile memories recall leaves out (at most this many show in the profile slot)
+RECENT_CALLS_SHOWN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +48,7 @@ class ContextService:
     ) -> ContextResult:
         degraded: list[str] = []
         schema = SCHEMAS[mode]
-        wanted = {spec.name for spec in schema.slots}
-        # Slots fill concurrently: the latency is the slowest source, not the sum.
+        # Sources fetch concurrently: the latency is the slowest source, not the sum.
         recall_f = self._pool.submit(self.recall.recall, scope, query, k=self.recall_k, now=now)
         listing_f = self._pool.submit(self._listing, scope)
         state_f = self._pool.submit(self._state, scope, session_id) if session_id else None
@@ -48,26 +56,25 @@ class ContextService:
         recalled = recall_f.result()
         degraded.extend(recalled.degraded)
         profile_records, policy_records = listing_f.result()
-        inputs: dict[SlotName, list[SlotItem]] = {}
-        scored_by_id: dict[str, ScoredMemory] = {s.record.memory_id: s for s in recalled.memories}
-        used: set[str] = set()
-        if SlotName.CONSTRAINTS in wanted:
-            ranked = self.recall.rank(policy_records, query, now=now, degraded=degraded)
-            ranked.sort(key=lambda s: (s.record.importance, s.score), reverse=True)
-            scored_by_id.update({s.record.memory_id: s for s in ranked})
-            inputs[SlotName.CONSTRAINTS] = [_item(s) for s in ranked]
-            used.update(s.record.memory_id for s in ranked)
-        if SlotName.PROFILE in wanted:
-            ranked = self.recall.rank(profile_records, query, now=now, degraded=degraded)
-            scored_by_id.update({s.record.memory_id: s for s in ranked})
-            inputs[SlotName.PROFILE] = [_item(s) for s in ranked]
-            used.update(s.record.memory_id for s in ranked[:10])
-        inputs[SlotName.RECALL] = [_item(s) for s in recalled.memories if s.record.memory_id not in used]
+        state: RuntimeState | None = None
         if state_f is not None:
             try:
-                inputs.update(_state_items(state_f.result()))
+                state = state_f.result()
             except AgentMemError:
                 degraded.append("runtime_state")
+        fetched = SlotInputs(
+            query=query,
+            now=now,
+            wanted=frozenset(spec.name for spec in schema.slots),
+            recalled=recalled.memories,
+            profile_records=profile_records,
+            policy_records=policy_records,
+            state=state,
+            recall=self.recall,
+            degraded=degraded,
+            scored_by_id={s.record.memory_id: s for s in recalled.memories},
+        )
+        inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}
         assembled = assemble(mode, inputs, query=query)
         if assembled.used_memory_ids:
             self.audit.append(
@@ -78,6 +85,7 @@ class ContextService:
                     details={"mode": mode.value, "memory_ids": list(assembled.used_memory_ids)},
                 )
             )
+        scored_by_id = fetched.scored_by_id
         memories = [scored_by_id[i] for i in assembled.used_memory_ids if i in scored_by_id]
         return ContextResult(assembled, memories, sorted(set(degraded)))
 
@@ -92,8 +100,49 @@ class ContextService:
         ).items
         return profile, policy
 
-    def _state(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
+    def _state(self, scope: Scope, session_id: str) -> RuntimeState | None:
         return self.runtime.get(scope, session_id) if self.runtime is not None else None
+
+
+@dataclass
+class SlotInputs:
+    """What one build fetched, shared by the slot sources. A ranked listing is computed on first
+    use and kept, so a slot and the recall slot (which leaves out what the listings show) rank
+    it once; ranking records what degraded in ``degraded`` and the scores in ``scored_by_id``."""
+
+    query: str
+    now: datetime
+    wanted: frozenset[SlotName]
+    recalled: list[ScoredMemory]
+    profile_records: list[MemoryRecord]
+    policy_records: list[MemoryRecord]
+    state: RuntimeState | None
+    recall: RecallService
+    degraded: list[str]
+    scored_by_id: dict[str, ScoredMemory]
+    _ranked: dict[SlotName, list[ScoredMemory]] = field(default_factory=dict)
+
+    def ranked_policy(self) -> list[ScoredMemory]:
+        """The policy listing, most important first."""
+        if SlotName.CONSTRAINTS not in self._ranked:
+            ranked = self._rank(self.policy_records)
+            ranked.sort(key=lambda s: (s.record.importance, s.score), reverse=True)
+            self._ranked[SlotName.CONSTRAINTS] = ranked
+        return self._ranked[SlotName.CONSTRAINTS]
+
+    def ranked_profile(self) -> list[ScoredMemory]:
+        """The identity and preference listing, best match first."""
+        if SlotName.PROFILE not in self._ranked:
+            self._ranked[SlotName.PROFILE] = self._rank(self.profile_records)
+        return self._ranked[SlotName.PROFILE]
+
+    def _rank(self, records: list[MemoryRecord]) -> list[ScoredMemory]:
+        ranked = self.recall.rank(records, self.query, now=self.now, degraded=self.degraded)
+        self.scored_by_id.update({s.record.memory_id: s for s in ranked})
+        return ranked
+
+
+SlotSource = Callable[[SlotInputs], list[SlotItem]]
 
 
 def _item(scored: ScoredMemory) -> SlotItem:
@@ -107,34 +156,70 @@ def _item(scored: ScoredMemory) -> SlotItem:
     )
 
 
-def _state_items(state: dict[str, Any] | None) -> dict[SlotName, list[SlotItem]]:
-    """Runtime state (task slot, task memory ring buffer, tool state) as slot lines."""
-    if not state:
-        return {}
-    out: dict[SlotName, list[SlotItem]] = {}
-    plan = state.get("plan") or {}
-    if plan:
-        lines = []
-        if plan.get("goal"):
-            lines.append(f"goal: {plan['goal']}")
-        if plan.get("step"):
-            lines.append(f"current step: {plan['step']}")
-        if plan.get("done"):
-            lines.append("done: " + "; ".join(map(str, plan["done"])))
-        if plan.get("pending"):
-            lines.append("pending: " + "; ".join(map(str, plan["pending"])))
-        if plan.get("params"):
-            lines.append("active params: " + ", ".join(f"{k}={v}" for k, v in plan["params"].items()))
-        out[SlotName.PLANNER] = [SlotItem(text=line) for line in lines]
-    notes = state.get("task_memory") or []
-    if notes:
-        out[SlotName.TASK_MEM] = [SlotItem(text=str(n)) for n in reversed(notes)]
-    tools = state.get("tool_state") or {}
-    if tools:
-        lines = []
-        if tools.get("available"):
-            lines.append("available: " + ", ".join(map(str, tools["available"])))
-        for call in tools.get("recent_calls", [])[-5:]:
-            lines.append(f"{call.get('tool', '?')}: {call.get('status', '?')}")
-        out[SlotName.TOOL_STATE] = [SlotItem(text=line) for line in lines]
-    return out
+def _constraints(fetched: SlotInputs) -> list[SlotItem]:
+    return [_item(s) for s in fetched.ranked_policy()]
+
+
+def _profile(fetched: SlotInputs) -> list[SlotItem]:
+    return [_item(s) for s in fetched.ranked_profile()]
+
+
+def _recall(fetched: SlotInputs) -> list[SlotItem]:
+    """Recalled memories, without those the constraints and profile slots of this mode show."""
+    shown: set[str] = set()
+    if SlotName.CONSTRAINTS in fetched.wanted:
+        shown.update(s.record.memory_id for s in fetched.ranked_policy())
+    if SlotName.PROFILE in fetched.wanted:
+        shown.update(s.record.memory_id for s in fetched.ranked_profile()[:PROFILE_SHOWN])
+    return [_item(s) for s in fetched.recalled if s.record.memory_id not in shown]
+
+
+def _planner(fetched: SlotInputs) -> list[SlotItem]:
+    """The task slot of the session state, one line per part that is set."""
+    plan = fetched.state.plan if fetched.state is not None else None
+    if plan is None:
+        return []
+    lines = []
+    if plan.goal:
+        lines.append(f"goal: {plan.goal}")
+    if plan.step:
+        lines.append(f"current step: {plan.step}")
+    if plan.done:
+        lines.append("done: " + "; ".join(plan.done))
+    if plan.pending:
+        lines.append("pending: " + "; ".join(plan.pending))
+    if plan.params:
+        lines.append("active params: " + ", ".join(f"{k}={v}" for k, v in plan.params.items()))
+    return [SlotItem(text=line) for line in lines]
+
+
+def _task_mem(fetched: SlotInputs) -> list[SlotItem]:
+    """The task-memory ring buffer of the session state, newest first."""
+    notes = fetched.state.task_memory if fetched.state is not None else ()
+    return [SlotItem(text=note) for note in reversed(notes)]
+
+
+def _tool_state(fetched: SlotInputs) -> list[SlotItem]:
+    """The available tools and the last few calls of the session state."""
+    tools = fetched.state.tool_state if fetched.state is not None else None
+    if tools is None:
+        return []
+    lines = []
+    if tools.available:
+        lines.append("available: " + ", ".join(tools.available))
+    for call in tools.recent_calls[-RECENT_CALLS_SHOWN:]:
+        lines.append(
+            f"{'?' if call.tool is None else call.tool}: {'?' if call.status is None else call.status}"
+        )
+    return [SlotItem(text=line) for line in lines]
+
+
+# One source per slot; every slot of every schema must have one (tests/unit/test_context_assembler.py).
+SLOT_SOURCES: dict[SlotName, SlotSource] = {
+    SlotName.CONSTRAINTS: _constraints,
+    SlotName.PLANNER: _planner,
+    SlotName.TASK_MEM: _task_mem,
+    SlotName.TOOL_STATE: _tool_state,
+    SlotName.PROFILE: _profile,
+    SlotName.RECALL: _recall,
+}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from agentmem.domain.models import Scope
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import NotFound
 from agentmem.ports import RuntimeStateStore
 
@@ -16,13 +16,13 @@ class SessionStateService:
     runtime: RuntimeStateStore
 
     def put(
-        self, scope: Scope, session_id: str, state: dict[str, Any], *, ttl_hours: float, now: datetime
-    ) -> dict[str, Any]:
+        self, scope: Scope, session_id: str, state: RuntimeState, *, ttl_hours: float, now: datetime
+    ) -> RuntimeState:
         """Replace the state of ``session_id``; it expires ``ttl_hours`` from ``now``."""
         self.runtime.put(scope, session_id, state, now + timedelta(hours=ttl_hours))
         return state
 
-    def get(self, scope: Scope, session_id: str) -> dict[str, Any]:
+    def get(self, scope: Scope, session_id: str) -> RuntimeState:
         """The stored state. Raises NotFound when there is none (or it expired)."""
         state = self.runtime.get(scope, session_id)
         if state is None:

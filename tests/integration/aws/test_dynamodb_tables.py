@@ -90,33 +90,8 @@ def test_processed_marks_and_erase(log: DynamoTurnLog) -> None:
     assert log.append_raw(S1, raw("m0", 0)) is True
 
 
-def test_runtime_state_expires_by_the_clock_and_erases_by_scope(moto: Moto) -> None:
-    clock = Clock()
-    state = DynamoRuntimeState(moto.session_table, clock=clock, client=moto.lazy())
-    slot = {"plan": ["a", "b"], "step": 1, "pending": {"x": "我"}}
-    state.put(S1, "s1", slot, T0 + timedelta(minutes=10))
-    assert state.get(S1, "s1") == slot and state.get(S2, "s1") is None and state.get(S1, "s2") is None
-    state.put(S1, "s1", {"step": 2}, T0 + timedelta(minutes=10))
-    assert state.get(S1, "s1") == {"step": 2}
-    for session in ("b", "c"):
-        state.put(S1, session, {"s": session}, T0 + timedelta(hours=1))
-    state.put(S2, "b", {"s": "b"}, T0 + timedelta(hours=1))
-    clock.now = T0 + timedelta(minutes=10)
-    assert state.get(S1, "s1") is None  # expired by the clock; DynamoDB TTL removes it later
-    assert state.erase_scope(S1) == 3
-    assert state.get(S1, "b") is None and state.get(S2, "b") == {"s": "b"}
 
 
-def test_turn_log_and_state_share_the_table_without_touching_each_other(
-    moto: Moto, log: DynamoTurnLog
-) -> None:
-    state = DynamoRuntimeState(moto.session_table, clock=Clock(), client=moto.lazy())
-    state.put(S1, "s1", {"step": 1}, T0 + timedelta(hours=1))
-    log.append_raw(S1, raw("m1", 0))
-    assert log.erase_scope(S1) == 1
-    assert state.get(S1, "s1") == {"step": 1}
-    assert state.erase_scope(S1) == 1
-    assert log.append_raw(S1, raw("m1", 0)) is True
 
 
 def test_audit_log_is_newest_first_and_filters_by_action(moto: Moto) -> None:

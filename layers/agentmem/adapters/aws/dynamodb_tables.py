@@ -6,7 +6,8 @@ The *session* table holds, per ``pk = scope.key``: ``TURN#<message_id>`` raw tur
 processed marks (the write path's idempotency record, outcome as JSON) and
 ``STATE#<session_id>`` task state. Turns and marks carry ``ttl`` = time + retention; states
 carry ``ttl`` = their expiry, and since DynamoDB deletes expired items only eventually (moto
-never), an expired state reads as absent by the injected clock. The ``by_session`` LSI orders a
+never), an expired state reads as absent by the injected clock, as does a stored state that no
+longer parses as a :class:`~agentmem.domain.runtime_state.RuntimeState` (logged). The ``by_session`` LSI orders a
 session's turns by ``(at, arrival)``; session ids are hashed into it so one id can never be a
 prefix of another.
 
@@ -29,7 +30,9 @@ from agentmem.adapters.aws.dynamodb_base import ConditionFailed, DynamoTable, It
 from agentmem.adapters.aws.dynamodb_schema import AUDIT_LSI_BY_TIME, SESSION_LSI_BY_SESSION
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.codec import format_sortable, parse_datetime
+from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.models import AuditEvent, Scope
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.ports import RawTurnRecord
 
 TURN, DONE, STATE, EVENT = "TURN#", "DONE#", "STATE#", "EVT#"
@@ -177,18 +180,18 @@ class DynamoRuntimeState:
         self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-session")
         self._clock = clock or (lambda: datetime.now(UTC))
 
-    def get(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
+    def get(self, scope: Scope, session_id: str) -> RuntimeState | None:
         item = self._t.call("get_item", Key=_key(scope, STATE + session_id), ConsistentRead=True).get("Item")
         if not item or parse_datetime(text(item, "expires_at")) <= self._clock():
             return None
-        return dict(json.loads(text(item, "state", "{}")))
+        return parse_stored_state(text(item, "state", "{}"), store="dynamodb", session_id=session_id)
 
-    def put(self, scope: Scope, session_id: str, state: dict[str, Any], expires_at: datetime) -> None:
+    def put(self, scope: Scope, session_id: str, state: RuntimeState, expires_at: datetime) -> None:
         self._t.call(
             "put_item",
             Item={
                 **_key(scope, STATE + session_id),
-                "state": s(_dumps(state)),
+                "state": s(state.to_json()),
                 "expires_at": s(format_sortable(expires_at)),
                 "ttl": n(int(expires_at.timestamp())),
             },

@@ -6,7 +6,8 @@ window is the last N turns of a session by ``(at, insertion order)``, returned o
 Processed marks (the idempotency record of the write path) carry the outcome as JSON.
 
 :class:`SqliteRuntimeState` keeps one JSON state per ``(pk, session_id)`` with an expiry; the clock
-is injected, and an expired state reads as absent (it is purged on the next write of its scope).
+is injected, and an expired state reads as absent (it is purged on the next write of its scope), as
+does a stored state that no longer parses (logged).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import Any
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
+from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.models import Scope
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.ports import RawTurnRecord
 
 _TURN_SCHEMA = """
@@ -154,15 +157,15 @@ class SqliteRuntimeState:
     def close(self) -> None:
         self._db.close()
 
-    def get(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
+    def get(self, scope: Scope, session_id: str) -> RuntimeState | None:
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT state FROM runtime_state WHERE pk = ? AND session_id = ? AND expires_at > ?",
                 (scope.key, session_id, format_sortable(self._clock())),
             ).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        return None if row is None else parse_stored_state(row[0], store="sqlite", session_id=session_id)
 
-    def put(self, scope: Scope, session_id: str, state: dict[str, Any], expires_at: datetime) -> None:
+    def put(self, scope: Scope, session_id: str, state: RuntimeState, expires_at: datetime) -> None:
         with self._db.write() as conn:
             conn.execute(
                 "DELETE FROM runtime_state WHERE pk = ? AND expires_at <= ?",
@@ -170,7 +173,7 @@ class SqliteRuntimeState:
             )
             conn.execute(
                 "INSERT OR REPLACE INTO runtime_state (pk, session_id, state, expires_at) VALUES (?, ?, ?, ?)",
-                (scope.key, session_id, _dumps(state), format_sortable(expires_at)),
+                (scope.key, session_id, state.to_json(), format_sortable(expires_at)),
             )
 
     def erase_scope(self, scope: Scope) -> int:

@@ -21,9 +21,10 @@ req = RequestContext(router)
 )
 def put_state(session_id: str, body: Annotated[SessionStateIn, Body()]) -> SessionStateOut:
     p = req.principal("memory:write")
-    state = body.model_dump(exclude={"ttl_hours"}, exclude_none=True)
-    stored = req.container().sessions.put(p.scope, session_id, state, ttl_hours=body.ttl_hours, now=req.now())
-    return SessionStateOut(session_id=session_id, state=stored)
+    stored = req.container().sessions.put(
+        p.scope, session_id, body.state(), ttl_hours=body.ttl_hours, now=req.now()
+    )
+    return SessionStateOut(session_id=session_id, state=stored.to_dict())
 
 
 @router.get(
@@ -33,4 +34,5 @@ def put_state(session_id: str, body: Annotated[SessionStateIn, Body()]) -> Sessi
 )
 def get_state(session_id: str) -> SessionStateOut:
     p = req.principal()
-    return SessionStateOut(session_id=session_id, state=req.container().sessions.get(p.scope, session_id))
+    state = req.container().sessions.get(p.scope, session_id)
+    return SessionStateOut(session_id=session_id, state=state.to_dict())

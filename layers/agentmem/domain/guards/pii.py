@@ -1,42 +1,21 @@
 """PII and secret redaction, applied to every text before it is written to memory.
 
-``redact`` normalises the text (:func:`normalize_for_scan`), finds the spans below, and replaces each
-with a placeholder such as ``[PHONE]``. Offsets in the findings refer to ``source_text``, the
-normalised input. Patterns use ASCII look-arounds such as ``(?<![0-9A-Za-z])`` instead of ``\\b``,
-because CJK characters are ``\\w`` and ``\\b`` would fail between ``手机`` and ``138``.
+``redact`` normalises the text (:func:`normalize_for_scan`), finds the spans of every rule in
+:data:`PII_RULES`, and replaces each with the rule's placeholder such as ``[PHONE]``. Offsets in
+the findings refer to ``source_text``, the normalised input. Patterns use ASCII look-arounds such
+as ``(?<![0-9A-Za-z])`` instead of ``\\b``, because CJK characters are ``\\w`` and ``\\b``
+would fail between ``手机`` and ``138``.
 
-Kinds and rules:
+Each kind is one :class:`PiiRule` in :data:`PII_RULES`: its placeholder, its tie-break rank and
+the function that finds its spans (whose docstring states the rule). To add a kind, write its
+finder and add one entry to the table; ``tests/unit/test_guards_pii.py`` checks that the table is
+consistent and wants a smoke example for the new kind.
 
-* ``phone``: mainland mobile ``1[3-9]`` + 9 digits, optional ``+86``/``0086``/``86`` prefix,
-  contiguous or grouped 3-4-4 by spaces or dashes; never part of a longer digit run.
-* ``id_number``: 18-character resident ID (GB 11643): area code, a real ``YYYYMMDD`` birth date
-  (1900-2099), sequence, and a correct ISO 7064 MOD 11-2 check character (``0-9``/``X``).
-* ``bank_card``: 16-19 digits, contiguous or in groups of four (the last may be shorter) joined by
-  one kind of separator, passing the Luhn check.
-* ``email``: ``local@domain.tld``.
-* ``ip``: IPv4 with four octets 0-255 (``1.2.3`` and ``999.1.1.1`` are not addresses), and IPv6
-  validated by :mod:`ipaddress` (at least two colons and four hex digits, so ``12:30:45`` is not).
-  A dotted quad right after ``version``/``v``/``build``/``版本`` is a version number, not an address.
-* ``aws_key``: access key ids ``AKIA``/``ASIA`` + 16, and a stated ``aws_secret_access_key``
-  (only the 40-character value is replaced). AWS's documented example keys (``...EXAMPLE...``)
-  are not secrets and are kept.
-* ``jwt``: three base64url segments, the first starting with ``eyJ``.
-* ``private_key``: a PEM ``-----BEGIN ... PRIVATE KEY-----`` block through its END line (a block
-  cut off before END is replaced up to the end of its base64 body).
-* ``api_key``: ``sk-``/``sk-proj-``/``sk-ant-`` + 20 or more ``[A-Za-z0-9_-]``, GitHub tokens
-  (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), Slack tokens (``xoxb-`` ...),
-  Google API keys (``AIza`` + 35).
-* ``password``: a stated password (``密码是``/``密码：``/``密码为``/``口令是``/``password:``/``password is``/
-  ``password=``/``pwd=``/``passwd=``/``pass code is`` ...). The lead-in stays; the secret, the
-  following run of printable ASCII up to whitespace, ``,``/``;`` or any CJK character or punctuation,
-  is replaced (a sentence-final ``.`` is left); a quoted secret (``password: "two words"``) is
-  replaced inside its quotes. After the English ``is``/``was`` lead-in (no colon), ordinary
-  words (``password is required``) are not taken for a secret.
-* Base64: a base64 run (see :func:`iter_base64_payloads`) whose decoded text holds PII is replaced
-  as a whole by the placeholder of the first kind found inside.
+Besides the rules, a base64 run (see :func:`iter_base64_payloads`) whose decoded text holds PII
+is replaced as a whole by the placeholder of the first kind found inside.
 
-Candidates never overlap in the result: the longer span wins, then the more specific kind (in the
-order of ``_PRIORITY``). The text is rebuilt from the disjoint, sorted spans in one pass.
+Candidates never overlap in the result: the longer span wins, then the more specific kind (the
+lower ``rank``). The text is rebuilt from the disjoint, sorted spans in one pass.
 """
 
 from __future__ import annotations
@@ -44,31 +23,28 @@ from __future__ import annotations
 import bisect
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agentmem.domain.guards.normalize import iter_base64_payloads, normalize_for_scan
 
-__all__ = ["PLACEHOLDERS", "PiiFinding", "RedactionResult", "redact"]
+__all__ = ["PII_RULES", "PLACEHOLDERS", "PiiFinding", "PiiRule", "RedactionResult", "redact"]
 
-PLACEHOLDERS: dict[str, str] = {
-    "phone": "[PHONE]",
-    "id_number": "[ID_NUMBER]",
-    "bank_card": "[BANK_CARD]",
-    "email": "[EMAIL]",
-    "ip": "[IP]",
-    "aws_key": "[AWS_KEY]",
-    "jwt": "[JWT]",
-    "private_key": "[PRIVATE_KEY]",
-    "api_key": "[API_KEY]",
-    "password": "[PASSWORD]",
-}
+Span = tuple[int, int]
 
-# Most specific first; breaks ties between candidates of equal length.
-_PRIORITY: tuple[str, ...] = (
-    "private_key", "jwt", "aws_key", "api_key", "password", "id_number", "bank_card", "email", "phone", "ip",
-)  # fmt: skip
-_RANK = {kind: rank for rank, kind in enumerate(_PRIORITY)}
+
+@dataclass(frozen=True, slots=True)
+class PiiRule:
+    """One kind of PII or secret.
+
+    ``rank`` breaks ties between candidates of equal length: the lower rank (the more specific
+    kind) wins. ``find`` yields the ``(start, end)`` spans of the kind in normalised text.
+    """
+
+    kind: str
+    placeholder: str
+    rank: int
+    find: Callable[[str], Iterator[Span]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,9 +218,7 @@ def _is_example_key(value: str) -> bool:
     return "EXAMPLE" in value
 
 
-# ---------------------------------------------------------------- scanning
-
-_Candidate = tuple[str, int, int]
+# ---------------------------------------------------------------- finders, one per kind
 
 
 def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
@@ -258,11 +232,95 @@ def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _password_candidates(text: str) -> Iterator[_Candidate]:
+def _find_phone(text: str) -> Iterator[Span]:
+    """Mainland mobile ``1[3-9]`` + 9 digits, optional ``+86``/``0086``/``86`` prefix, contiguous or
+    grouped 3-4-4 by spaces or dashes; never part of a longer digit run."""
+    for match in _PHONE.finditer(text):
+        yield match.span()
+
+
+def _find_id_number(text: str) -> Iterator[Span]:
+    """18-character resident ID (GB 11643): area code, a real ``YYYYMMDD`` birth date (1900-2099),
+    sequence, and a correct ISO 7064 MOD 11-2 check character (``0-9``/``X``)."""
+    for match in _ID_NUMBER.finditer(text):
+        if _valid_id(match):
+            yield match.span()
+
+
+def _find_bank_card(text: str) -> Iterator[Span]:
+    """16-19 digits, contiguous or in groups of four (the last may be shorter) joined by one kind of
+    separator, passing the Luhn check."""
+    for match in _BANK_CARD.finditer(text):
+        if _valid_card(match):
+            yield match.span()
+
+
+def _find_email(text: str) -> Iterator[Span]:
+    """``local@domain.tld``."""
+    for match in _EMAIL.finditer(text):
+        yield match.span()
+
+
+def _find_ip(text: str) -> Iterator[Span]:
+    """IPv4 with four octets 0-255 (``1.2.3`` and ``999.1.1.1`` are not addresses), and IPv6
+    validated by :mod:`ipaddress` (at least two colons and four hex digits, so ``12:30:45`` is not).
+    A dotted quad right after ``version``/``v``/``build``/``版本`` is a version number, not an address."""
+    for match in _IPV4.finditer(text):
+        if _valid_ipv4(match) and not _VERSION_BEFORE.search(text, 0, match.start()):
+            yield match.span()
+    for match in _IPV6.finditer(text):
+        if _valid_ipv6(match):
+            yield match.span()
+
+
+def _find_aws_key(text: str) -> Iterator[Span]:
+    """Access key ids ``AKIA``/``ASIA`` + 16, and a stated ``aws_secret_access_key`` (only the
+    40-character value is replaced). AWS's documented example keys (``...EXAMPLE...``) are not
+    secrets and are kept."""
+    for match in _AWS_ACCESS_KEY.finditer(text):
+        if not _is_example_key(match.group(0)):
+            yield match.span()
+    for match in _AWS_SECRET.finditer(text):
+        if not _is_example_key(match["secret"]):
+            yield match.span("secret")
+
+
+def _find_jwt(text: str) -> Iterator[Span]:
+    """Three base64url segments, the first starting with ``eyJ``."""
+    for match in _JWT.finditer(text):
+        yield match.span()
+
+
+def _find_private_key(text: str) -> Iterator[Span]:
+    """A PEM ``-----BEGIN ... PRIVATE KEY-----`` block through its END line (a block cut off before
+    END is replaced up to the end of its base64 body)."""
+    for match in _PRIVATE_KEY.finditer(text):
+        yield match.span()
+
+
+def _find_api_key(text: str) -> Iterator[Span]:
+    """``sk-``/``sk-proj-``/``sk-ant-`` + 20 or more ``[A-Za-z0-9_-]``, GitHub tokens (``ghp_``,
+    ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), Slack tokens (``xoxb-`` ...), Google API
+    keys (``AIza`` + 35), Stripe and webhook secrets; and the value of a secret assigned in
+    config/env style (``STRIPE_SECRET=...``) unless it is a placeholder value."""
+    for match in _API_KEY.finditer(text):
+        yield match.span()
+    for match in _ENV_SECRET.finditer(text):
+        if not _PLACEHOLDER_VALUE.match(match["value"]):
+            yield match.span("value")
+
+
+def _find_password(text: str) -> Iterator[Span]:
+    """A stated password (``密码是``/``密码：``/``密码为``/``口令是``/``password:``/``password is``/
+    ``password=``/``pwd=``/``passwd=``/``pass code is`` ...). The lead-in stays; the secret, the
+    following run of printable ASCII up to whitespace, ``,``/``;`` or any CJK character or
+    punctuation, is replaced (a sentence-final ``.`` is left); a quoted secret (``password: "two
+    words"``) is replaced inside its quotes. After the English ``is``/``was`` lead-in (no colon),
+    ordinary words (``password is required``) are not taken for a secret."""
     for pattern in (_PASSWORD_ZH, _PASSWORD_EN):
         for match in pattern.finditer(text):
             if match["quoted"] is not None:  # password: "correct horse battery"
-                yield "password", *match.span("quoted")
+                yield match.span("quoted")
                 continue
             start, end = _trim_secret(text, *match.span("secret"))
             secret = text[start:end]
@@ -272,50 +330,44 @@ def _password_candidates(text: str) -> Iterator[_Candidate]:
             lead = match["lead"].strip().lower()
             if lead in ("is", "was") and secret.lower() in _NOT_A_SECRET:
                 continue
-            yield "password", start, end
+            yield start, end
+
+
+# ---------------------------------------------------------------- the table
+
+PII_RULES: tuple[PiiRule, ...] = (
+    PiiRule("phone", "[PHONE]", rank=90, find=_find_phone),
+    PiiRule("id_number", "[ID_NUMBER]", rank=60, find=_find_id_number),
+    PiiRule("bank_card", "[BANK_CARD]", rank=70, find=_find_bank_card),
+    PiiRule("email", "[EMAIL]", rank=80, find=_find_email),
+    PiiRule("ip", "[IP]", rank=100, find=_find_ip),
+    PiiRule("aws_key", "[AWS_KEY]", rank=30, find=_find_aws_key),
+    PiiRule("jwt", "[JWT]", rank=20, find=_find_jwt),
+    PiiRule("private_key", "[PRIVATE_KEY]", rank=10, find=_find_private_key),
+    PiiRule("api_key", "[API_KEY]", rank=40, find=_find_api_key),
+    PiiRule("password", "[PASSWORD]", rank=50, find=_find_password),
+)
+"""Every kind of PII or secret ``redact`` replaces; one entry per kind."""
+
+PLACEHOLDERS: dict[str, str] = {rule.kind: rule.placeholder for rule in PII_RULES}
+_RANK: dict[str, int] = {rule.kind: rule.rank for rule in PII_RULES}
+
+
+# ---------------------------------------------------------------- scanning
+
+_Candidate = tuple[str, int, int]
+_MAX_DEPTH = 2
 
 
 def _candidates(text: str, depth: int) -> Iterator[_Candidate]:
-    for match in _PRIVATE_KEY.finditer(text):
-        yield "private_key", match.start(), match.end()
-    for match in _JWT.finditer(text):
-        yield "jwt", match.start(), match.end()
-    for match in _AWS_ACCESS_KEY.finditer(text):
-        if not _is_example_key(match.group(0)):
-            yield "aws_key", match.start(), match.end()
-    for match in _AWS_SECRET.finditer(text):
-        if not _is_example_key(match["secret"]):
-            yield "aws_key", *match.span("secret")
-    for match in _API_KEY.finditer(text):
-        yield "api_key", match.start(), match.end()
-    for match in _ENV_SECRET.finditer(text):
-        if not _PLACEHOLDER_VALUE.match(match["value"]):
-            yield "api_key", *match.span("value")
-    yield from _password_candidates(text)
-    for match in _ID_NUMBER.finditer(text):
-        if _valid_id(match):
-            yield "id_number", match.start(), match.end()
-    for match in _BANK_CARD.finditer(text):
-        if _valid_card(match):
-            yield "bank_card", match.start(), match.end()
-    for match in _EMAIL.finditer(text):
-        yield "email", match.start(), match.end()
-    for match in _PHONE.finditer(text):
-        yield "phone", match.start(), match.end()
-    for match in _IPV4.finditer(text):
-        if _valid_ipv4(match) and not _VERSION_BEFORE.search(text, 0, match.start()):
-            yield "ip", match.start(), match.end()
-    for match in _IPV6.finditer(text):
-        if _valid_ipv6(match):
-            yield "ip", match.start(), match.end()
+    for rule in PII_RULES:
+        for start, end in rule.find(text):
+            yield rule.kind, start, end
     if depth < _MAX_DEPTH:
         for payload in iter_base64_payloads(text):
             inner = _find(payload.decoded, depth + 1)
             if inner:
                 yield inner[0].kind, payload.start, payload.end
-
-
-_MAX_DEPTH = 2
 
 
 def _find(text: str, depth: int = 0) -> tuple[PiiFinding, ...]:

@@ -1,0 +1,112 @@
+"""Prompt-injection and memory-poisoning detection for text about to be written to memory.
+
+A flagged message is quarantined whole, so precision matters as much as recall: talking *about*
+prompts, rules or passwords is fine; asking the agent to drop its instructions, hand over its
+prompt, other users' data or secrets, or to become an unrestricted persona is not. The text is
+normalised first (:func:`normalize_for_scan`), so zero-width, full-width and homoglyph tricks fold
+away. Chinese, English and mixed phrasing are matched.
+
+Each reason code is one :class:`InjectionRule` in :data:`INJECTION_RULES`: the code, its weight in
+the score, and the detector that decides it (whose docstring states the rule). The detectors live
+beside this module, grouped by what they guard: :mod:`.instructions` (``override_instructions``,
+``prompt_exfiltration``), :mod:`.exfiltration` (``data_exfiltration``, ``secret_request``),
+:mod:`.persona` (``persona_override``, ``deceptive_rule``) and :mod:`.markup` (``role_marker``,
+``tool_markup``). To add a reason, write its detector and add one entry to the table;
+``tests/unit/test_guards_injection.py`` checks the table and wants an example for the new reason.
+
+Besides the rules, ``encoded_payload`` marks a base64 run that decodes to text that is itself an
+injection (its reasons follow). Phrasing about the future ("from now on", "always", "remember",
+"以后", "每次") is *not* a signal by itself: it only raises the score of a message that already
+carries one of the signals above.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentmem.domain.guards.injection._shared import FUTURE
+from agentmem.domain.guards.injection.exfiltration import data_exfiltration, secret_request
+from agentmem.domain.guards.injection.instructions import override_instructions, prompt_exfiltration
+from agentmem.domain.guards.injection.markup import role_marker, tool_markup
+from agentmem.domain.guards.injection.persona import deceptive_rule, persona_override
+from agentmem.domain.guards.normalize import iter_base64_payloads, normalize_for_scan
+
+__all__ = ["ENCODED_PAYLOAD", "INJECTION_RULES", "InjectionRule", "InjectionVerdict", "detect_injection"]
+
+
+@dataclass(frozen=True, slots=True)
+class InjectionVerdict:
+    is_injection: bool
+    reasons: tuple[str, ...]
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class InjectionRule:
+    """One reason code: ``detect`` says whether normalised text carries it; ``weight`` (0-1) is
+    what it adds to the score (weights combine as independent probabilities)."""
+
+    reason: str
+    weight: float
+    detect: Callable[[str], bool]
+
+
+# In the order reasons are reported.
+INJECTION_RULES: tuple[InjectionRule, ...] = (
+    InjectionRule("override_instructions", 0.9, override_instructions),
+    InjectionRule("prompt_exfiltration", 0.85, prompt_exfiltration),
+    InjectionRule("data_exfiltration", 0.85, data_exfiltration),
+    InjectionRule("secret_request", 0.85, secret_request),
+    InjectionRule("persona_override", 0.85, persona_override),
+    InjectionRule("role_marker", 0.7, role_marker),
+    InjectionRule("tool_markup", 0.7, tool_markup),
+    InjectionRule("deceptive_rule", 0.8, deceptive_rule),
+)
+"""Every reason ``detect_injection`` reports from the text itself; one entry per reason."""
+
+ENCODED_PAYLOAD = "encoded_payload"  # a base64 run whose decoded text is an injection
+_FUTURE_BOOST = 0.3
+_THRESHOLD = 0.5
+_MAX_DEPTH = 2
+
+
+def _combine(weights: list[float]) -> float:
+    remaining = 1.0
+    for weight in weights:
+        remaining *= 1.0 - weight
+    return 1.0 - remaining
+
+
+_CJK_LATIN = re.compile(
+    r"(?<=[\u3000-\u9fff\uf900-\ufaff\uff00-\uffef])(?=[A-Za-z0-9<\[{#])"
+    r"|(?<=[A-Za-z0-9>\]}])(?=[\u3000-\u9fff\uf900-\ufaff\uff00-\uffef])"
+)
+
+
+def _detect(text: str, depth: int) -> InjectionVerdict:
+    # A space where CJK meets Latin lets the English patterns' \b work in mixed text.
+    text = _CJK_LATIN.sub(" ", text)
+    fired = [rule for rule in INJECTION_RULES if rule.detect(text)]
+    reasons = [rule.reason for rule in fired]
+    score = _combine([rule.weight for rule in fired])
+    if depth < _MAX_DEPTH:
+        for payload in iter_base64_payloads(text):
+            inner = _detect(payload.decoded, depth + 1)
+            if inner.is_injection:
+                for reason in (ENCODED_PAYLOAD, *inner.reasons):
+                    if reason not in reasons:
+                        reasons.append(reason)
+                score = max(score, _combine([score, inner.score]))
+    if reasons and FUTURE.search(text):
+        score = _combine([score, _FUTURE_BOOST])
+    score = round(min(1.0, max(0.0, score)), 4)
+    return InjectionVerdict(
+        is_injection=bool(reasons) and score >= _THRESHOLD, reasons=tuple(reasons), score=score
+    )
+
+
+def detect_injection(text: str) -> InjectionVerdict:
+    """Judge whether ``text`` (a whole user message) tries to inject instructions into memory."""
+    return _detect(normalize_for_scan(text), 0)

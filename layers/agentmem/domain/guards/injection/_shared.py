@@ -1,0 +1,27 @@
+"""What the injection detectors share: clause splitting, the qualifiers that make a target the
+agent's rather than the speaker's, and the phrasing about the future that raises a score."""
+
+from __future__ import annotations
+
+import re
+
+CI = re.IGNORECASE  # case-insensitive
+STOP = r"[^\n。！？!?，,；;]"  # one character inside a clause
+
+FUTURE = re.compile(
+    r"\b(?:from\s+now\s+on|going\s+forward|henceforth|from\s+this\s+point|in\s+(?:all\s+)?(?:the\s+)?"
+    r"(?:future|subsequent)|always|every\s+time|each\s+time|whenever|remember|never\s+forget|"
+    r"permanently|forever)\b|以后|今后|从现在开始|从今以后|从此|往后|每次|总是|始终|一直|永远|记住|牢记",
+    CI,
+)
+QUALIFIER = re.compile(
+    r"\b(?:all|any|every|previous|prior|above|earlier|preceding|foregoing|former|original|initial|"
+    r"existing|system|developer|default|your|these|those)\b|"
+    r"之前|以前|先前|此前|以上|上面|上述|前面|前述|原有|原来|原始|原本|初始|所有|全部|一切|任何|你|系统|开发者|默认",
+    CI,
+)
+SELF = re.compile(r"\b(?:my|our|mine|i|me|myself)\b|我", CI)
+
+
+def clauses(text: str) -> list[str]:
+    return [c for c in re.split(r"[。！？!?\n；;]|\.(?=\s|$)", text) if c.strip()]

@@ -1,0 +1,130 @@
+"""The layering DESIGN §2 promises, checked on the source (a static read of every import,
+function-level ones included): the domain is pure, services depend on ports, adapters never
+import the composition root, nothing shipped imports the development tooling, there is no import
+cycle, and no module of the layer runs past ~400 lines without saying why."""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+LAYERS = Path(__file__).resolve().parents[2] / "layers"
+MAX_LINES = 400
+SIZE_REASON = "over 400 lines"  # the phrase a long module's docstring must use to say why
+
+
+@cache
+def modules(package: str = "agentmem") -> dict[str, Path]:
+    out = {}
+    for path in (LAYERS / package).rglob("*.py"):
+        rel = path.relative_to(LAYERS).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        out[".".join(parts)] = path
+    return out
+
+
+@cache
+def imports(module: str) -> frozenset[str]:
+    """Every project module ``module`` imports (the deepest known prefix of each name)."""
+    path = modules()[module]
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)
+    found = set()
+    for name in names:
+        if name.split(".")[0] in ("agentmem_dev", "support", "tests"):
+            found.add(name)
+            continue
+        while name and name not in modules():
+            name = name.rsplit(".", 1)[0] if "." in name else ""
+        if name and name != module and not module.startswith(name + "."):
+            found.add(name)
+    return frozenset(found)
+
+
+def under(module: str, *prefixes: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def test_nothing_shipped_imports_development_tooling_or_tests() -> None:
+    offenders = {
+        m: sorted(i for i in imports(m) if under(i, "agentmem_dev", "support", "tests")) for m in modules()
+    }
+    assert {m: i for m, i in offenders.items() if i} == {}
+
+
+@pytest.mark.parametrize(
+    ("layer", "forbidden"),
+    [
+        ("agentmem.domain", ("agentmem",)),  # only itself (checked below)
+        (
+            "agentmem.services",
+            ("agentmem.adapters", "agentmem.api", "agentmem.bootstrap", "agentmem.backends"),
+        ),
+        ("agentmem.adapters", ("agentmem.services", "agentmem.api", "agentmem.bootstrap")),
+        ("agentmem.ports", ("agentmem.adapters", "agentmem.services", "agentmem.api", "agentmem.bootstrap")),
+    ],
+)
+def test_each_layer_imports_only_what_is_to_its_right(layer: str, forbidden: tuple[str, ...]) -> None:
+    bad = {}
+    for module in modules():
+        if not under(module, layer):
+            continue
+        allowed = ("agentmem.domain",) if layer == "agentmem.domain" else ()
+        wrong = sorted(i for i in imports(module) if under(i, *forbidden) and not under(i, *allowed))
+        if wrong:
+            bad[module] = wrong
+    assert bad == {}
+
+
+def test_there_is_no_import_cycle() -> None:
+    graph = {m: {i for i in imports(m) if i in modules()} for m in modules()}
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_long_modules_say_why() -> None:
+    long = {}
+    for module, path in modules().items():
+        text = path.read_text(encoding="utf-8")
+        lines = len(text.splitlines())
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if lines > MAX_LINES and SIZE_REASON not in doc:
+            long[module] = lines
+    assert long == {}
+
+
+def test_handlers_are_thin() -> None:
+    for handler in (LAYERS.parent / "functions").glob("*/handler.py"):
+        text = handler.read_text(encoding="utf-8")
+        assert len(text.splitlines()) < 80, handler
+        assert "def handle(event" in text and "container: Container | None = None" in text, handler
+        assert "boto3" not in text and "agentmem.adapters" not in text.replace(
+            "agentmem.adapters.codec", ""
+        ), handler
