@@ -843,14 +843,9 @@ class InMemoryTurnQueue(Switchable, TurnQueue):
                 self._messages.setdefault((turn.scope.key, turn.message_id), turn.to_body())
             return [t.message_id for t in turns]
 
-    def bodies(self) -> builtins.list[str]:
-        """What is queued, oldest first."""
+    def take_bodies(self) -> builtins.list[str]:
+        """Remove and return every queued body, oldest first (a consumer's receive + delete)."""
         with self._lock:
-            return list(self._messages.values())
-
-    def take(self) -> builtins.list[TurnMessage]:
-        """Remove and return every queued turn (what a consumer would receive and delete)."""
-        with self._lock:
-            taken = [TurnMessage.from_body(b) for b in self._messages.values()]
+            taken = list(self._messages.values())
             self._messages.clear()
             return taken
