@@ -354,21 +354,22 @@ def test_reconcile_removes_a_projection_of_a_superseded_memory(
     assert container.store.get(S, old.memory_id).status is Status.SUPERSEDED  # type: ignore[union-attr]
 
 
-@pytest.mark.xfail(
-    reason="BUG: Reconciler._reproject deletes with TOMBSTONE_VERSION before upserting, so the upsert is STALE and a "
-    "missing document is never restored (yet counted as repaired)",
-    strict=True,
-)
 def test_reconcile_restores_a_deleted_index_document(container: Container, runner: LocalRunner) -> None:
     container.pipeline.ingest(turn("m1", "I live in Porto. I play the cello."))
     runner.drain()
     victim = container.store.list(S).items[0]
-    container.index.delete(S, victim.memory_id, victim.version)
+    container.index.delete(S, victim.memory_id, victim.version)  # leaves a tombstone at that version
     assert victim.memory_id not in index_state(container)
     report = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)
-    assert report["missing"] == 1
+    # The tombstone refuses the same version, so the source of truth writes the record again as
+    # a new version (requeued, not repaired in place) and the change stream projects it.
+    assert (report["missing"], report["repaired"], report["requeued"], report["failed"]) == (1, 0, 1, 0)
+    assert container.store.get(S, victim.memory_id).version == victim.version + 1  # type: ignore[union-attr]
+    runner.drain()
     assert index_state(container) == active_truth(container)
-    assert lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)["missing"] == 0
+    assert graph_state(container) == active_truth(container)
+    again = lambdas.invoke("reconcile", events.scheduled_event("reconcile", at=T0), container)
+    assert (again["missing"], again["stale"], again["orphan"], again["requeued"]) == (0, 0, 0, 0)
 
 
 def test_reconcile_projects_memories_the_stream_never_delivered(container: Container) -> None:

@@ -1,4 +1,6 @@
-"""The bounded local turn queue: SQS semantics (visibility, receipts, redrive to a DLQ, capacity)."""
+"""The bounded local turn queue: SQS semantics on the consumer side (visibility, receipts, redrive
+to a DLQ), its counters, and durability. The send side (ids, bodies, per-scope deduplication,
+refusal at capacity) is the TurnQueue contract, ``contracts/test_contract_turn_queue.py``."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
+from agentmem.clock import ManualClock
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import QueueFull
 from agentmem.messages import TurnMessage
@@ -20,25 +23,18 @@ S2 = Scope("t2", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = T0
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(T0)
 
-    def __call__(self) -> datetime:
-        return self.now
 
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
+def later(clock: ManualClock, seconds: float) -> None:
+    clock.advance(timedelta(seconds=seconds))
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def queue(tmp_path: Path, clock: FakeClock) -> SqliteTurnQueue:
-    return SqliteTurnQueue(tmp_path / "queue.sqlite3", capacity=5, max_receives=3, clock=clock)
+def queue(tmp_path: Path, clock: ManualClock) -> SqliteTurnQueue:
+    return SqliteTurnQueue(tmp_path / "queue.sqlite3", capacity=5, max_receives=3, clock=clock.now)
 
 
 def turn(message_id: str, scope: Scope = S1, **changes: Any) -> TurnMessage:
@@ -57,6 +53,7 @@ def turn(message_id: str, scope: Scope = S1, **changes: Any) -> TurnMessage:
 def test_send_receive_delete(queue: SqliteTurnQueue) -> None:
     port: TurnQueue = queue
     assert port.send([turn("m1"), turn("m2", trace_id="tr")]) == ["m1", "m2"]
+    assert port.send([turn("m1")]) == ["m1"]  # already queued: not counted as sent again
     assert queue.stats() == {"pending": 2, "inflight": 0, "dead": 0, "refused": 0, "sent": 2, "deleted": 0}
     messages = queue.receive(10, 30)
     assert [m.message_id for m in messages] == ["m1", "m2"]
@@ -91,13 +88,13 @@ def test_capacity_refuses_the_whole_batch_and_counts_it(queue: SqliteTurnQueue) 
     assert queue.stats()["refused"] == 4
 
 
-def test_visibility_timeout_redelivers_with_a_new_receipt(queue: SqliteTurnQueue, clock: FakeClock) -> None:
+def test_visibility_timeout_redelivers_with_a_new_receipt(queue: SqliteTurnQueue, clock: ManualClock) -> None:
     queue.send([turn("m1")])
     first = queue.receive(1, 30)[0]
-    clock.advance(29)
+    later(clock, 29)
     assert queue.receive(1, 30) == []
     assert queue.stats()["inflight"] == 1
-    clock.advance(2)
+    later(clock, 2)
     assert queue.stats()["inflight"] == 0
     second = queue.receive(1, 30)[0]
     assert second.message_id == "m1" and second.receive_count == 2
@@ -106,25 +103,25 @@ def test_visibility_timeout_redelivers_with_a_new_receipt(queue: SqliteTurnQueue
     assert queue.delete(second.receipt_handle) is True
 
 
-def test_release_makes_a_message_visible_after_a_delay(queue: SqliteTurnQueue, clock: FakeClock) -> None:
+def test_release_makes_a_message_visible_after_a_delay(queue: SqliteTurnQueue, clock: ManualClock) -> None:
     queue.send([turn("m1")])
     message = queue.receive(1, 30)[0]
     assert queue.release(message.receipt_handle, delay_s=5, error="bedrock throttled") is True
     assert queue.release(message.receipt_handle, delay_s=5) is False
     assert queue.receive(1, 30) == []
-    clock.advance(5)
+    later(clock, 5)
     again = queue.receive(1, 30)
     assert [m.receive_count for m in again] == [2]
 
 
-def test_failed_receipts_end_in_the_dead_letter_table(queue: SqliteTurnQueue, clock: FakeClock) -> None:
+def test_failed_receipts_end_in_the_dead_letter_table(queue: SqliteTurnQueue, clock: ManualClock) -> None:
     queue.send([turn("m1"), turn("m2")])
     for attempt in range(3):
         for message in queue.receive(10, 30):
             if message.message_id == "m1":
                 queue.release(message.receipt_handle, 0, error=f"boom {attempt}")
             # m2 is never acknowledged: its visibility times out
-        clock.advance(31)
+        later(clock, 31)
     assert queue.receive(10, 30) == []  # m2 is dead-lettered on this receive
     dead = queue.dead_letters()
     assert [(d.message_id, d.receive_count) for d in dead] == [("m1", 3), ("m2", 3)]
@@ -134,18 +131,10 @@ def test_failed_receipts_end_in_the_dead_letter_table(queue: SqliteTurnQueue, cl
     assert queue.stats()["dead"] == 2 and queue.stats()["pending"] == 0
 
 
-def test_message_ids_are_deduplicated_per_scope(queue: SqliteTurnQueue) -> None:
-    assert queue.send([turn("m1"), turn("m1", S2)]) == ["m1", "m1"]
-    assert queue.send([turn("m1")]) == ["m1"]  # already queued for this scope
-    assert queue.stats()["pending"] == 2 and queue.stats()["sent"] == 2
-    bodies = [json.loads(m.body) for m in queue.receive(10, 30)]
-    assert sorted(b["tenant_id"] for b in bodies) == ["t1", "t2"]
-
-
-def test_queue_is_durable(tmp_path: Path, clock: FakeClock) -> None:
+def test_queue_is_durable(tmp_path: Path, clock: ManualClock) -> None:
     path = tmp_path / "q.sqlite3"
-    first = SqliteTurnQueue(path, clock=clock)
+    first = SqliteTurnQueue(path, clock=clock.now)
     first.send([turn("m1")])
     first.close()
-    second = SqliteTurnQueue(path, clock=clock)
+    second = SqliteTurnQueue(path, clock=clock.now)
     assert [m.message_id for m in second.receive(5, 30)] == ["m1"]

@@ -1,5 +1,6 @@
-"""SQS turn queue: batching, bodies, FIFO attributes on moto; partial failures, a full queue and
-throttling with botocore Stubber."""
+"""SQS turn queue: FIFO attributes on moto; the entries a standard queue gets, the size limit,
+partial failures, a full queue and throttling with botocore Stubber. Ids, bodies, batching and
+FIFO deduplication are the TurnQueue contract (``contracts/test_contract_turn_queue.py``)."""
 
 from __future__ import annotations
 
@@ -25,22 +26,6 @@ def turn(i: int, text: str = "I live in Glasgow.") -> TurnMessage:
     return TurnMessage.from_turn(Turn(S1, "s-1", text, "Noted.", T0, f"m-{i:03d}", trace_id=f"tr-{i}"))
 
 
-def test_turns_go_out_in_batches_of_ten_with_codec_bodies(moto: Moto) -> None:
-    url = moto.sqs.create_queue(QueueName="ingest")["QueueUrl"]
-    queue = SqsTurnQueue(url, client=LazyClient(lambda: moto.sqs))
-    turns = [turn(i) for i in range(23)]
-    assert queue.send(turns) == [t.message_id for t in turns]
-    received = []
-    while messages := moto.sqs.receive_message(
-        QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"]
-    ).get("Messages"):
-        received.extend(messages)
-    assert sorted(TurnMessage.from_body(m["Body"]).message_id for m in received) == [
-        t.message_id for t in turns
-    ]
-    assert TurnMessage.from_body(received[0]["Body"]).scope == S1
-
-
 def test_fifo_queues_get_group_and_deduplication_ids(moto: Moto) -> None:
     url = moto.sqs.create_queue(QueueName="ingest.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
     queue = SqsTurnQueue(url, client=LazyClient(lambda: moto.sqs))
@@ -61,9 +46,10 @@ def test_standard_queues_carry_no_fifo_attributes() -> None:
         stub.add_response(
             "send_message_batch",
             {"Successful": [{"Id": "0", "MessageId": "x", "MD5OfMessageBody": "y"}], "Failed": []},
-            {"QueueUrl": URL, "Entries": [{"Id": "0", "MessageBody": ANY}]},
+            {"QueueUrl": URL, "Entries": [{"Id": "0", "MessageBody": turn(0).to_body()}]},
         )
-        queue.send([turn(0)])
+        assert queue.send([turn(0)]) == ["m-000"]
+        stub.assert_no_pending_responses()  # the one call was made, with exactly these entries
 
 
 def test_batches_respect_the_size_limit() -> None:

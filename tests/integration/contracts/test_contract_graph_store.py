@@ -3,7 +3,8 @@
 ``local`` is the embedded SQLite graph; ``aws`` is the Neptune adapter over the fake Gremlin
 server (:mod:`support.fakes.fake_gremlin`), which executes the bytecode the
 adapter sends with TinkerPop semantics (including Neptune's default *set* cardinality and
-per-request rollback). Every test runs on both. With ``AGENTMEM_GREMLIN_URL`` set, ``live``
+per-request rollback); ``fake`` is the in-memory fake of the service unit tests
+(:mod:`support.fakes.memory`). Every test runs on all three. With ``AGENTMEM_GREMLIN_URL`` set, ``live``
 runs the suite against that server too (the scopes the tests use are erased before and after).
 """
 
@@ -24,6 +25,7 @@ from agentmem.errors import ValidationFailed
 from agentmem.ports import Edge, GraphStore, Neighbour, ProjectionOutcome, ProjectionState
 from support.fakes import live
 from support.fakes.fake_gremlin import FakeGremlinServer
+from support.fakes.memory import InMemoryGraphStore
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
@@ -31,13 +33,16 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 _SERVERS: dict[int, FakeGremlinServer] = {}
-PARAMS: list[Any] = ["local", "aws"]
+PARAMS: list[Any] = ["local", "aws", "fake"]
 if live.gremlin_url():
     PARAMS.append(pytest.param("live", marks=pytest.mark.gremlin))
 
 
 @pytest.fixture(params=PARAMS)
 def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    if request.param == "fake":
+        yield InMemoryGraphStore()
+        return
     if request.param == "local":
         adapter = LocalGraphStore(tmp_path / "graph.sqlite3")
         yield adapter
@@ -208,6 +213,8 @@ def test_entity_edges_follow_the_record_and_orphans_go(graph: GraphStore) -> Non
     graph.delete_memory(S1, "c", 1)
     if isinstance(graph, LocalGraphStore):
         assert _entity_count(graph) == 1  # only Bob is left
+    elif isinstance(graph, InMemoryGraphStore):
+        assert graph.entity_names(S1) == ["bob"]
     elif id(graph) in _SERVERS:
         server = _SERVERS[id(graph)]
         assert [v.props["name"] for v in server.vertices.values() if v.label == "entity"] == [["bob"]]

@@ -2,10 +2,13 @@
 
 ``local`` is the embedded index; ``aws`` is the OpenSearch adapter over the in-process fake
 OpenSearch (:mod:`support.fakes.fake_opensearch`), which executes the adapter's
-real requests (versioning, mapping, k-NN with filter, BM25 over the cjk / english analyzers).
-Tests that depend on one implementation's exact scoring say so and skip the other. With
+real requests (versioning, mapping, k-NN with filter, BM25 over the cjk / english analyzers);
+``fake`` is the in-memory fake of the service unit tests (:mod:`support.fakes.memory`: cosine over
+numpy, keyword hits scored by matching terms). Tests that depend on one implementation's exact
+scoring say so and skip the others. With
 ``AGENTMEM_OPENSEARCH_URL`` set, ``live`` runs the same suite against that cluster (a fresh index
-per test, deleted afterwards).
+per test, deleted afterwards). What only the embedded index does (its cache across instances,
+compaction) is in ``tests/integration/test_local_search_index.py``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.ports import ProjectionOutcome, ProjectionState, SearchIndex
 from support.fakes import live
 from support.fakes.fake_opensearch import FakeOpenSearch, fake_client
+from support.fakes.memory import InMemorySearchIndex
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
@@ -37,14 +41,16 @@ MODEL = "hash-test"
 DIM = 8
 
 
-PARAMS: list[Any] = ["local", "aws"]
+PARAMS: list[Any] = ["local", "aws", "fake"]
 if live.opensearch_url():
     PARAMS.append(pytest.param("live", marks=pytest.mark.opensearch))
 
 
 @pytest.fixture(params=PARAMS)
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SearchIndex]:
-    if request.param == "local":
+    if request.param == "fake":
+        yield InMemorySearchIndex()
+    elif request.param == "local":
         adapter = LocalSearchIndex(tmp_path / "search.sqlite3")
         yield adapter
         adapter.close()
@@ -238,6 +244,8 @@ def test_keyword_scores_are_okapi_bm25(index: SearchIndex) -> None:
     equally valid BM25 variants, and recall normalises by the top hit anyway."""
     if isinstance(index, OpenSearchIndex):
         pytest.skip("exact scores are specific to the embedded analyzer")
+    if isinstance(index, InMemorySearchIndex):
+        pytest.skip("the fake scores keyword hits by matching terms, not BM25")
     docs = {
         "d1": "apple banana apple cherry",
         "d2": "banana smoothie with banana and apple",
@@ -290,34 +298,3 @@ def test_states_and_erase_scope(index: SearchIndex) -> None:
         assert index.upsert(rec("m0", "back again")) is ProjectionOutcome.STALE
         return
     assert index.upsert(rec("m0", "back again")) is ProjectionOutcome.APPLIED
-
-
-# ------------------------------------------------------------------ local specifics
-
-
-def test_a_second_instance_sees_writes_through_the_generation_counter(tmp_path: Path) -> None:
-    path = tmp_path / "search.sqlite3"
-    writer, reader = LocalSearchIndex(path), LocalSearchIndex(path)
-    writer.upsert(rec("m1", "alpha", vec=unit(1.0)))
-    assert ids(reader.keyword(S1, "alpha", 5)) == ["m1"]  # cache loaded
-    writer.upsert(rec("m2", "alpha beta", vec=unit(1.0, 1.0)))
-    assert ids(reader.keyword(S1, "beta", 5)) == ["m2"]
-    assert ids(reader.knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == ["m1", "m2"]
-    writer.delete(S1, "m1", 1)
-    assert ids(reader.keyword(S1, "alpha", 5)) == ["m2"]
-    reader.upsert(rec("m3", "gamma"))
-    assert ids(writer.keyword(S1, "gamma", 5)) == ["m3"]
-    writer.erase_scope(S1)
-    assert reader.keyword(S1, "gamma", 5) == []
-
-
-def test_many_rewrites_compact_the_cache(tmp_path: Path) -> None:
-    index = LocalSearchIndex(":memory:")
-    record = rec("m1", "word0")
-    index.upsert(record)
-    assert ids(index.keyword(S1, "word0", 5)) == ["m1"]
-    for i in range(1, 1100):
-        record = bump(record, content=f"word{i}")
-        index.upsert(record)
-    assert ids(index.keyword(S1, "word1099", 5)) == ["m1"]
-    assert index.keyword(S1, "word5", 5) == []

@@ -1,33 +1,36 @@
-"""MemoryStore contract, parametrised over implementations: ``local`` (SQLite + outbox) and
-``aws`` (DynamoDB on moto, the change feed read from the table's moto stream).
+"""MemoryStore contract, parametrised over implementations: ``local`` (SQLite + outbox),
+``aws`` (DynamoDB on moto, the change feed read from the table's moto stream) and ``fake`` (the
+in-memory fake the service unit tests use, :mod:`support.fakes.memory`).
 
 Change-feed checks go through the ``changes`` fixture: locally the outbox, in AWS the stream
 (memory items only — the PENDING counter and SCOPE registry items also stream, and the projector
-ignores them the same way).
+ignores them the same way), for the fake its ``changes`` list. What only the SQLite store does
+(outbox rows and checkpoints, reopening, concurrent connections) is in
+``tests/integration/test_local_memory_store.py``.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from moto import mock_aws
 
 from agentmem.adapters.aws.dynamodb_schema import memory_table_request
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.errors import LazyClient
-from agentmem.adapters.codec import change_from_stream_record, image_to_record
+from agentmem.adapters.codec import change_from_stream_record
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
-from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
+from agentmem.errors import NotFound, ValidationFailed, VersionConflict
 from agentmem.ports import MemoryStore, Put
 from agentmem_dev.dynamodb_stream import StreamReader
+from support.aws import client as _client
+from support.fakes.memory import InMemoryMemoryStore
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t1", "u2")
@@ -38,18 +41,13 @@ Change = tuple[str, MemoryRecord | None, MemoryRecord | None]
 
 
 _STREAMS: dict[int, StreamReader] = {}
-_CLIENTS: dict[str, Any] = {}
 
 
-def _client(service: str) -> Any:
-    """One boto3 client per service and worker: moto intercepts it inside each test's mock."""
-    if service not in _CLIENTS:
-        _CLIENTS[service] = boto3.client(service, region_name="us-east-1")  # type: ignore[call-overload]
-    return _CLIENTS[service]
-
-
-@pytest.fixture(params=["local", "aws"])
+@pytest.fixture(params=["local", "aws", "fake"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
+    if request.param == "fake":
+        yield InMemoryMemoryStore()
+        return
     if request.param == "local":
         adapter = SqliteMemoryStore(tmp_path / "memory.sqlite3")
         yield adapter
@@ -69,6 +67,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStor
 @pytest.fixture
 def changes(store: MemoryStore) -> Callable[[], list[Change]]:
     """Every change emitted so far, oldest first, as (event, new record, old record)."""
+    if isinstance(store, InMemoryMemoryStore):
+        fake = store
+        return lambda: [(c.event_name, c.new, c.old) for c in fake.changes]
     if isinstance(store, SqliteMemoryStore):
         local = store
 
@@ -324,64 +325,3 @@ def test_failed_writes_emit_nothing(store: MemoryStore, changes: Callable[[], li
         store.update(bump(rec("m1")), expected_version=7)
     assert store.hard_delete(S1, "absent") is False
     assert len(changes()) == 1
-
-
-# ------------------------------------------------------------------ local specifics
-
-
-def test_outbox_rows_checkpoints_and_lag(tmp_path: Path) -> None:
-    store = SqliteMemoryStore(tmp_path / "m.sqlite3")
-    for i in range(5):
-        store.create(rec(f"m{i}"))
-    rows = store.read_outbox(0, 3)
-    assert [r.seq for r in rows] == sorted(r.seq for r in rows) and len(rows) == 3
-    assert rows[0].pk == S1.key and rows[0].sk == "MEM#m0" and rows[0].memory_id == "m0"
-    stream = rows[0].to_stream_record()
-    assert stream["eventName"] == "INSERT"
-    assert image_to_record(stream["dynamodb"]["NewImage"]) == rec("m0")
-    assert store.outbox_checkpoint("projector") == 0
-    assert store.outbox_lag("projector") == 5
-    store.set_outbox_checkpoint("projector", rows[-1].seq)
-    assert store.outbox_lag("projector") == 2
-    assert [r.memory_id for r in store.read_outbox(store.outbox_checkpoint("projector"), 10)] == ["m3", "m4"]
-    assert store.prune_outbox(rows[-1].seq) == 3
-    assert len(store.read_outbox(0, 10)) == 2
-
-
-def test_data_survives_reopening(tmp_path: Path) -> None:
-    path = tmp_path / "m.sqlite3"
-    first = SqliteMemoryStore(path)
-    first.create(rec("m1"))
-    first.close()
-    assert SqliteMemoryStore(path).get(S1, "m1") == rec("m1")
-
-
-def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
-    store = SqliteMemoryStore(tmp_path / "m.sqlite3")
-    other = SqliteMemoryStore(tmp_path / "m.sqlite3")  # a second connection, as another process would
-
-    def work(worker: int) -> None:
-        target = store if worker % 2 else other
-        for i in range(20):
-            target.create(rec(f"w{worker}-{i:02d}"))
-
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert len(store.scan_active(S1, 1000)) == 120
-    assert store.outbox_lag("x") == 120
-
-
-def test_sqlite_errors_surface_as_store_unavailable(tmp_path: Path) -> None:
-    (tmp_path / "dir.sqlite3").mkdir()
-    store = SqliteMemoryStore(tmp_path / "dir.sqlite3")
-    with pytest.raises(StoreUnavailable):
-        store.get(S1, "m1")
-
-
-def test_in_memory_mode() -> None:
-    store = SqliteMemoryStore(":memory:")
-    store.create(rec("m1"))
-    assert store.get(S1, "m1") == rec("m1")

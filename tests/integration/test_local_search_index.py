@@ -1,0 +1,77 @@
+"""What only the embedded search index does: a second instance on the same file sees writes
+through the generation counter, and many rewrites compact the cache. The port's behaviour is in
+``contracts/test_contract_search_index.py``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.domain.models import Category, MemoryRecord, Scope
+from agentmem.ports import Hit
+
+S1 = Scope("t1", "u1")
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+MODEL = "hash-test"
+DIM = 8
+
+
+def unit(*components: float) -> tuple[float, ...]:
+    vec = np.zeros(DIM, dtype=np.float32)
+    vec[: len(components)] = components
+    vec /= np.linalg.norm(vec)
+    return tuple(float(x) for x in vec)
+
+
+def rec(memory_id: str, content: str, vec: tuple[float, ...] | None = None, **changes: Any) -> MemoryRecord:
+    record = MemoryRecord(
+        scope=S1,
+        memory_id=memory_id,
+        content=content,
+        category=Category.FACT,
+        embedding=vec if vec is not None else unit(1.0),
+        embedding_model=MODEL,
+        created_at=T0,
+    )
+    return replace(record, **changes, content_hash="") if changes else record
+
+
+def bump(record: MemoryRecord, **changes: Any) -> MemoryRecord:
+    return record.evolve(now=T0 + timedelta(hours=record.version), **changes)
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.memory_id for h in hits]
+
+
+def test_a_second_instance_sees_writes_through_the_generation_counter(tmp_path: Path) -> None:
+    path = tmp_path / "search.sqlite3"
+    writer, reader = LocalSearchIndex(path), LocalSearchIndex(path)
+    writer.upsert(rec("m1", "alpha", vec=unit(1.0)))
+    assert ids(reader.keyword(S1, "alpha", 5)) == ["m1"]  # cache loaded
+    writer.upsert(rec("m2", "alpha beta", vec=unit(1.0, 1.0)))
+    assert ids(reader.keyword(S1, "beta", 5)) == ["m2"]
+    assert ids(reader.knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == ["m1", "m2"]
+    writer.delete(S1, "m1", 1)
+    assert ids(reader.keyword(S1, "alpha", 5)) == ["m2"]
+    reader.upsert(rec("m3", "gamma"))
+    assert ids(writer.keyword(S1, "gamma", 5)) == ["m3"]
+    writer.erase_scope(S1)
+    assert reader.keyword(S1, "gamma", 5) == []
+
+
+def test_many_rewrites_compact_the_cache(tmp_path: Path) -> None:
+    index = LocalSearchIndex(":memory:")
+    record = rec("m1", "word0")
+    index.upsert(record)
+    assert ids(index.keyword(S1, "word0", 5)) == ["m1"]
+    for i in range(1, 1100):
+        record = bump(record, content=f"word{i}")
+        index.upsert(record)
+    assert ids(index.keyword(S1, "word1099", 5)) == ["m1"]
+    assert index.keyword(S1, "word5", 5) == []
