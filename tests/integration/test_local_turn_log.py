@@ -4,15 +4,13 @@ on every implementation in ``contracts/test_contract_turn_log.py`` / ``test_cont
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from agentmem.adapters.embedded.audit_log import SqliteAuditLog
-from agentmem.adapters.embedded.turn_log import SqliteRuntimeState
 from agentmem.domain.models import AuditEvent, Scope
-from agentmem.ports import RuntimeStateStore
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
@@ -28,10 +26,6 @@ class FakeClock:
 
 
 # ------------------------------------------------------------------ runtime state
-
-
-
-
 
 
 # ------------------------------------------------------------------ audit trail

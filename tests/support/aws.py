@@ -21,7 +21,7 @@ _CLIENTS: dict[str, Any] = {}
 
 def client(service: str) -> Any:
     if service not in _CLIENTS:
-        _CLIENTS[service] = boto3.client(service, region_name=REGION)  # type: ignore[call-overload]
+        _CLIENTS[service] = boto3.client(service, region_name=REGION)
     return _CLIENTS[service]
 
 

@@ -12,7 +12,7 @@ import pytest
 from awshelpers import REGION, Moto
 from botocore.stub import ANY, Stubber
 
-from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.domain.models import AuditEvent, Scope
 from agentmem.ports import RawTurnRecord
@@ -57,10 +57,6 @@ def test_turns_and_marks_carry_a_ttl_of_the_retention(log: DynamoTurnLog, moto: 
 
     assert ttl("TURN#m1") == {"N": str(int((T0 + timedelta(days=30)).timestamp()))}
     assert ttl("DONE#m1") == {"N": str(int((T0 + timedelta(days=30, minutes=1)).timestamp()))}
-
-
-
-
 
 
 def test_audit_writes_are_conditional_puts_only() -> None:

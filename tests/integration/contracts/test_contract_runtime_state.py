@@ -1,6 +1,6 @@
 """RuntimeStateStore contract, parametrised over implementations: ``embedded`` (SQLite, one file
-shared with the turn log as the embedded wiring does) and ``aws`` (DynamoDB on moto, the session
-table shared with the turn log).
+shared with the turn log as the embedded wiring does), ``aws`` (DynamoDB on moto, the session
+table shared with the turn log) and ``fake`` (the in-memory fake the service unit tests use).
 
 Every adapter must: give back the typed state it was given, per (scope, session); replace it
 whole; read it as absent from its expiry on (by the injected clock); erase a scope's states
@@ -29,6 +29,7 @@ from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLo
 from agentmem.domain.models import Scope
 from agentmem.domain.runtime_state import Plan, RuntimeState, ToolCall, ToolState
 from agentmem.ports import RawTurnRecord, RuntimeStateStore, TurnLog
+from support.fakes.memory import InMemoryRuntimeState, InMemoryTurnLog
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
@@ -80,9 +81,13 @@ def _dynamodb() -> Any:
     return _CLIENTS["dynamodb"]
 
 
-@pytest.fixture(params=["embedded", "aws"])
+@pytest.fixture(params=["embedded", "aws", "fake"])
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
     clock = Clock()
+    if request.param == "fake":
+        fake = InMemoryRuntimeState(clock)
+        yield Harness(fake, InMemoryTurnLog(), clock, fake.write_raw)
+        return
     if request.param == "embedded":
         path = tmp_path / "memory.db"
         sqlite_state = SqliteRuntimeState(path, clock=clock)

@@ -35,7 +35,9 @@ from uuid import uuid4
 import numpy as np
 
 from agentmem.adapters.embedded.text_index import bm25_terms
+from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
+from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import NotFound, QueueFull, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage
 from agentmem.ports import (
@@ -359,28 +361,32 @@ class InMemoryTurnLog(Switchable, TurnLog):
 
 
 class InMemoryRuntimeState(Switchable, RuntimeStateStore):
-    """:class:`~agentmem.ports.RuntimeStateStore` as the port reads today (its contract suite
-    belongs to the port's owner); an expired state reads as absent by the injected clock."""
+    """:class:`~agentmem.ports.RuntimeStateStore`: the typed state kept as the JSON the stores
+    keep; an expired state reads as absent by the injected clock."""
 
     store_name = "runtime-state"
 
     def __init__(self, clock: Callable[[], datetime] | None = None) -> None:
         super().__init__()
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._states: dict[tuple[str, str], tuple[Any, datetime]] = {}
+        self._states: dict[tuple[str, str], tuple[str, datetime]] = {}
 
-    def get(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
+    def get(self, scope: Scope, session_id: str) -> RuntimeState | None:
         with self._lock:
             self._enter("get")
             found = self._states.get((scope.key, session_id))
             if found is None or found[1] <= self._clock():
                 return None
-            return dict(_json(found[0]))
+            return parse_stored_state(found[0], store=self.store_name, session_id=session_id)
 
-    def put(self, scope: Scope, session_id: str, state: dict[str, Any], expires_at: datetime) -> None:
+    def put(self, scope: Scope, session_id: str, state: RuntimeState, expires_at: datetime) -> None:
         with self._lock:
             self._enter("put")
-            self._states[(scope.key, session_id)] = (_json(state), expires_at)
+            self._states[(scope.key, session_id)] = (state.to_json(), expires_at)
+
+    def write_raw(self, scope: Scope, session_id: str, raw: str, expires_at: datetime) -> None:
+        """Store a row behind the port's back (one written by another version)."""
+        self._states[(scope.key, session_id)] = (raw, expires_at)
 
     def erase_scope(self, scope: Scope) -> int:
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from agentmem.domain.models import Scope
+from agentmem.domain.runtime_state import Plan, RuntimeState
 from support.fake_world import T0, S, World, turn
 
 OTHER = Scope("t1", "u2")
@@ -16,8 +17,8 @@ def populated(world: World) -> None:
     world.c.pipeline.ingest(turn("m2", INJECTION, hours=1))  # stored quarantined, never projected
     world.c.pipeline.ingest(turn("x1", "I live in Oslo.", scope=OTHER))
     for session in ("s1", "s2"):
-        world.runtime_state.put(S, session, {"plan": {"goal": "move"}}, T0 + timedelta(days=1))
-    world.runtime_state.put(OTHER, "s1", {"plan": {"goal": "stay"}}, T0 + timedelta(days=1))
+        world.runtime_state.put(S, session, RuntimeState(plan=Plan(goal="move")), T0 + timedelta(days=1))
+    world.runtime_state.put(OTHER, "s1", RuntimeState(plan=Plan(goal="stay")), T0 + timedelta(days=1))
     world.drain()
 
 
