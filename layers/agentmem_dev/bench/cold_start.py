@@ -245,7 +245,7 @@ def run(
         "benchmark": "cold-start",
         "handlers": handlers_out,
         "ingest_plus_local_container": {
-            "note": "ingest handler import + get_container() on the embedded backend (hash embedder)",
+            "note": "ingest handler import + default_container() on the embedded backend (hash embedder)",
             **container,
         },
         "baseline": {"bare_interpreter": bare, "import_boto3": boto},
