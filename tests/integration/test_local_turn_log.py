@@ -35,10 +35,10 @@ def test_audit_rows_cannot_be_updated_or_deleted(tmp_path: Path) -> None:
     import sqlite3
 
     path = tmp_path / "audit.sqlite3"
-    SqliteAuditLog(path).append(AuditEvent(S1, "write", T0, event_id="e1"))
+    SqliteAuditLog(path).append(AuditEvent(S1, "written", T0, event_id="e1"))
     conn = sqlite3.connect(path)
     for statement in ("UPDATE audit_events SET action = 'x'", "DELETE FROM audit_events"):
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             conn.execute(statement)
     conn.close()
-    assert [e.action for e in SqliteAuditLog(path).list(S1)] == ["write"]
+    assert [e.action for e in SqliteAuditLog(path).list(S1)] == ["written"]

@@ -133,3 +133,12 @@ def test_text_over_the_limit_is_refused_and_unknown_fields_are_ignored() -> None
     assert TurnMessage.from_body(json.dumps({**body, "added_by_a_newer_sender": 1})).message_id == "m1"
     with pytest.raises(ValidationFailed):
         TurnMessage.from_body(json.dumps({**body, "assistant": "x" * (MAX_TEXT + 1)}))
+
+
+def test_audit_actions_are_an_enum_and_text_from_a_store_reads_back_as_one() -> None:
+    from agentmem.domain.models import AuditAction, AuditEvent, Scope
+
+    event = AuditEvent(Scope("t", "u"), "written", T0)  # type: ignore[arg-type]  # as a store gives it
+    assert event.action is AuditAction.WRITTEN
+    with pytest.raises(ValueError):
+        AuditEvent(Scope("t", "u"), "wrote", T0)  # type: ignore[arg-type]

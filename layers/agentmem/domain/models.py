@@ -204,17 +204,41 @@ class Turn:
     speaker: str | None = None
 
 
+class AuditAction(StrEnum):
+    """What an audit line records (the ``?action=`` filter of ``GET /v1/audit``)."""
+
+    WRITTEN = "written"  # a memory stored by an explicit write
+    REJECTED = "rejected"  # a malformed message, or content the guards refused
+    QUARANTINED = "quarantined"  # gate 0: the turn was an injection
+    REDACTED = "redacted"  # PII replaced by placeholders (the kinds in the reason)
+    SUPERSEDED = "superseded"  # an update replaced this memory
+    DEDUP = "dedup"  # consolidation folded a duplicate into another memory
+    MERGE = "merge"  # consolidation merged two close memories
+    EVICTED = "evicted"  # consolidation dropped a stale, unimportant memory
+    PATCHED = "patched"
+    DELETED = "deleted"  # soft delete
+    ERASED = "erased"  # hard delete of one memory
+    USER_ERASED = "user_erased"  # everything of a user
+    LAYER_CHANGED = "layer_changed"
+    CONTEXT_INJECTED = "context_injected"  # which memories a context used
+    PROJECTION_CONFLICT = "projection_conflict"  # same version, other content in a projection
+
+
 @dataclass(frozen=True, slots=True)
 class AuditEvent:
     """One line of the append-only audit trail. Never carries memory content or PII."""
 
     scope: Scope
-    action: str
+    action: AuditAction
     at: datetime
     memory_id: str | None = None
     reason: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     event_id: str = ""
+
+    def __post_init__(self) -> None:
+        # stores give the action back as text; an action that is not one of ours is a bug
+        object.__setattr__(self, "action", AuditAction(self.action))
 
 
 @dataclass(frozen=True, slots=True)

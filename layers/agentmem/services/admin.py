@@ -9,7 +9,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agentmem.domain.guards import detect_injection, redact
-from agentmem.domain.models import AuditEvent, Category, ImportanceSource, Layer, MemoryRecord, Scope, Status
+from agentmem.domain.models import (
+    AuditAction,
+    AuditEvent,
+    Category,
+    ImportanceSource,
+    Layer,
+    MemoryRecord,
+    Scope,
+    Status,
+)
 from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import (
     AuditLog,
@@ -119,7 +128,7 @@ class AdminService:
             return current
         updated = current.evolve(now=now, **changes)
         self.store.update(updated, current.version)
-        self._audit(scope, "patched", now, memory_id, actor, {"fields": sorted(changes)})
+        self._audit(scope, AuditAction.PATCHED, now, memory_id, actor, {"fields": sorted(changes)})
         return updated
 
     def delete(self, scope: Scope, memory_id: str, *, now: datetime, actor: str, hard: bool = False) -> int:
@@ -132,7 +141,7 @@ class AdminService:
         else:
             self.store.update(record.evolve(now=now, status=Status.DELETED, valid_to=now), record.version)
             affected = 1
-        self._audit(scope, "erased" if hard else "deleted", now, memory_id, actor, {})
+        self._audit(scope, AuditAction.ERASED if hard else AuditAction.DELETED, now, memory_id, actor, {})
         return affected
 
     def erase_user(self, scope: Scope, *, now: datetime, actor: str) -> EraseReport:
@@ -153,7 +162,7 @@ class AdminService:
         except StoreUnavailable:
             degraded.append("graph")
         report = EraseReport(memories, turns, states, docs, vertices, tuple(degraded))
-        self._audit(scope, "user_erased", now, None, actor, {"memories": memories, "turns": turns})
+        self._audit(scope, AuditAction.USER_ERASED, now, None, actor, {"memories": memories, "turns": turns})
         return report
 
     def set_layer(
@@ -162,13 +171,13 @@ class AdminService:
         current = self.get(scope, memory_id)
         updated = current.evolve(now=now, layer=layer)
         self.store.update(updated, current.version)
-        self._audit(scope, "layer_changed", now, memory_id, actor, {"layer": layer.value})
+        self._audit(scope, AuditAction.LAYER_CHANGED, now, memory_id, actor, {"layer": layer.value})
         return updated
 
     def _audit(
         self,
         scope: Scope,
-        action: str,
+        action: AuditAction,
         now: datetime,
         memory_id: str | None,
         actor: str,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agentmem.domain.models import AuditEvent, Scope
+from agentmem.domain.models import AuditAction, AuditEvent, Scope
 from agentmem.ports import AuditLog
 
 
 def append_audit(
     audit: AuditLog,
     scope: Scope,
-    action: str,
+    action: AuditAction,
     at: datetime,
     *,
     memory_id: str | None = None,

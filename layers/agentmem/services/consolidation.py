@@ -11,7 +11,7 @@ from datetime import datetime
 import numpy as np
 
 from agentmem.domain.consolidation import ConsolidationConfig, Plan, plan
-from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
+from agentmem.domain.models import AuditAction, AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.scoring import Scorer
 from agentmem.errors import AgentMemError, VersionConflict
 from agentmem.ports import AuditLog, Embedder, GraphStore, MemoryStore, Put
@@ -137,7 +137,7 @@ class ConsolidationService:
                 report.deduplicated += 1
             else:
                 report.merged += 1
-            self._audit(scope, merge.kind, now, merge.absorbed_id, f"into:{merge.survivor_id}")
+            self._audit(scope, AuditAction(merge.kind), now, merge.absorbed_id, f"into:{merge.survivor_id}")
         for eviction in the_plan.evictions:
             victim = self.store.get(scope, eviction.memory_id)
             if victim is None or not victim.is_active:
@@ -145,9 +145,9 @@ class ConsolidationService:
             try:
                 self.store.update(victim.evolve(now=now, status=Status.DELETED, valid_to=now), victim.version)
                 report.evicted += 1
-                self._audit(scope, "evicted", now, eviction.memory_id, eviction.reason)
+                self._audit(scope, AuditAction.EVICTED, now, eviction.memory_id, eviction.reason)
             except VersionConflict:
                 report.conflicts += 1
 
-    def _audit(self, scope: Scope, action: str, now: datetime, memory_id: str, reason: str) -> None:
+    def _audit(self, scope: Scope, action: AuditAction, now: datetime, memory_id: str, reason: str) -> None:
         self.audit.append(AuditEvent(scope=scope, action=action, at=now, memory_id=memory_id, reason=reason))

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SlotItem, SlotName, assemble
-from agentmem.domain.models import AuditEvent, Category, Confidence, MemoryRecord, Scope, ScoredMemory, Status
+from agentmem.domain.models import (
+    AuditAction,
+    AuditEvent,
+    Category,
+    Confidence,
+    MemoryRecord,
+    Scope,
+    ScoredMemory,
+    Status,
+)
 from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import AgentMemError
 from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore
@@ -80,7 +89,7 @@ class ContextService:
             self.audit.append(
                 AuditEvent(
                     scope=scope,
-                    action="context_injected",
+                    action=AuditAction.CONTEXT_INJECTED,
                     at=now,
                     details={"mode": mode.value, "memory_ids": list(assembled.used_memory_ids)},
                 )

@@ -20,6 +20,7 @@ from agentmem.domain.extraction import EXCHANGE_IMPORTANCE, USER_IMPORTANCE
 from agentmem.domain.guards import detect_injection, redact
 from agentmem.domain.guards.gate import PII_IMPORTANCE_CAP, only_placeholders
 from agentmem.domain.models import (
+    AuditAction,
     Category,
     Confidence,
     ImportanceSource,
@@ -64,7 +65,12 @@ class ExplicitWriter:
             outcome.status = TurnStatus.REJECTED
             outcome.reasons = ["injection:" + r for r in verdict.reasons]
             append_audit(
-                self.audit, scope, "rejected", now, reason=",".join(outcome.reasons), message_id=request_id
+                self.audit,
+                scope,
+                AuditAction.REJECTED,
+                now,
+                reason=",".join(outcome.reasons),
+                message_id=request_id,
             )
             return None, outcome
         cleaned = redact(content)
@@ -102,6 +108,8 @@ class ExplicitWriter:
         if existing is None:
             self.store.create(record)
             self.store.mark_pending(scope, 1)
-            append_audit(self.audit, scope, "written", now, memory_id=record.memory_id, message_id=request_id)
+            append_audit(
+                self.audit, scope, AuditAction.WRITTEN, now, memory_id=record.memory_id, message_id=request_id
+            )
         outcome.written.append(record.memory_id)
         return existing or record, outcome

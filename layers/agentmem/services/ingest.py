@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from agentmem.domain.models import AuditEvent, Scope
+from agentmem.domain.models import AuditAction, AuditEvent, Scope
 from agentmem.errors import ValidationFailed
 from agentmem.messages import TurnMessage, scope_of_body
 from agentmem.ports import AuditLog
@@ -37,7 +37,7 @@ class IngestService:
             self.audit.append(
                 AuditEvent(
                     scope=scope_of_body(body) or REJECTED_SCOPE,
-                    action="rejected",
+                    action=AuditAction.REJECTED,
                     at=now,
                     reason=reason,
                     details={"queue_message_id": queue_message_id},

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
-from agentmem.domain.models import AuditEvent, MemoryRecord
+from agentmem.domain.models import AuditAction, AuditEvent, MemoryRecord
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.ports import (
     AuditLog,
@@ -102,7 +102,7 @@ class Projector:
             self.audit.append(
                 AuditEvent(
                     scope=change.scope,
-                    action="projection_conflict",
+                    action=AuditAction.PROJECTION_CONFLICT,
                     at=now,
                     memory_id=change.memory_id,
                     reason="same_version_different_hash",

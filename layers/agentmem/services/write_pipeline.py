@@ -33,7 +33,7 @@ from agentmem.domain.extraction import Candidate, attribute, extract_from_exchan
 from agentmem.domain.guards import detect_injection, redact
 from agentmem.domain.guards.gate import gate
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
-from agentmem.domain.models import Category, MemoryRecord, Scope, Source, Status, Turn
+from agentmem.domain.models import AuditAction, Category, MemoryRecord, Scope, Source, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import language
@@ -129,7 +129,7 @@ class WritePipeline:
             append_audit(
                 self.audit,
                 scope,
-                "redacted",
+                AuditAction.REDACTED,
                 turn.at,
                 reason=",".join(outcome.redacted_kinds),
                 message_id=turn.message_id,
@@ -184,7 +184,7 @@ class WritePipeline:
         append_audit(
             self.audit,
             turn.scope,
-            "quarantined",
+            AuditAction.QUARANTINED,
             turn.at,
             memory_id=record.memory_id,
             reason=",".join(reasons),
@@ -338,5 +338,10 @@ class WritePipeline:
         marked = old.evolve(now=at, status=Status.SUPERSEDED, superseded_by=new.memory_id, valid_to=at)
         self.store.transact([Put(replace(new, supersedes=(old.memory_id,)), None), Put(marked, old.version)])
         append_audit(
-            self.audit, old.scope, "superseded", at, memory_id=old.memory_id, reason=f"by:{new.memory_id}"
+            self.audit,
+            old.scope,
+            AuditAction.SUPERSEDED,
+            at,
+            memory_id=old.memory_id,
+            reason=f"by:{new.memory_id}",
         )

@@ -70,5 +70,5 @@ def test_audit_writes_are_conditional_puts_only() -> None:
             {},
             {"TableName": "agentmem-audit", "Item": ANY, "ConditionExpression": "attribute_not_exists(pk)"},
         )
-        audit.append(AuditEvent(S1, "write", T0, event_id="e1"))
+        audit.append(AuditEvent(S1, "written", T0, event_id="e1"))
         stub.assert_no_pending_responses()

@@ -39,16 +39,16 @@ def audit(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AuditLog]:
 
 
 def test_list_is_newest_first_filters_by_action_and_is_scoped(audit: AuditLog) -> None:
-    for i, action in enumerate(["write", "supersede", "write", "erase"]):
+    for i, action in enumerate(["written", "superseded", "written", "erased"]):
         audit.append(AuditEvent(S1, action, T0 + timedelta(minutes=i), memory_id=f"m{i}", details={"n": i}))
-    audit.append(AuditEvent(S2, "write", T0))
+    audit.append(AuditEvent(S2, "written", T0))
     events = audit.list(S1)
-    assert [e.action for e in events] == ["erase", "write", "supersede", "write"]
+    assert [e.action for e in events] == ["erased", "written", "superseded", "written"]
     assert events[0].details == {"n": 3} and events[0].memory_id == "m3"
     assert all(e.scope == S1 for e in events)
     assert all(e.event_id and e.event_id[:13].isdigit() for e in events)  # generated, time-sortable
-    assert [e.memory_id for e in audit.list(S1, action="write")] == ["m2", "m0"]
-    assert [e.action for e in audit.list(S1, limit=2)] == ["erase", "write"]
+    assert [e.memory_id for e in audit.list(S1, action="written")] == ["m2", "m0"]
+    assert [e.action for e in audit.list(S1, limit=2)] == ["erased", "written"]
     assert audit.list(S1, limit=0) == []
     assert audit.list(S1, action="unknown") == []
     assert [e.scope for e in audit.list(S2)] == [S2]
@@ -92,6 +92,6 @@ def test_events_without_an_id_are_never_merged(audit: AuditLog) -> None:
 
 
 def test_append_with_an_existing_id_changes_nothing(audit: AuditLog) -> None:
-    audit.append(AuditEvent(S1, "write", T0, reason="first", event_id="e1"))
-    audit.append(AuditEvent(S1, "delete", T0 + timedelta(minutes=1), reason="second", event_id="e1"))
-    assert [(e.action, e.reason) for e in audit.list(S1)] == [("write", "first")]
+    audit.append(AuditEvent(S1, "written", T0, reason="first", event_id="e1"))
+    audit.append(AuditEvent(S1, "deleted", T0 + timedelta(minutes=1), reason="second", event_id="e1"))
+    assert [(e.action, e.reason) for e in audit.list(S1)] == [("written", "first")]

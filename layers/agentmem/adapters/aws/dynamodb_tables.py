@@ -31,7 +31,7 @@ from agentmem.adapters.aws.dynamodb_schema import AUDIT_LSI_BY_TIME, SESSION_LSI
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.runtime_state import parse_stored_state
-from agentmem.domain.models import AuditEvent, Scope
+from agentmem.domain.models import AuditAction, AuditEvent, Scope
 from agentmem.domain.runtime_state import RuntimeState
 from agentmem.ports import RawTurnRecord
 
@@ -257,7 +257,7 @@ class DynamoAuditLog:
         return [
             AuditEvent(
                 scope=scope,
-                action=text(i, "action"),
+                action=AuditAction(text(i, "action")),
                 at=parse_datetime(text(i, "at")),
                 memory_id=text(i, "memory_id") or None,
                 reason=text(i, "reason") or None,

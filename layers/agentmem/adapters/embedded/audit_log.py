@@ -16,7 +16,7 @@ from uuid import uuid4
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
-from agentmem.domain.models import AuditEvent, Scope
+from agentmem.domain.models import AuditAction, AuditEvent, Scope
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit_events (
@@ -89,7 +89,7 @@ class SqliteAuditLog:
         return [
             AuditEvent(
                 scope=scope,
-                action=action_,
+                action=AuditAction(action_),
                 at=parse_datetime(at),
                 memory_id=memory_id,
                 reason=reason,
