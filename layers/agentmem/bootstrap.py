@@ -37,6 +37,7 @@ from agentmem.ports import (
 from agentmem.services.admin import AdminService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
+from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
 from agentmem.services.observer import NullObserver, PipelineObserver
@@ -60,6 +61,7 @@ class Container:
     adapters: Adapters
     scorer: Scorer
     pipeline: WritePipeline
+    explicit: ExplicitWriter
     turns: TurnService
     sessions: SessionStateService
     ingest: IngestService
@@ -143,6 +145,7 @@ def bootstrap(
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
     )
+    explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder)
     admin = AdminService(
         store=a.store,
         audit=a.audit,
@@ -158,6 +161,7 @@ def bootstrap(
         adapters=a,
         scorer=scorer,
         pipeline=pipeline,
+        explicit=explicit,
         turns=TurnService(queue=a.queue),
         sessions=SessionStateService(runtime=a.runtime_state),
         ingest=IngestService(pipeline=pipeline, audit=a.audit),
@@ -174,7 +178,7 @@ def bootstrap(
             graph=a.graph,
             trigger_every=settings.consolidate_every,
         ),
-        mcp=McpService(pipeline=pipeline, recall=recall, admin=admin),
+        mcp=McpService(writer=explicit, recall=recall, admin=admin),
         reconciler=Reconciler(store=a.store, index=a.index, graph=a.graph, projector=projector),
     )
 

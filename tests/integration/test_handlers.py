@@ -249,11 +249,11 @@ def test_projector_ignores_non_memory_items_and_fails_only_the_broken_record(con
 
 def write_five(c: Container) -> None:
     for i in range(2):
-        c.pipeline.write_explicit(S, "I play the cello on Sundays", now=T0, request_id=f"r{i}")
+        c.explicit.write(S, "I play the cello on Sundays", now=T0, request_id=f"r{i}")
     for i, other in enumerate(
         ["I keep bees in my garden", "My sister lives in Auckland", "Penicillin gives me a rash"]
     ):
-        c.pipeline.write_explicit(S, other, now=T0, request_id=f"u{i}")
+        c.explicit.write(S, other, now=T0, request_id=f"u{i}")
 
 
 def test_consolidate_handler_returns_its_report(
@@ -289,7 +289,7 @@ def test_consolidate_deduplicates_exact_duplicates(
 
 
 def test_consolidate_below_the_trigger_waits_unless_forced(container: Container, clock: Any) -> None:
-    container.pipeline.write_explicit(S, "I play the cello", now=T0, request_id="r1")
+    container.explicit.write(S, "I play the cello", now=T0, request_id="r1")
     assert (
         lambdas.invoke("consolidate", events.scheduled_event("consolidate", at=T0), container)["scopes"] == 0
     )

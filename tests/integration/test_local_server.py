@@ -176,7 +176,7 @@ def test_concurrent_requests_never_see_each_others_scope(server: str, container:
     from agentmem.domain.models import Scope
 
     for tenant in ("ta", "tb"):
-        container.pipeline.write_explicit(
+        container.explicit.write(
             Scope(tenant, "u"),
             f"I am a member of team {tenant}",
             now=container.clock.now(),

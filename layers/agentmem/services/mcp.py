@@ -13,8 +13,8 @@ from typing import Any
 from agentmem.domain.models import Category, MemoryRecord, Scope, Source
 from agentmem.errors import AgentMemError, NotFound, ValidationFailed
 from agentmem.services.admin import AdminService
+from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.recall import RecallService
-from agentmem.services.write_pipeline import WritePipeline
 
 PROTOCOL_VERSION = "2025-06-18"
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
@@ -102,7 +102,7 @@ class McpReply:
 
 @dataclass
 class McpService:
-    pipeline: WritePipeline
+    writer: ExplicitWriter
     recall: RecallService
     admin: AdminService
 
@@ -228,7 +228,7 @@ class McpService:
                 not isinstance(importance, int | float) or not 0 <= importance <= 1
             ):
                 raise ValidationFailed("importance must be a number within [0, 1]")
-            record, outcome = self.pipeline.write_explicit(
+            record, outcome = self.writer.write(
                 scope,
                 content,
                 now=now,

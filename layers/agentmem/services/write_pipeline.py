@@ -33,14 +33,13 @@ from agentmem.domain.extraction import Candidate, attribute, extract_from_exchan
 from agentmem.domain.guards import detect_injection, redact
 from agentmem.domain.guards.gate import gate
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
-from agentmem.domain.models import AuditAction, Category, MemoryRecord, Scope, Source, Status, Turn
+from agentmem.domain.models import AuditAction, Category, MemoryRecord, Scope, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import language
 from agentmem.errors import VersionConflict
 from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRecord, SearchIndex, TurnLog
 from agentmem.services.audit_trail import append_audit
-from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 
@@ -139,37 +138,6 @@ class WritePipeline:
             self.store.mark_pending(scope, writes)
         self.turn_log.mark_processed(scope, turn.message_id, turn.at, outcome.to_dict())
         return outcome
-
-    # ------------------------------------------------------------------ explicit writes
-    def write_explicit(
-        self,
-        scope: Scope,
-        content: str,
-        *,
-        now: datetime,
-        category: Category | None = None,
-        importance: float | None = None,
-        pinned: bool = False,
-        permanent: bool = False,
-        source: Source = Source.EXPLICIT,
-        tags: Sequence[str] = (),
-        request_id: str,
-    ) -> tuple[MemoryRecord | None, TurnOutcome]:
-        """The memory API's entrance: same guards, importance honest about its source
-        (:class:`~agentmem.services.explicit_write.ExplicitWriter`)."""
-        writer = ExplicitWriter(store=self.store, audit=self.audit, embedder=self.embedder)
-        return writer.write(
-            scope,
-            content,
-            now=now,
-            category=category,
-            importance=importance,
-            pinned=pinned,
-            permanent=permanent,
-            source=source,
-            tags=tags,
-            request_id=request_id,
-        )
 
     # ------------------------------------------------------------------ steps
     def _quarantine(

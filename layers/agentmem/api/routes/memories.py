@@ -54,7 +54,7 @@ def create_memory(body: Annotated[MemoryIn, Body()]) -> MemoryCreated:
     p = req.principal("memory:write")
     if body.permanent:
         p.require("memory:permanent")
-    record, outcome = req.container().pipeline.write_explicit(
+    record, outcome = req.container().explicit.write(
         p.scope,
         body.content,
         now=req.now(),
