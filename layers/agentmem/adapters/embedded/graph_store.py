@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.codec import format_sortable
-from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, projection_states
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Edge, Neighbour, ProjectionOutcome, ProjectionState
@@ -311,24 +311,10 @@ class LocalGraphStore:
                 for m in dict.fromkeys(memory_ids)
             }
 
+    _STATES = "SELECT vertex_id, version, content_hash FROM vertices WHERE pk = ? AND kind = 'memory'"
+
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
-        wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, ProjectionState] = {}
-        with self._db.read() as conn:
-            for part in chunks(wanted):
-                for vertex_id, version, content_hash in conn.execute(
-                    "SELECT vertex_id, version, content_hash FROM vertices WHERE pk = ? AND kind = 'memory'"
-                    f" AND vertex_id IN ({placeholders(len(part))})",
-                    (scope.key, *part),
-                ):
-                    found[vertex_id] = ProjectionState(vertex_id, int(version), content_hash)
-        return found
+        return {s.memory_id: s for s in projection_states(self._db, self._STATES, scope.key, memory_ids)}
 
     def all_states(self, scope: Scope) -> list[ProjectionState]:
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT vertex_id, version, content_hash FROM vertices WHERE pk = ? AND kind = 'memory'"
-                " ORDER BY vertex_id",
-                (scope.key,),
-            ).fetchall()
-        return [ProjectionState(v, int(n), h) for v, n, h in rows]
+        return projection_states(self._db, self._STATES, scope.key)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, projection_states
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms, top_hits
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
@@ -344,23 +344,10 @@ class LocalSearchIndex:
         with self._lock:
             return self._text(scope.key).search(terms, k)
 
+    _STATES = "SELECT memory_id, version, content_hash FROM docs WHERE pk = ?"
+
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
-        wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, ProjectionState] = {}
-        with self._db.read() as conn:
-            for part in chunks(wanted):
-                for memory_id, version, content_hash in conn.execute(
-                    "SELECT memory_id, version, content_hash FROM docs"
-                    f" WHERE pk = ? AND memory_id IN ({placeholders(len(part))})",
-                    (scope.key, *part),
-                ):
-                    found[memory_id] = ProjectionState(memory_id, int(version), content_hash)
-        return found
+        return {s.memory_id: s for s in projection_states(self._db, self._STATES, scope.key, memory_ids)}
 
     def all_states(self, scope: Scope) -> list[ProjectionState]:
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT memory_id, version, content_hash FROM docs WHERE pk = ? ORDER BY memory_id",
-                (scope.key,),
-            ).fetchall()
-        return [ProjectionState(m, int(v), h) for m, v, h in rows]
+        return projection_states(self._db, self._STATES, scope.key)

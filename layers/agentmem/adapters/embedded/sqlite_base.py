@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.errors import StoreUnavailable
+from agentmem.ports import ProjectionState
 
 MEMORY = ":memory:"
 IN_CHUNK = 500  # ids per "IN (...)" query, well under SQLite's variable limit
@@ -128,3 +129,23 @@ class SqliteDatabase:
                     self._conn.close()
                 finally:
                     self._conn = None
+
+
+def projection_states(
+    db: SqliteDatabase, select: str, pk: str, ids: Sequence[str] | None = None
+) -> list[ProjectionState]:
+    """Version and hash of projected memories (both projections keep them for the reconciler).
+
+    ``select`` is ``SELECT <id>, version, content_hash FROM <table> WHERE pk = ?`` plus any fixed
+    condition, with the id column first; ``ids`` None means every one of the scope, in id order."""
+    id_column = select.split()[1].rstrip(",")
+    with db.read() as conn:
+        if ids is None:
+            rows = conn.execute(f"{select} ORDER BY {id_column}", (pk,)).fetchall()
+        else:
+            rows = []
+            for part in chunks(list(dict.fromkeys(ids))):
+                rows += conn.execute(
+                    f"{select} AND {id_column} IN ({placeholders(len(part))})", (pk, *part)
+                ).fetchall()
+    return [ProjectionState(str(i), int(v), str(h)) for i, v, h in rows]
