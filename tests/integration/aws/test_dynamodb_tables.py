@@ -1,11 +1,11 @@
-"""DynamoDB turn log, runtime state and audit trail on moto: what only these adapters do (TTL
-attributes, the session table shared by turns and state, an audit trail written by conditional
-puts only). The TurnLog and AuditLog ports are checked on every implementation in
+"""DynamoDB turn log and audit trail on moto: what only these adapters do (TTL attributes, an
+audit trail written by conditional puts only; the session table shared with the runtime state is
+checked in ``contracts/test_contract_runtime_state.py``). The TurnLog and AuditLog ports are checked on every implementation in
 ``contracts/test_contract_turn_log.py`` / ``test_contract_audit_log.py``."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import boto3
 import pytest
@@ -15,31 +15,9 @@ from botocore.stub import ANY, Stubber
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.domain.models import AuditEvent, Scope
-from agentmem.ports import RawTurnRecord
+from support.turns import T0, raw
 
 S1 = Scope("t1", "u1")
-S2 = Scope("t2", "u1")
-T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def raw(message_id: str, minute: int, session: str = "s1", **extra: object) -> RawTurnRecord:
-    return RawTurnRecord(
-        message_id=message_id,
-        session_id=session,
-        at=T0 + timedelta(minutes=minute),
-        user=f"user {message_id}",
-        assistant=f"assistant {message_id}",
-        trace_id=f"tr-{message_id}",
-        extra=dict(extra),
-    )
 
 
 @pytest.fixture

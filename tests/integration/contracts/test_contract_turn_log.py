@@ -10,7 +10,7 @@ does (DynamoDB TTL attributes, the table shared with runtime state) stays in its
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,10 +22,10 @@ from agentmem.domain.models import Scope
 from agentmem.ports import RawTurnRecord, TurnLog
 from support.aws import moto_tables
 from support.fakes.memory import InMemoryTurnLog
+from support.turns import T0, raw
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
-T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 class ReadableTurnLog(TurnLog, Protocol):
@@ -43,18 +43,6 @@ def log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ReadableTurn
             yield DynamoTurnLog(moto.session_table, client=moto.lazy(), retention=timedelta(days=30))
     else:
         yield InMemoryTurnLog()
-
-
-def raw(message_id: str, minute: int, session: str = "s1", **extra: object) -> RawTurnRecord:
-    return RawTurnRecord(
-        message_id=message_id,
-        session_id=session,
-        at=T0 + timedelta(minutes=minute),
-        user=f"user {message_id}",
-        assistant=f"assistant {message_id}",
-        trace_id=f"tr-{message_id}",
-        extra=dict(extra),
-    )
 
 
 def ids(turns: list[RawTurnRecord]) -> list[str]:

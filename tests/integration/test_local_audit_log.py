@@ -1,6 +1,6 @@
-"""What only the SQLite adapters of the session data do: runtime state by the injected clock, and
-an audit table that SQLite itself keeps append-only. The TurnLog and AuditLog ports are checked
-on every implementation in ``contracts/test_contract_turn_log.py`` / ``test_contract_audit_log.py``."""
+"""What only the SQLite audit adapter does: an audit table that SQLite itself keeps append-only. The TurnLog and AuditLog ports are checked
+on every implementation in ``contracts/test_contract_turn_log.py`` / ``test_contract_audit_log.py`` (runtime state in
+``test_contract_runtime_state.py``)."""
 
 from __future__ import annotations
 
@@ -13,22 +13,7 @@ from agentmem.adapters.embedded.audit_log import SqliteAuditLog
 from agentmem.domain.models import AuditEvent, Scope
 
 S1 = Scope("t1", "u1")
-S2 = Scope("t2", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-# ------------------------------------------------------------------ runtime state
-
-
-# ------------------------------------------------------------------ audit trail
 
 
 def test_audit_rows_cannot_be_updated_or_deleted(tmp_path: Path) -> None:
