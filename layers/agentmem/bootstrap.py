@@ -38,6 +38,7 @@ from agentmem.services.admin import AdminService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.explicit_write import ExplicitWriter
+from agentmem.services.guard import WriteGuard
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
 from agentmem.services.observer import NullObserver, PipelineObserver
@@ -131,6 +132,7 @@ def bootstrap(
     a = adapters
     scorer = settings.scorer()
     thresholds = settings.thresholds()
+    guard = WriteGuard()  # one guard for every entrance (the semantic detector: see _semantic)
     pipeline = WritePipeline(
         store=a.store,
         turn_log=a.turn_log,
@@ -140,12 +142,13 @@ def bootstrap(
         thresholds=thresholds,
         llm=a.llm,
         observer=observer or NullObserver(),
+        guard=guard,
     )
     recall = RecallService(store=a.store, embedder=a.embedder, scorer=scorer, index=a.index, graph=a.graph)
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
     )
-    explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder)
+    explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder, guard=guard)
     admin = AdminService(
         store=a.store,
         audit=a.audit,
@@ -154,6 +157,7 @@ def bootstrap(
         runtime=a.runtime_state,
         index=a.index,
         graph=a.graph,
+        guard=guard,
     )
     return Container(
         settings=settings,
@@ -163,7 +167,7 @@ def bootstrap(
         pipeline=pipeline,
         explicit=explicit,
         turns=TurnService(queue=a.queue),
-        sessions=SessionStateService(runtime=a.runtime_state),
+        sessions=SessionStateService(runtime=a.runtime_state, guard=guard),
         ingest=IngestService(pipeline=pipeline, audit=a.audit),
         recall=recall,
         context=ContextService(store=a.store, recall=recall, audit=a.audit, runtime=a.runtime_state),

@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     session_window_turns: int = Field(5, ge=1, le=100)
     api_token: str | None = None  # local mode: bearer token required from non-loopback clients
     token_tenants: dict[str, str] = Field(default_factory=dict)  # token -> tenant (local mode)
+    operator_token: str | None = None  # local mode: a bearer token that also grants memory:policy
 
     # AWS backend (AGENTMEM_BACKEND=aws); see docs/aws.md for the resources they name.
     aws_region: str | None = None  # None: the SDK's own resolution (AWS_REGION in Lambda)

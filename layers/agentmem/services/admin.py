@@ -5,10 +5,11 @@ scoped; deletes return the real number of affected records."""
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from agentmem.domain.guards import detect_injection, redact
+from agentmem.domain.authority import POLICY_PERMISSION, touches_policy
+from agentmem.domain.guards.gate import has_placeholder, only_placeholders
 from agentmem.domain.models import (
     AuditAction,
     AuditEvent,
@@ -19,7 +20,7 @@ from agentmem.domain.models import (
     Scope,
     Status,
 )
-from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
+from agentmem.errors import Forbidden, NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import (
     AuditLog,
     Embedder,
@@ -30,6 +31,7 @@ from agentmem.ports import (
     SearchIndex,
     TurnLog,
 )
+from agentmem.services.guard import WriteGuard
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,7 @@ class AdminService:
     runtime: RuntimeStateStore | None = None
     index: SearchIndex | None = None
     graph: GraphStore | None = None
+    guard: WriteGuard = field(default_factory=WriteGuard)
 
     def list(
         self,
@@ -86,9 +89,20 @@ class AdminService:
         return record
 
     def patch(
-        self, scope: Scope, memory_id: str, patch: MemoryPatch, *, now: datetime, actor: str
+        self,
+        scope: Scope,
+        memory_id: str,
+        patch: MemoryPatch,
+        *,
+        now: datetime,
+        actor: str,
+        may_write_policy: bool = False,
     ) -> MemoryRecord:
+        """Change a memory; content and tags go through the one guard. Any change to a policy
+        memory, or into the policy category, needs ``may_write_policy`` (else Forbidden)."""
         current = self.get(scope, memory_id)
+        if touches_policy(current.category, patch.category) and not may_write_policy:
+            raise Forbidden(f"changing a policy memory needs the {POLICY_PERMISSION!r} permission")
         if patch.expected_version is not None and patch.expected_version != current.version:
             raise VersionConflict(
                 f"memory {memory_id} is at version {current.version}, not {patch.expected_version}",
@@ -100,15 +114,20 @@ class AdminService:
             )
         changes: dict[str, object] = {}
         if patch.content is not None:
-            verdict = detect_injection(patch.content)
-            if verdict.is_injection:
+            screened = self.guard.screen(patch.content)
+            if screened.is_injection:
                 raise ValidationFailed(
-                    "content rejected by the injection gate", details={"reasons": list(verdict.reasons)}
+                    "content rejected by the injection gate", details={"reasons": list(screened.reasons)}
                 )
-            cleaned = redact(patch.content)
-            if not cleaned.text.strip():
+            cleaned = screened.redaction
+            if not cleaned.text.strip() or only_placeholders(cleaned.text):
                 raise ValidationFailed("content is empty after redaction")
             vector = self.embedder.embed_documents([cleaned.text])[0]
+            semantic = self.guard.semantic(vector.reshape(1, -1))[0]
+            if semantic is not None:
+                raise ValidationFailed(
+                    "content rejected by the injection gate", details={"reasons": [semantic]}
+                )
             changes.update(
                 content=cleaned.text,
                 key=None,
@@ -123,7 +142,8 @@ class AdminService:
         if patch.pinned is not None:
             changes["pinned"] = patch.pinned
         if patch.tags is not None:
-            changes["tags"] = patch.tags
+            tags = self.guard.clean_texts([(f"tags[{i}]", t) for i, t in enumerate(patch.tags)])
+            changes["tags"] = tuple(t for t in tags if not has_placeholder(t))
         if not changes:
             return current
         updated = current.evolve(now=now, **changes)

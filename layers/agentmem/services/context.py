@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
-from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SlotItem, SlotName, assemble
+from agentmem.domain.authority import is_instruction
+from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SaidBy, SlotItem, SlotName, assemble
 from agentmem.domain.models import (
     AuditAction,
     AuditEvent,
@@ -23,6 +24,7 @@ from agentmem.domain.models import (
     MemoryRecord,
     Scope,
     ScoredMemory,
+    Source,
     Status,
 )
 from agentmem.domain.runtime_state import RuntimeState
@@ -154,7 +156,17 @@ class SlotInputs:
 SlotSource = Callable[[SlotInputs], list[SlotItem]]
 
 
-def _item(scored: ScoredMemory) -> SlotItem:
+# Who a memory's line is attributed to, by the memory's source.
+SAID_BY: dict[Source, SaidBy] = {
+    Source.USER: SaidBy.USER,
+    Source.EXPLICIT: SaidBy.USER,
+    Source.EXCHANGE: SaidBy.CONVERSATION,
+    Source.ADMIN: SaidBy.OPERATOR,
+    Source.CONSOLIDATION: SaidBy.SUMMARY,
+}
+
+
+def _item(scored: ScoredMemory, said_by: SaidBy | None = None) -> SlotItem:
     record = scored.record
     return SlotItem(
         text=record.content,
@@ -162,11 +174,20 @@ def _item(scored: ScoredMemory) -> SlotItem:
         memory_id=record.memory_id,
         inferred=record.confidence is Confidence.INFERRED,
         expired=record.confidence is Confidence.EXPIRED,
+        said_by=said_by or SAID_BY[record.source],
+        said_on=_said_on(record),
     )
 
 
+def _said_on(record: MemoryRecord) -> date | None:
+    at = record.valid_from or record.created_at
+    return at.date() if at is not None else None
+
+
 def _constraints(fetched: SlotInputs) -> list[SlotItem]:
-    return [_item(s) for s in fetched.ranked_policy()]
+    """Authorised policy memories only (:func:`~agentmem.domain.authority.is_instruction`): the
+    one slot whose lines are rules, attributed to the operator who set them."""
+    return [_item(s, SaidBy.OPERATOR) for s in fetched.ranked_policy() if is_instruction(s.record)]
 
 
 def _profile(fetched: SlotInputs) -> list[SlotItem]:
@@ -177,7 +198,7 @@ def _recall(fetched: SlotInputs) -> list[SlotItem]:
     """Recalled memories, without those the constraints and profile slots of this mode show."""
     shown: set[str] = set()
     if SlotName.CONSTRAINTS in fetched.wanted:
-        shown.update(s.record.memory_id for s in fetched.ranked_policy())
+        shown.update(s.record.memory_id for s in fetched.ranked_policy() if is_instruction(s.record))
     if SlotName.PROFILE in fetched.wanted:
         shown.update(s.record.memory_id for s in fetched.ranked_profile()[:PROFILE_SHOWN])
     return [_item(s) for s in fetched.recalled if s.record.memory_id not in shown]

@@ -1,8 +1,11 @@
 """The memory API's write entrance (``POST /memories``, the MCP ``remember`` tool): one fact the
 caller states outright, through the same guards as a turn.
 
-An injection is rejected (never stored, audited); PII is redacted, and text that is nothing but
-placeholders afterwards is rejected as empty. Importance is honest about its source: the
+The content and every tag go through the one guard (:class:`~agentmem.services.guard.WriteGuard`):
+an injection, by the rules or by meaning, is rejected (never stored, audited); PII is redacted,
+and text that is nothing but placeholders afterwards is rejected as empty. A policy memory (an
+instruction the Constraints slot shows) needs ``may_write_policy`` — the caller's
+``memory:policy`` permission (:mod:`agentmem.domain.authority`); without it the write is refused. Importance is honest about its source: the
 caller's own number when given (``importance_source`` explicit), otherwise the weight of a user
 statement for explicit and admin writes and of an exchange fact for the rest, capped when PII
 was found. The memory id comes from the request id, so a retried request stores nothing twice.
@@ -11,14 +14,14 @@ was found. The memory id comes from the request id, so a retried request stores 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from agentmem.domain import ids
+from agentmem.domain.authority import POLICY_PERMISSION
 from agentmem.domain.classify import classify
 from agentmem.domain.extraction import EXCHANGE_IMPORTANCE, USER_IMPORTANCE
-from agentmem.domain.guards import detect_injection, redact
-from agentmem.domain.guards.gate import PII_IMPORTANCE_CAP, only_placeholders
+from agentmem.domain.guards.gate import PII_IMPORTANCE_CAP, has_placeholder, only_placeholders
 from agentmem.domain.models import (
     AuditAction,
     Category,
@@ -30,8 +33,10 @@ from agentmem.domain.models import (
     Source,
     SourceRefs,
 )
+from agentmem.errors import Forbidden
 from agentmem.ports import AuditLog, Embedder, MemoryStore
 from agentmem.services.audit_trail import append_audit
+from agentmem.services.guard import WriteGuard
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 
 _FIRST_HAND = (Source.EXPLICIT, Source.ADMIN)  # stated by the user or an operator, not inferred
@@ -42,6 +47,7 @@ class ExplicitWriter:
     store: MemoryStore
     audit: AuditLog
     embedder: Embedder
+    guard: WriteGuard = field(default_factory=WriteGuard)
 
     def write(
         self,
@@ -56,40 +62,41 @@ class ExplicitWriter:
         source: Source = Source.EXPLICIT,
         tags: Sequence[str] = (),
         request_id: str,
+        may_write_policy: bool = False,
     ) -> tuple[MemoryRecord | None, TurnOutcome]:
         """The stored record (or the one an earlier try of ``request_id`` stored) and the
-        outcome; no record when the guards refused the content (``outcome.reasons`` says why)."""
+        outcome; no record when the guards refused the content (``outcome.reasons`` says why).
+        Raises :class:`Forbidden` for a policy memory without ``may_write_policy``."""
+        if category is Category.POLICY and not may_write_policy:
+            raise Forbidden(f"a policy memory needs the {POLICY_PERMISSION!r} permission")
         outcome = TurnOutcome(message_id=request_id)
-        verdict = detect_injection(content)
-        if verdict.is_injection:
-            outcome.status = TurnStatus.REJECTED
-            outcome.reasons = ["injection:" + r for r in verdict.reasons]
-            append_audit(
-                self.audit,
-                scope,
-                AuditAction.REJECTED,
-                now,
-                reason=",".join(outcome.reasons),
-                message_id=request_id,
-            )
-            return None, outcome
-        cleaned = redact(content)
-        outcome.redacted_kinds = list(cleaned.kinds)
+        screened = self.guard.screen(content)
+        tags_screened = self.guard.screen_all(tags)
+        reasons = [*screened.reasons] if screened.is_injection else []
+        reasons += [r for t in tags_screened if t.is_injection for r in t.reasons]
+        if reasons:
+            return None, self._reject(scope, outcome, ["injection:" + r for r in dict.fromkeys(reasons)], now)
+        cleaned = screened.redaction
+        outcome.redacted_kinds = sorted(set(cleaned.kinds).union(*(t.redaction.kinds for t in tags_screened)))
         if not cleaned.text.strip() or only_placeholders(cleaned.text):
             outcome.status = TurnStatus.REJECTED
             outcome.reasons = ["empty_after_redaction"]
             return None, outcome
+        clean_tags = tuple(t.text for t in tags_screened if not has_placeholder(t.text))
         scored = USER_IMPORTANCE if source in _FIRST_HAND else EXCHANGE_IMPORTANCE
         if cleaned.redacted:
             scored = min(scored, PII_IMPORTANCE_CAP)
         vector = self.embedder.embed_documents([cleaned.text])[0]
+        semantic = self.guard.semantic(vector.reshape(1, -1))[0]
+        if semantic is not None:
+            return None, self._reject(scope, outcome, ["injection:" + semantic], now)
         record = MemoryRecord(
             scope=scope,
             memory_id=ids.memory_id(now, f"explicit:{request_id}"),
             content=cleaned.text,
             category=category or classify(cleaned.text),
             layer=Layer.PERMANENT if permanent else Layer.LONG_TERM,
-            tags=tuple(tags),
+            tags=clean_tags,
             importance=importance if importance is not None else scored,
             importance_source=ImportanceSource.EXPLICIT
             if importance is not None
@@ -113,3 +120,16 @@ class ExplicitWriter:
             )
         outcome.written.append(record.memory_id)
         return existing or record, outcome
+
+    def _reject(self, scope: Scope, outcome: TurnOutcome, reasons: list[str], now: datetime) -> TurnOutcome:
+        outcome.status = TurnStatus.REJECTED
+        outcome.reasons = reasons
+        append_audit(
+            self.audit,
+            scope,
+            AuditAction.REJECTED,
+            now,
+            reason=",".join(reasons),
+            message_id=outcome.message_id,
+        )
+        return outcome

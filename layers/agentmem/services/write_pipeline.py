@@ -27,11 +27,11 @@ from datetime import datetime
 
 import numpy as np
 
+from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
 from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
 from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
-from agentmem.domain.guards import detect_injection, redact
-from agentmem.domain.guards.gate import gate
+from agentmem.domain.guards.gate import gate, has_placeholder, injects_across_turns
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Scope, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
@@ -40,6 +40,7 @@ from agentmem.domain.text import language
 from agentmem.errors import VersionConflict
 from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRecord, SearchIndex, TurnLog
 from agentmem.services.audit_trail import append_audit
+from agentmem.services.guard import WriteGuard
 from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 
@@ -51,6 +52,7 @@ NEIGHBOURS_FROM_STORE = 200  # recent memories compared directly (robust to proj
 NEIGHBOURS_FROM_INDEX = 10
 LLM_JUDGE_CALLS_PER_TURN = 3  # DESIGN §4.7: at most 3 conflict judgements by the model per turn
 LLM_CLASSIFY_CALLS_PER_TURN = 8  # bounds the cost of a long message full of "general" facts
+SPLIT_ATTACK_TURNS = 3  # earlier user texts of the session re-scanned with the new one
 
 
 @dataclass
@@ -71,6 +73,7 @@ class WritePipeline:
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
     llm: LLM | None = None  # optional model help after the rules (Bedrock when enabled)
     observer: PipelineObserver = field(default_factory=NullObserver)  # sees decisions, changes none
+    guard: WriteGuard = field(default_factory=WriteGuard)  # the one guard of every entrance
 
     # ------------------------------------------------------------------ turns
     def ingest(self, turn: Turn) -> TurnOutcome:
@@ -82,9 +85,16 @@ class WritePipeline:
             outcome.status = TurnStatus.DUPLICATE
             return outcome
 
-        user = redact(turn.user)
-        assistant = redact(turn.assistant)
+        screened_user = self.guard.screen(turn.user)
+        screened_assistant = self.guard.screen(turn.assistant)
+        user, assistant = screened_user.redaction, screened_assistant.redaction
+        # The API redacts before it enqueues: placeholders in the text are PII it held.
+        had_pii = user.redacted or has_placeholder(turn.user)
         outcome.redacted_kinds = sorted(set(user.kinds) | set(assistant.kinds))
+        earlier = self._earlier_user_texts(turn)
+        speaker, speaker_drop = self.guard.name(turn.speaker)
+        if speaker_drop:
+            outcome.drop(speaker_drop)
         self.turn_log.append_raw(
             scope,
             RawTurnRecord(
@@ -94,23 +104,27 @@ class WritePipeline:
                 user=user.text,
                 assistant=assistant.text,
                 trace_id=turn.trace_id,
-                extra={"speaker": turn.speaker} if turn.speaker else {},
+                extra={"speaker": speaker} if speaker else {},
             ),
         )
 
-        verdict = detect_injection(turn.user)
+        verdict = screened_user.injection
+        split = None if verdict.is_injection else injects_across_turns([r.user for r in earlier], turn.user)
         if verdict.is_injection:
             self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
+        elif split is not None:
+            self._quarantine(turn, user.text, split, outcome)
+            self._quarantine_earlier(turn, earlier, split)
         else:
             candidates = extract_from_user(user.text)
-            assistant_clean = not detect_injection(turn.assistant).is_injection
+            assistant_clean = not screened_assistant.is_injection
             if assistant_clean:
                 candidates += extract_from_exchange(user.text, assistant.text)
             else:
                 outcome.drop("assistant_injection")
             self.observer.extracted(turn, candidates)
             rule_facts = candidates
-            gated = gate(candidates, had_pii=user.redacted)
+            gated = gate(candidates, had_pii=had_pii)
             self._record_drops(turn, gated.kept, gated.drops, outcome)
             candidates = list(gated.kept)
             if self.llm is not None and "injection_joined" not in outcome.dropped:
@@ -118,10 +132,10 @@ class WritePipeline:
                 # turn whose rule facts only inject together is not asked about at all.
                 answer = assistant.text if assistant_clean else ""
                 candidates += self._llm_extract(
-                    self.llm, turn, user.text, answer, rule_facts, candidates, outcome, had_pii=user.redacted
+                    self.llm, turn, user.text, answer, rule_facts, candidates, outcome, had_pii=had_pii
                 )
-            if turn.speaker:
-                candidates = [attribute(c, turn.speaker) for c in candidates]
+            if speaker:
+                candidates = [attribute(c, speaker) for c in candidates]
             self._persist(turn, candidates, outcome)
 
         if outcome.redacted_kinds:
@@ -140,6 +154,35 @@ class WritePipeline:
         return outcome
 
     # ------------------------------------------------------------------ steps
+    def _earlier_user_texts(self, turn: Turn) -> list[RawTurnRecord]:
+        """The session's last few accepted turns before this one, oldest first."""
+        recent = self.turn_log.recent_turns(turn.scope, turn.session_id, SPLIT_ATTACK_TURNS + 1)
+        return [r for r in recent if r.message_id != turn.message_id and r.status == "accepted"][
+            -SPLIT_ATTACK_TURNS:
+        ]
+
+    def _quarantine_earlier(
+        self, turn: Turn, earlier: Sequence[RawTurnRecord], reasons: Sequence[str]
+    ) -> None:
+        """Quarantine the active memories the earlier parts of a split attack produced."""
+        parts = {r.message_id for r in earlier}
+        for record in self.store.scan_active(turn.scope, NEIGHBOURS_FROM_STORE):
+            if not parts.intersection(record.source_refs.message_ids):
+                continue
+            try:
+                self.store.update(record.evolve(now=turn.at, status=Status.QUARANTINED), record.version)
+            except VersionConflict:
+                continue  # changed meanwhile; consolidation and the next scan see it again
+            append_audit(
+                self.audit,
+                turn.scope,
+                AuditAction.QUARANTINED,
+                turn.at,
+                memory_id=record.memory_id,
+                reason=",".join(reasons),
+                message_id=turn.message_id,
+            )
+
     def _quarantine(
         self, turn: Turn, redacted_user: str, reasons: Sequence[str], outcome: TurnOutcome
     ) -> None:
@@ -196,6 +239,9 @@ class WritePipeline:
         if not candidates:
             return
         vectors = self.embedder.embed_documents([c.content for c in candidates])
+        candidates, vectors = self._semantic_gate(turn, candidates, vectors, outcome)
+        if not candidates:
+            return
         neighbours = self._neighbour_pool(turn.scope, vectors)
         budget = _LlmBudget()
         for ordinal, (cand, vector) in enumerate(zip(candidates, vectors, strict=True)):
@@ -228,6 +274,28 @@ class WritePipeline:
                 outcome.written.append(record.memory_id)
             neighbours.append(self.store.get(turn.scope, record.memory_id) or record)
 
+    def _semantic_gate(
+        self, turn: Turn, candidates: list[Candidate], vectors: np.ndarray, outcome: TurnOutcome
+    ) -> tuple[list[Candidate], np.ndarray]:
+        """Drop the facts that read as an attack by meaning (the guard's semantic detector, on
+        the vectors the facts are stored with: no extra embedding), each audited with its reason."""
+        flags = self.guard.semantic(vectors)
+        if not any(flags):
+            return candidates, vectors
+        keep = [i for i, flag in enumerate(flags) if flag is None]
+        for flag in flags:
+            if flag is not None:
+                outcome.drop("semantic_injection")
+                append_audit(
+                    self.audit,
+                    turn.scope,
+                    AuditAction.REJECTED,
+                    turn.at,
+                    reason=flag,
+                    message_id=turn.message_id,
+                )
+        return [candidates[i] for i in keep], vectors[keep]
+
     def _neighbour_pool(self, scope: Scope, vectors: np.ndarray) -> list[MemoryRecord]:
         pool = {r.memory_id: r for r in self.store.scan_active(scope, NEIGHBOURS_FROM_STORE)}
         if self.index is not None and len(pool) >= NEIGHBOURS_FROM_STORE:
@@ -251,7 +319,7 @@ class WritePipeline:
         if category is None:
             outcome.llm_fallbacks += 1
             return record
-        return replace(record, category=category)
+        return replace(record, category=conversational_category(category))
 
     def _decide(
         self,
@@ -282,7 +350,7 @@ class WritePipeline:
         return Judgement.KEEP_BOTH, None
 
     def _record(self, turn: Turn, cand: Candidate, vector: np.ndarray, ordinal: int) -> MemoryRecord:
-        category = classify(cand.content, cand.category_hint)
+        category = conversational_category(classify(cand.content, cand.category_hint))
         self.observer.classified(cand.content, cand.category_hint, category)
         model = self.embedder.model_id
         return fact_record(

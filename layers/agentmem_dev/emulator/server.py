@@ -2,7 +2,10 @@
 
 It plays API Gateway's authorizer too: scope headers (``X-Tenant-Id``, ``X-User-Id``) are
 accepted only from loopback clients unless a bearer token is configured; with a token, the token
-is required from everyone and, when mapped, decides the tenant.
+is required from everyone and, when mapped, decides the tenant. Loopback and token callers get
+``memory:read``, ``memory:write`` and ``memory:permanent``; only the operator token
+(``AGENTMEM_OPERATOR_TOKEN``) adds ``memory:policy``, the permission to write the instructions of the
+Constraints slot (:mod:`agentmem.domain.authority`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from agentmem.bootstrap import Container
+from agentmem.domain.authority import POLICY_PERMISSION
 from agentmem.messages import MAX_BODY_BYTES
 from agentmem.settings import Settings
 from agentmem_dev.emulator import events, lambdas
@@ -34,8 +38,16 @@ def authorize(
     tenant = lower.get("x-tenant-id")
     user = lower.get("x-user-id")
     permissions = "memory:read,memory:write"
-    if token:
-        scheme, _, given = lower.get("authorization", "").partition(" ")
+    scheme, _, given = lower.get("authorization", "").partition(" ")
+    operator = settings.operator_token
+    if (
+        operator
+        and scheme.lower() == "bearer"
+        and hmac.compare_digest(given.strip().encode(), operator.encode())
+    ):
+        # An operator writes the Constraints (policy memories) for whichever scope it names.
+        permissions += ",memory:permanent," + POLICY_PERMISSION
+    elif token:
         if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
             return None, "a valid bearer token is required"
         mapped = settings.token_tenants.get(token)

@@ -18,6 +18,7 @@ from agentmem.api.schemas import (
     MemoryPatchIn,
     responses,
 )
+from agentmem.domain.authority import POLICY_PERMISSION
 from agentmem.domain.models import Layer, Source, Status
 from agentmem.errors import ValidationFailed
 from agentmem.services.admin import MemoryPatch
@@ -46,7 +47,7 @@ def list_memories(
 
 @router.post(
     "/v1/memories",
-    summary="Write one memory explicitly (guards apply)",
+    summary="Write one memory explicitly (guards apply; category=policy needs memory:policy)",
     status_code=201,
     responses=responses(201, MemoryCreated, "Stored (PII redacted first)", 400, 403, 413, 415, 422, 503),
 )
@@ -65,6 +66,7 @@ def create_memory(body: Annotated[MemoryIn, Body()]) -> MemoryCreated:
         source=Source.EXPLICIT,
         tags=body.tags,
         request_id=req.request_id(),
+        may_write_policy=p.can(POLICY_PERMISSION),
     )
     if record is None:
         raise ValidationFailed("memory rejected", details={"reasons": outcome.reasons})
@@ -83,7 +85,7 @@ def get_memory(memory_id: str) -> MemoryOut:
 
 @router.patch(
     "/v1/memories/<memory_id>",
-    summary="Correct, re-categorise, re-weight or pin a memory",
+    summary="Correct, re-categorise, re-weight or pin a memory (a policy memory needs memory:policy)",
     responses=responses(
         200, MemoryOut, "The memory after the change", 400, 403, 404, 409, 413, 415, 422, 503
     ),
@@ -99,7 +101,14 @@ def patch_memory(memory_id: str, body: Annotated[MemoryPatchIn, Body()]) -> Memo
         expected_version=body.expected_version,
     )
     return MemoryOut.of(
-        req.container().admin.patch(p.scope, memory_id, patch, now=req.now(), actor=p.principal_id)
+        req.container().admin.patch(
+            p.scope,
+            memory_id,
+            patch,
+            now=req.now(),
+            actor=p.principal_id,
+            may_write_policy=p.can(POLICY_PERMISSION),
+        )
     )
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "GateResult",
     "gate",
     "has_placeholder",
+    "injects_across_turns",
     "injects_when_joined",
     "only_placeholders",
     "without_placeholder_clauses",
@@ -73,6 +74,16 @@ def only_placeholders(text: str) -> bool:
 def injects_when_joined(candidates: Iterable[Candidate]) -> bool:
     """Whether the facts, one per line as they would sit in a prompt, read as an injection."""
     return detect_injection("\n".join(c.content for c in candidates)).is_injection
+
+
+def injects_across_turns(earlier: Sequence[str], text: str) -> list[str] | None:
+    """Gate 2 across turns: the reasons (``multi_turn`` first) when a user's last few messages
+    of a session (``earlier``, oldest first) joined with ``text`` read as an injection that
+    ``text`` alone is not — an attack split over turns; None otherwise."""
+    if not earlier:
+        return None
+    joined = detect_injection("\n".join([*earlier, text]))
+    return ["multi_turn", *joined.reasons] if joined.is_injection else None
 
 
 def gate(candidates: Sequence[Candidate], *, had_pii: bool, prefix: str = "") -> GateResult:

@@ -1,0 +1,114 @@
+"""One guard for every entrance (issue 9): the same function and the same tables of rules judge
+whatever text is about to be stored, wherever it comes in.
+
+The entrances: a turn's user and assistant text and its ``speaker`` (the write pipeline), an
+explicit write's content and tags (``POST /v1/memories``, the MCP ``remember`` tool), a PATCH's
+content and tags, and every text of a session's task state (``PUT /v1/sessions/{id}/state``).
+Each asks :meth:`WriteGuard.screen` (PII redaction with :data:`~agentmem.domain.guards.pii.PII_RULES`
+and the injection rules of :data:`~agentmem.domain.guards.injection.INJECTION_RULES`) and, where the
+text is embedded anyway, :meth:`WriteGuard.semantic` (nearest attack prototypes with the configured
+embedder): one extra embedding is never spent on a turn.
+
+What a caller does with a verdict is the entrance's own rule (a turn is quarantined, an explicit
+write is refused with 422, a speaker that reads as an injection is dropped), but the verdict is
+the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from agentmem.domain.guards import InjectionVerdict, RedactionResult, detect_injection, redact
+from agentmem.domain.guards.gate import has_placeholder
+from agentmem.errors import ValidationFailed
+from agentmem.ports import Embedder
+
+__all__ = ["SEMANTIC_REASON", "Screened", "WriteGuard"]
+
+SEMANTIC_REASON = "semantic_attack"  # the reason a semantic verdict adds
+
+
+@dataclass(frozen=True, slots=True)
+class Screened:
+    """One text through the guard: its redacted form and the injection verdict on the original."""
+
+    redaction: RedactionResult
+    injection: InjectionVerdict
+
+    @property
+    def text(self) -> str:
+        return self.redaction.text
+
+    @property
+    def is_injection(self) -> bool:
+        return self.injection.is_injection
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return self.injection.reasons
+
+
+class SemanticDetector(Protocol):
+    """What the guard needs of a semantic detector: per embedded text, the reason it reads as
+    an attack by meaning, or None (:class:`agentmem.services.semantic_guard.SemanticGuard`)."""
+
+    def flags(self, vectors: np.ndarray) -> list[str | None]: ...
+
+
+@dataclass
+class WriteGuard:
+    """The guard. ``semantic_detector`` is optional (tests and the rules-only mode run without it)."""
+
+    semantic_detector: SemanticDetector | None = None
+
+    def screen(self, text: str) -> Screened:
+        """Redact ``text`` and judge it for injection (rules)."""
+        return Screened(redact(text), detect_injection(text))
+
+    def semantic(self, vectors: np.ndarray) -> list[str | None]:
+        """Per embedded text: the reason it reads as an attack by meaning, or None."""
+        if self.semantic_detector is None or len(vectors) == 0:
+            return [None] * len(vectors)
+        return self.semantic_detector.flags(vectors)
+
+    def name(self, text: str | None) -> tuple[str | None, str | None]:
+        """A name given with a write (a turn's ``speaker``): its redacted form, or None and the
+        drop reason (``speaker_injection``, ``speaker_pii``) when it is not a plain name."""
+        if not text:
+            return None, None
+        screened = self.screen(text)
+        if screened.is_injection:
+            return None, "speaker_injection"
+        if has_placeholder(screened.text):
+            return None, "speaker_pii"
+        return screened.text, None
+
+    def screen_all(self, texts: Iterable[str]) -> list[Screened]:
+        return [self.screen(t) for t in texts]
+
+    def clean_texts(
+        self, fields: Sequence[tuple[str, str]], *, embedder: Embedder | None = None
+    ) -> list[str]:
+        """The redacted texts of a structured write (session state, tags): raises
+        :class:`ValidationFailed` naming the fields that read as an injection (by the rules, or
+        by meaning when an ``embedder`` is given)."""
+        screened = [(name, self.screen(text)) for name, text in fields]
+        refused = {name: list(s.reasons) for name, s in screened if s.is_injection}
+        if embedder is not None and self.semantic_detector is not None and screened:
+            vectors = embedder.embed_documents([s.text for _, s in screened])
+            for (name, _), reason in zip(screened, self.semantic(vectors), strict=True):
+                if reason is not None:
+                    refused.setdefault(name, []).append(reason)
+        if refused:
+            raise ValidationFailed(
+                "rejected by the injection gate",
+                details={
+                    "fields": sorted(refused),
+                    "reasons": sorted({r for rs in refused.values() for r in rs}),
+                },
+            )
+        return [s.text for _, s in screened]
