@@ -212,7 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="quality evaluations")
     ev.add_argument("suite", choices=["memory", "locomo", "guards"])
-    ev.add_argument("--data", help="the data set (guards: a corpus file or directory; default the bundled one)")
+    ev.add_argument(
+        "--data", help="the data set (guards: a corpus file or directory; default the bundled one)"
+    )
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--embedder", default="auto")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -223,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--details", action="store_true", help="locomo: one row per question in the JSON")
     ev.add_argument("--areas", help="guards: only these areas, e.g. pii,erase (default all)")
     ev.add_argument("--server-url", help="guards: a running server (default: start one on a free port)")
-    ev.add_argument("--verbose", dest="show_cases", action="store_true", help="guards: every case that got through")
+    ev.add_argument(
+        "--verbose", dest="show_cases", action="store_true", help="guards: every case that got through"
+    )
     ev.set_defaults(func=_eval)
 
     bench = sub.add_parser("bench", help="benchmarks: latency, throughput, cold start, cost")

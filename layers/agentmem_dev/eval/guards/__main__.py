@@ -8,5 +8,8 @@ from agentmem_dev.eval.guards.report import fold
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "fold":
         sys.exit(fold(sys.argv[2:]))
-    print("usage: python -m agentmem_dev.eval.guards fold --guards FILE --json-out FILE --md-out FILE", file=sys.stderr)
+    print(
+        "usage: python -m agentmem_dev.eval.guards fold --guards FILE --json-out FILE --md-out FILE",
+        file=sys.stderr,
+    )
     sys.exit(2)

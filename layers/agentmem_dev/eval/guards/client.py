@@ -195,7 +195,13 @@ def barrier(api: Api, label: str, timeout_s: float = BARRIER_TIMEOUT_S) -> bool:
     scope = api.as_("guard-eval-barrier", f"b-{label}-{token}")
     message_id = f"barrier-{token}"
     sent = scope.post_turns(
-        [{"session_id": "barrier", "user": "I live in Lisbon and I work as a baker.", "message_id": message_id}]
+        [
+            {
+                "session_id": "barrier",
+                "user": "I live in Lisbon and I work as a baker.",
+                "message_id": message_id,
+            }
+        ]
     )
     if not sent.ok:
         return False

@@ -113,7 +113,12 @@ def _side_channel(api: Api, case: dict[str, Any]) -> list[Response]:
         return [_mcp(api, "memory_write", case["arguments"])]
     if channel == "mcp_batch":
         batch = [
-            {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "memory_write", "arguments": a}}
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {"name": "memory_write", "arguments": a},
+            }
             for i, a in enumerate(case["batch"], 1)
         ]
         return [api.call("POST", "/v1/mcp", batch)]

@@ -54,7 +54,11 @@ def run_case(api: Api, filler: Api, case: dict[str, Any]) -> Outcome:
         action = step["do"]
         if action == "filler":
             turns = [
-                {"session_id": "f", "user": f"Filler turn {i}: I like tea.", "message_id": f"{case['id']}-f{i}"}
+                {
+                    "session_id": "f",
+                    "user": f"Filler turn {i}: I like tea.",
+                    "message_id": f"{case['id']}-f{i}",
+                }
                 for i in range(int(step.get("n", 50)))
             ]
             for start in range(0, len(turns), 100):

@@ -52,9 +52,16 @@ class Victim:
         rows = []
         for status in STATUSES:
             for m in self.api.memories(status):
+                tags = tuple(m.get("tags") or [])
                 rows.append(
-                    (m.get("id"), m.get("status"), m.get("version"), m.get("content"), m.get("category"))
-                    + (tuple(m.get("tags") or []),)
+                    (
+                        m.get("id"),
+                        m.get("status"),
+                        m.get("version"),
+                        m.get("content"),
+                        m.get("category"),
+                        tags,
+                    )
                 )
         state = self.api.call("GET", f"/v1/sessions/{self.session}/state")
         return json.dumps([sorted(rows, key=str), state.status, state.body], sort_keys=True, default=str)
@@ -68,7 +75,9 @@ def make_victim(api: Api) -> Victim:
         f"My locker password hint is the word {markers[0]}.",
         f"I keep my spare key under the {markers[1]} statue.",
     ):
-        answer = api.call("POST", "/v1/memories", {"content": content, "category": "fact", "tags": ["private"]})
+        answer = api.call(
+            "POST", "/v1/memories", {"content": content, "category": "fact", "tags": ["private"]}
+        )
         memory_id = ((answer.body or {}).get("memory") or {}).get("id") if answer.ok else None
         if memory_id:
             ids.append(str(memory_id))
@@ -153,5 +162,7 @@ def run(base: Api, cases: list[dict[str, Any]], victim_api: Api) -> list[Outcome
         if final != before:
             for outcome, _ in delayed:
                 outcome.hits.add("through")
-                outcome.detail = (outcome.detail + "; " if outcome.detail else "") + "victim changed after ingest"
+                outcome.detail = (
+                    outcome.detail + "; " if outcome.detail else ""
+                ) + "victim changed after ingest"
     return outcomes

@@ -55,7 +55,9 @@ def render(report: dict[str, Any], *, verbose: bool = False) -> str:
         for detail in report["details"]:
             if detail["hits"] or detail["inconclusive"]:
                 tag = "/".join(detail["hits"]) or "inconclusive"
-                out.append(f"THROUGH {detail['id']} [{detail['area']} {detail['lang']}] {tag}: {detail['detail']}")
+                out.append(
+                    f"THROUGH {detail['id']} [{detail['area']} {detail['lang']}] {tag}: {detail['detail']}"
+                )
     else:
         for area in AREAS:
             summary = report["areas"].get(area)

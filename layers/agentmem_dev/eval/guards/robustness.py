@@ -72,7 +72,9 @@ def _slow(base_url: str, request: dict[str, Any]) -> tuple[bool, str]:
     hold = min(float(request.get("hold_s", 10)), MAX_HOLD_S)
     kind = request["slow"]
     head = f"{request.get('method', 'POST')} {request.get('path', '/v1/turns')} HTTP/1.1\r\nHost: x\r\n"
-    with socket.create_connection((split.hostname or "127.0.0.1", split.port or 80), timeout=hold + 5) as sock:
+    with socket.create_connection(
+        (split.hostname or "127.0.0.1", split.port or 80), timeout=hold + 5
+    ) as sock:
         if kind == "body":
             sock.sendall((head + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{").encode())
         else:
@@ -134,7 +136,11 @@ def _flood(api: Api, case: dict[str, Any]) -> tuple[int, int]:
     for number in range(int(case.get("max_requests", 40))):
         scoped = api.as_(api.tenant, f"flood-{number % users}")
         batch = [
-            {"session_id": "f", "user": f"Flood {number}-{i}: I like green tea.", "message_id": f"{case['id']}-{number}-{i}"}
+            {
+                "session_id": "f",
+                "user": f"Flood {number}-{i}: I like green tea.",
+                "message_id": f"{case['id']}-{number}-{i}",
+            }
             for i in range(int(case.get("batch", 100)))
         ]
         answer = scoped.post_turns(batch, retries=0)
@@ -159,7 +165,11 @@ def run_fairness(base: Api, case: dict[str, Any], tenant: str) -> Outcome:
         sent, refused_at = _flood(base.as_(f"{tenant}-flood-{case['id']}", "u"), case)
         other = base.as_(f"{tenant}-other-{case['id']}", "u")
         turns = [
-            {"session_id": "s", "user": f"I live in Porto ({case['id']} {i}).", "message_id": f"{case['id']}-o{i}"}
+            {
+                "session_id": "s",
+                "user": f"I live in Porto ({case['id']} {i}).",
+                "message_id": f"{case['id']}-o{i}",
+            }
             for i in range(int(case.get("other_batch", 1)))
         ]
         answer: Response = other.post_turns(turns, retries=0)
@@ -178,7 +188,9 @@ def run_fairness(base: Api, case: dict[str, Any], tenant: str) -> Outcome:
 
 def _context_load(base: Api, case: dict[str, Any], tenant: str, outcome: Outcome) -> Outcome:
     quiet = base.as_(f"{tenant}-quiet", f"q-{case['id']}")
-    heavy = base.as_(f"{tenant}-heavy" if case.get("other_tenant", True) else f"{tenant}-quiet", f"h-{case['id']}")
+    heavy = base.as_(
+        f"{tenant}-heavy" if case.get("other_tenant", True) else f"{tenant}-quiet", f"h-{case['id']}"
+    )
     quiet.call("POST", "/v1/memories", {"content": "I live in Lisbon and I like jazz."})
     heavy.call("POST", "/v1/memories", {"content": "I live in Oslo and I like opera."})
     probe = lambda: quiet.call("POST", "/v1/context", {"query": "Where do I live?"})  # noqa: E731
@@ -203,7 +215,7 @@ def _context_load(base: Api, case: dict[str, Any], tenant: str, outcome: Outcome
     with ThreadPoolExecutor(max_workers=int(case.get("threads", 4))) as pool:
         futures = [pool.submit(hammer) for _ in range(int(case.get("threads", 4)))]
         time.sleep(0.3)
-        loaded = []
+        loaded: list[float] = []
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and len(loaded) < samples * 4:
             loaded.extend(_timed(probe, 1))
@@ -221,5 +233,7 @@ def _context_load(base: Api, case: dict[str, Any], tenant: str, outcome: Outcome
     }
     if idle_p50 and loaded_p50 and loaded_p50 > factor * idle_p50:
         outcome.hits.add("through")
-        outcome.detail = f"p50 {outcome.figures['idle_p50_ms']} ms idle -> {outcome.figures['loaded_p50_ms']} ms"
+        outcome.detail = (
+            f"p50 {outcome.figures['idle_p50_ms']} ms idle -> {outcome.figures['loaded_p50_ms']} ms"
+        )
     return outcome
