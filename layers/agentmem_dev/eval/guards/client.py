@@ -111,7 +111,7 @@ class Api:
             if body is not None and "content-length" not in {k.lower() for k, _ in pairs}:
                 pairs.append(("Content-Length", str(len(body))))
             for key, value in pairs:
-                conn.putheader(key, value)
+                conn.putheader(key, value.encode("utf-8"))  # any text: a hostile header is bytes
             conn.endheaders(body)
             answer = conn.getresponse()
             raw = answer.read()
@@ -123,7 +123,7 @@ class Api:
                 time.perf_counter() - started,
                 headers={k.lower(): v for k, v in answer.getheaders()},
             )
-        except (OSError, http.client.HTTPException) as exc:
+        except (OSError, http.client.HTTPException, ValueError) as exc:
             return Response(0, "", None, time.perf_counter() - started, error=f"{type(exc).__name__}: {exc}")
         finally:
             conn.close()

@@ -6,7 +6,8 @@ session state, all carrying secret marker words. Attackers: the same user id in 
 the case's own headers (``none``). A case's ``attack`` is one request
 ``{"as", "method", "path", "body"?, "headers"?, "mcp"?}`` whose strings may name the victim's
 ``{victim_tenant}``, ``{victim_user}``, ``{victim_memory}``, ``{victim_session}``,
-``{victim_cursor}`` (a real cursor of the victim's listing) and ``{victim_memory_b64}``.
+``{victim_cursor}`` (a real cursor of the victim's listing), ``{victim_memory_b64}`` and the
+case variants ``{victim_memory_lower}``, ``{victim_tenant_upper}``, ``{victim_user_upper}``.
 
 Through when the answer shows a victim marker, or a victim memory id the request did not name
 (e.g. in an audit trail), or when the victim's data (every memory's id, status, version,
@@ -46,6 +47,9 @@ class Victim:
             "victim_session": self.session,
             "victim_cursor": self.cursor,
             "victim_memory_b64": base64.b64encode(first.encode()).decode(),
+            "victim_memory_lower": first.lower(),
+            "victim_tenant_upper": (self.api.tenant or "").upper(),
+            "victim_user_upper": (self.api.user or "").upper(),
         }
 
     def snapshot(self) -> str:

@@ -30,10 +30,12 @@ T = TypeVar("T")
 class _Progress:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
+        self.started = time.perf_counter()
 
-    def __call__(self, message: str, *, end: str = "\n") -> None:
+    def __call__(self, message: str) -> None:
         if self.enabled:
-            print(f"\r[eval guards] {message}", end=end, file=sys.stderr, flush=True)
+            elapsed = time.perf_counter() - self.started
+            print(f"[eval guards {elapsed:6.1f}s] {message}", file=sys.stderr, flush=True)
 
 
 def _parallel(items: Sequence[T], work: Callable[[T], Any], workers: int = WORKERS) -> list[Any]:
