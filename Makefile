@@ -47,9 +47,9 @@ LOCOMO          ?= ../shared/data/locomo_dev.json
 LOCOMO_CONVS    ?= 0-4
 EVAL_EMBEDDER   ?= auto
 
-eval: $(STAMP)  ## memory eval (dev + own set) + LoCoMo -> reports/eval.json, reports/eval.md
+eval: $(STAMP)  ## memory eval (dev + own set) + LoCoMo + guard attack corpus -> reports/eval.json, reports/eval.md
 	mkdir -p reports
-	rm -f reports/eval_memory_dev.tmp reports/eval_memory_own.tmp reports/eval_locomo.tmp
+	rm -f reports/eval_memory_dev.tmp reports/eval_memory_own.tmp reports/eval_locomo.tmp reports/eval_guards.tmp
 	@if [ -f "$(MEMORY_EVAL)" ]; then \
 		echo "== memory eval: $(MEMORY_EVAL)"; \
 		$(BIN)/agentmem eval memory --data "$(MEMORY_EVAL)" --embedder $(EVAL_EMBEDDER) --json > reports/eval_memory_dev.tmp; \
@@ -65,6 +65,11 @@ eval: $(STAMP)  ## memory eval (dev + own set) + LoCoMo -> reports/eval.json, re
 	$(BIN)/python -m agentmem_dev.eval.locomo combine \
 		--memory dev=reports/eval_memory_dev.tmp --memory own=reports/eval_memory_own.tmp \
 		--locomo reports/eval_locomo.tmp --json-out reports/eval.json --md-out reports/eval.md
+	@echo "== guards: the attack corpus against a fresh local server (a measurement, not a gate)"
+	@$(BIN)/agentmem eval guards --embedder $(EVAL_EMBEDDER) --json > reports/eval_guards.tmp \
+		|| { echo "== guards: the local server did not start, recorded as absent"; rm -f reports/eval_guards.tmp; }
+	$(BIN)/python -m agentmem_dev.eval.guards fold --guards reports/eval_guards.tmp \
+		--json-out reports/eval.json --md-out reports/eval.md
 
 bench: $(STAMP)  ## all benchmarks -> reports/bench.json, reports/bench.md
 	mkdir -p reports

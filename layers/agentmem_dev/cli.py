@@ -76,7 +76,38 @@ def _invoke(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_guards(args: argparse.Namespace) -> int:
+    from agentmem_dev.eval import guards
+
+    try:
+        report = guards.run_guard_eval(
+            Path(args.data) if args.data else None,
+            areas=[a.strip() for a in args.areas.split(",") if a.strip()] if args.areas else None,
+            server_url=args.server_url,
+            embedder=args.embedder,
+            token=os.environ.get("AGENTMEM_API_TOKEN") if args.server_url else None,
+            progress=not args.quiet,
+        )
+    except guards.ServerDidNotStart as exc:
+        print(f"agentmem eval guards: {exc}", file=sys.stderr)
+        return 1
+    except guards.CorpusError as exc:
+        print(f"agentmem eval guards: {exc}", file=sys.stderr)
+        return 2
+    print(
+        json.dumps(report, ensure_ascii=False, indent=2)
+        if args.json
+        else guards.render(report, verbose=args.show_cases)
+    )
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
+    if args.suite == "guards":
+        return _eval_guards(args)
+    if not args.data:
+        print(f"agentmem eval {args.suite}: --data is required", file=sys.stderr)
+        return 2
     if args.suite == "memory":
         from agentmem_dev.eval.memory_eval import render, run_memory_eval
 
@@ -180,8 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
     invoke.set_defaults(func=_invoke)
 
     ev = sub.add_parser("eval", help="quality evaluations")
-    ev.add_argument("suite", choices=["memory", "locomo"])
-    ev.add_argument("--data", required=True)
+    ev.add_argument("suite", choices=["memory", "locomo", "guards"])
+    ev.add_argument(
+        "--data", help="the data set (guards: a corpus file or directory; default the bundled one)"
+    )
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--embedder", default="auto")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -190,6 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--context-sample", type=int, default=50, help="locomo: contexts sized per conv.")
     ev.add_argument("--data-dir", help="locomo: keep the stores here (default: a temporary dir)")
     ev.add_argument("--details", action="store_true", help="locomo: one row per question in the JSON")
+    ev.add_argument("--areas", help="guards: only these areas, e.g. pii,erase (default all)")
+    ev.add_argument("--server-url", help="guards: a running server (default: start one on a free port)")
+    ev.add_argument(
+        "--verbose", dest="show_cases", action="store_true", help="guards: every case that got through"
+    )
     ev.set_defaults(func=_eval)
 
     bench = sub.add_parser("bench", help="benchmarks: latency, throughput, cold start, cost")
