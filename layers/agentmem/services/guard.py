@@ -16,6 +16,7 @@ the same everywhere.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -30,6 +31,10 @@ from agentmem.ports import Embedder
 __all__ = ["SEMANTIC_REASON", "Screened", "WriteGuard"]
 
 SEMANTIC_REASON = "semantic_attack"  # the reason a semantic verdict adds
+NAME_SHAPE = re.compile(r"[^\W_](?:[\w .'·・-]{0,38}[^\W_])?")
+"""A person's name: letters (any script), digits, spaces and ``.'·-`` inside, at most 40 characters;
+no brackets, colons, punctuation of a sentence or markup."""
+MAX_NAME_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +82,9 @@ class WriteGuard:
 
     def name(self, text: str | None) -> tuple[str | None, str | None]:
         """A name given with a write (a turn's ``speaker``): its redacted form, or None and the
-        drop reason (``speaker_injection``, ``speaker_pii``) when it is not a plain name."""
+        drop reason when it is not a plain name — ``speaker_not_a_name`` (not the shape of a
+        name, :data:`NAME_SHAPE`: a speaker is prefixed to every fact of its turn, so it must not
+        be able to carry a sentence, markup or a role header), ``speaker_injection``, ``speaker_pii``."""
         if not text:
             return None, None
         screened = self.screen(text)
@@ -85,7 +92,9 @@ class WriteGuard:
             return None, "speaker_injection"
         if has_placeholder(screened.text):
             return None, "speaker_pii"
-        return screened.text, None
+        if not NAME_SHAPE.fullmatch(text.strip()) or len(text.split()) > MAX_NAME_WORDS:
+            return None, "speaker_not_a_name"
+        return text.strip(), None
 
     def screen_all(self, texts: Iterable[str]) -> list[Screened]:
         return [self.screen(t) for t in texts]
