@@ -237,6 +237,14 @@ class EraseReportOut(BaseModel):
     index_documents: int
     graph_vertices: int
     degraded: list[str] = Field(description="Projections that could not be reached (repaired later).")
+    queued_turns_dropped: int = Field(
+        0,
+        description="Turns still queued or dead-lettered that the erase dropped. Always 0 on SQS,"
+        " which cannot delete one user's messages: ingest drops those (audited, reason erased).",
+    )
+    erased_at: datetime | None = Field(
+        None, description="The erase barrier: no turn sent or dated at or before it is ever ingested."
+    )
 
 
 class SessionStateOut(BaseModel):
