@@ -95,7 +95,7 @@ class MemoryPatchIn(_Strict):
     importance: float | None = Field(None, ge=0, le=1)
     pinned: bool | None = None
     tags: list[str] | None = Field(None, max_length=20)
-    expected_version: int | None = Field(None, ge=1)
+    expected_version: int | None = Field(None, ge=1, le=2**53)
 
 
 class SessionStateIn(_Strict):
