@@ -45,9 +45,18 @@ BODIES: list[tuple[str, str]] = [
     ("control bytes", "\x00\x01\x02"),
     ("lone surrogate", '{"query":"\\ud800","content":"\\udfff","session_id":"s1","user":"\\ud800"}'),
     ("over-long strings", json.dumps({"query": "x" * 300_000})),
-    ("wrong shapes", json.dumps({"plan": [1], "task_memory": {"a": 1}, "tool_state": "x", "turns": {"a": 1}})),
-    ("state of the wrong shape", json.dumps({"plan": {"goal": {"x": 1}, "steps": "a"}, "tool_state": {"t": [[[]]]}})),
-    ("wrong types everywhere", json.dumps({"query": 1, "k": "5", "content": ["x"], "user": None, "at": 10**30})),
+    (
+        "wrong shapes",
+        json.dumps({"plan": [1], "task_memory": {"a": 1}, "tool_state": "x", "turns": {"a": 1}}),
+    ),
+    (
+        "state of the wrong shape",
+        json.dumps({"plan": {"goal": {"x": 1}, "steps": "a"}, "tool_state": {"t": [[[]]]}}),
+    ),
+    (
+        "wrong types everywhere",
+        json.dumps({"query": 1, "k": "5", "content": ["x"], "user": None, "at": 10**30}),
+    ),
 ]
 
 
@@ -85,7 +94,9 @@ def assert_clean_4xx(result: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(("method", "path"), ROUTES, ids=[f"{m} {p}" for m, p in ROUTES])
-def test_every_route_answers_every_hostile_body_with_a_4xx(container: Container, method: str, path: str) -> None:
+def test_every_route_answers_every_hostile_body_with_a_4xx(
+    container: Container, method: str, path: str
+) -> None:
     for _, body in BODIES:
         result = call(container, method, path, body)
         assert result["statusCode"] < 500, (body[:60], result)

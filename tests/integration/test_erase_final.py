@@ -15,7 +15,12 @@ from agentmem.messages import TurnMessage
 from agentmem_dev.emulator.runner import LocalRunner
 
 S = Scope("t1", "u1")
-TEXTS = ["我叫林晓雨，住在青岛。", "I keep bees in my garden.", "我喜欢喝龙井茶。", "My sister lives in Auckland."]
+TEXTS = [
+    "我叫林晓雨，住在青岛。",
+    "I keep bees in my garden.",
+    "我喜欢喝龙井茶。",
+    "My sister lives in Auckland.",
+]
 
 
 def post(api: Any, *texts: str, prefix: str = "m") -> None:
@@ -54,7 +59,9 @@ def test_turns_queued_at_the_erase_never_come_back(
     replay_outbox(container, clock)  # the stream replayed from 0 brings nothing back
     runner.drain()
     nothing_left(api, container)
-    raw = b"".join(str(r.new_image or r.old_image or "").encode() for r in container.store.read_outbox(0, 10**6))  # type: ignore[attr-defined]
+    raw = b"".join(
+        str(r.new_image or r.old_image or "").encode() for r in container.store.read_outbox(0, 10**6)
+    )  # type: ignore[attr-defined]
     assert b"bees" not in raw and "青岛".encode() not in raw  # the change log keeps no erased text
 
 
@@ -74,7 +81,11 @@ def test_a_turn_already_received_or_redelivered_is_dropped_at_ingest(
         assert outcome.status == "rejected" and outcome.reasons == ["erased"]
     runner.drain()
     nothing_left(api, container)
-    drops = [e for e in api("GET", "/v1/audit", query={"action": "rejected"})[1]["events"] if e["reason"] == "erased"]
+    drops = [
+        e
+        for e in api("GET", "/v1/audit", query={"action": "rejected"})[1]["events"]
+        if e["reason"] == "erased"
+    ]
     assert len(drops) == len(TEXTS)
 
 
@@ -85,7 +96,12 @@ def test_a_future_dated_turn_in_flight_during_the_erase_is_undone(
     after the pipeline and removes what the turn wrote."""
     future = clock.now() + timedelta(days=1)
     message = TurnMessage(
-        tenant_id="t1", user_id="u1", session_id="s1", user="I keep bees in my garden.", at=future, message_id="f1"
+        tenant_id="t1",
+        user_id="u1",
+        session_id="s1",
+        user="I keep bees in my garden.",
+        at=future,
+        message_id="f1",
     )
     pipeline = container.ingest.pipeline
     original = pipeline.ingest

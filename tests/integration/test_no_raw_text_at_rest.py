@@ -25,7 +25,10 @@ def on_disk(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*") if p.is_file())
 
 
-def message(message_id: str, user: str, scope: Scope = Scope("t1", "u1")) -> TurnMessage:
+S = Scope("t1", "u1")
+
+
+def message(message_id: str, user: str, scope: Scope = S) -> TurnMessage:
     return TurnMessage.from_turn(
         Turn(scope=scope, session_id="s1", user=user, assistant="ok", at=T0, message_id=message_id)
     )
@@ -75,7 +78,10 @@ def test_the_api_redacts_both_sides_before_it_enqueues(api: Any, container: Cont
 def test_an_erase_leaves_no_text_of_the_user_in_the_store_files(
     api: Any, runner: LocalRunner, container: Container, clock: Any
 ) -> None:
-    turns = [{"session_id": "s1", "user": f"I keep {SECRET} bees number {i}.", "message_id": f"m{i}"} for i in range(5)]
+    turns = [
+        {"session_id": "s1", "user": f"I keep {SECRET} bees number {i}.", "message_id": f"m{i}"}
+        for i in range(5)
+    ]
     api("POST", "/v1/turns", {"turns": turns})
     api("PUT", "/v1/sessions/s1/state", {"task_memory": [f"remember {SECRET}"]})
     runner.drain()

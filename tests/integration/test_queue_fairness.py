@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import Api
 
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.adapters.embedded.wiring import build_embedded
@@ -18,7 +19,6 @@ from agentmem.domain.models import Scope, Turn
 from agentmem.errors import QueueFull
 from agentmem.messages import TurnMessage
 from agentmem.settings import load_settings
-from conftest import Api
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
@@ -26,7 +26,16 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 def turns(tenant: str, count: int, user: str = "u1", start: int = 0) -> list[TurnMessage]:
     scope = Scope(tenant, user)
     return [
-        TurnMessage.from_turn(Turn(scope=scope, session_id="s1", user="hi", assistant="", at=T0, message_id=f"{tenant}-{user}-{i}"))
+        TurnMessage.from_turn(
+            Turn(
+                scope=scope,
+                session_id="s1",
+                user="hi",
+                assistant="",
+                at=T0,
+                message_id=f"{tenant}-{user}-{i}",
+            )
+        )
         for i in range(start, start + count)
     ]
 
@@ -67,7 +76,10 @@ def test_through_the_api_one_tenants_flood_never_gives_another_a_429(tmp_path: P
     clock = ManualClock(T0)
     adapters = build_embedded(settings, clock, HashEmbedder())
     queue = SqliteTurnQueue(
-        tmp_path / "fair-queue.db", capacity=40, tenant_capacity=settings.tenant_queue_capacity(), clock=clock.now
+        tmp_path / "fair-queue.db",
+        capacity=40,
+        tenant_capacity=settings.tenant_queue_capacity(),
+        clock=clock.now,
     )
     container = bootstrap(settings, replace(adapters, queue=queue), clock)
     flood, quiet = Api(container, tenant="flood"), Api(container, tenant="quiet", user="u7")
@@ -75,4 +87,6 @@ def test_through_the_api_one_tenants_flood_never_gives_another_a_429(tmp_path: P
     assert statuses.count(202) == 10 and statuses.count(429) == 20
     status, body = flood("POST", "/v1/turns", {"session_id": "s1", "user": "again"})
     assert status == 429 and body["error"] == "queue_full" and body["details"]["limit"] == "tenant"
-    assert [quiet("POST", "/v1/turns", {"session_id": "s1", "user": f"q {i}"})[0] for i in range(10)] == [202] * 10
+    assert [quiet("POST", "/v1/turns", {"session_id": "s1", "user": f"q {i}"})[0] for i in range(10)] == [
+        202
+    ] * 10

@@ -127,6 +127,9 @@ def unknown_query_parameters(
         parts = template.rstrip("/").split("/")
         if route_method != method.upper() or len(parts) != len(segments):
             continue
-        if all(p == s or (p.startswith("{") and p.endswith("}") and s) for p, s in zip(parts, segments, strict=True)):
+        if all(
+            p == s or (p.startswith("{") and p.endswith("}") and s)
+            for p, s in zip(parts, segments, strict=True)
+        ):
             return sorted(set(names) - declared)
     return []

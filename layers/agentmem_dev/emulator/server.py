@@ -81,8 +81,8 @@ class _Handler(BaseHTTPRequestHandler):
     _header_timer: threading.Timer | None = None
 
     def setup(self) -> None:
-        self.timeout = self.header_timeout_s  # per read: a silent client times out
         super().setup()
+        self.connection.settimeout(self.header_timeout_s)  # per read: a silent client times out
 
     def _cut(self) -> None:
         """The client did not finish its headers in time: shut the socket (the blocked read ends)."""
@@ -160,7 +160,9 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self._read_body(length) if length else b""
         if raw is None:
             self.close_connection = True
-            return self._error(408, "request_timeout", f"the body did not arrive within {self.body_timeout_s} s")
+            return self._error(
+                408, "request_timeout", f"the body did not arrive within {self.body_timeout_s} s"
+            )
         try:
             body = raw.decode("utf-8") if raw else None
         except UnicodeDecodeError:

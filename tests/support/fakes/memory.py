@@ -134,10 +134,14 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
     def _check_barrier(self, records: Iterable[MemoryRecord]) -> None:
         for record in records:
             barrier = self._barriers.get(record.scope.key)
-            if barrier is not None and record.created_at <= barrier:
+            if barrier is not None and record.created_at is not None and record.created_at <= barrier:
                 raise VersionConflict(
                     "the scope was erased after this record was created",
-                    details={"memory_id": record.memory_id, "reason": "erased", "erased_at": barrier.isoformat()},
+                    details={
+                        "memory_id": record.memory_id,
+                        "reason": "erased",
+                        "erased_at": barrier.isoformat(),
+                    },
                 )
 
     def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:

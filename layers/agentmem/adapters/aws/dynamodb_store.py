@@ -37,6 +37,7 @@ its ``expires_at`` — exactly as the embedded store, which does not filter them
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import json
 import threading
@@ -132,8 +133,9 @@ class DynamoMemoryStore(ScopeBookkeeping):
         oldest new record of that scope (a barrier after any of them cancels the transaction)."""
         oldest: dict[Scope, datetime] = {}
         for put in puts:
-            if put.expected_version is None:
-                scope, at = put.record.scope, put.record.created_at
+            at = put.record.created_at
+            if put.expected_version is None and at is not None:  # no time: nothing to compare
+                scope = put.record.scope
                 oldest[scope] = min(at, oldest.get(scope, at))
         return [
             {
@@ -149,15 +151,13 @@ class DynamoMemoryStore(ScopeBookkeeping):
 
     def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
         value = epoch_us(at)
-        try:
+        with contextlib.suppress(ConditionFailed):  # a later barrier is in force already
             self._t.call(
                 "put_item",
                 Item={**item_key(scope, ERASED_SK), "erased_us": n(value)},
                 ConditionExpression="attribute_not_exists(erased_us) OR erased_us < :at",
                 ExpressionAttributeValues={":at": n(value)},
             )
-        except ConditionFailed:
-            pass  # a later barrier is in force already
         barrier = self.erase_barrier(scope)
         assert barrier is not None  # written just now, or a later one was there
         return barrier

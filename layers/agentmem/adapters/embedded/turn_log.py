@@ -153,7 +153,9 @@ class SqliteTurnLog:
             removed = conn.execute(
                 "DELETE FROM raw_turns WHERE pk = ? AND message_id = ?", (scope.key, message_id)
             ).rowcount
-            conn.execute("DELETE FROM processed_turns WHERE pk = ? AND message_id = ?", (scope.key, message_id))
+            conn.execute(
+                "DELETE FROM processed_turns WHERE pk = ? AND message_id = ?", (scope.key, message_id)
+            )
         self._db.checkpoint()
         return int(removed) == 1
 

@@ -192,7 +192,9 @@ class SqliteTurnQueue:
         for tenant, count in sorted(wanted.items()):
             low, high = tenant_range(tenant)
             held = int(
-                conn.execute("SELECT COUNT(*) FROM messages WHERE pk >= ? AND pk < ?", (low, high)).fetchone()[0]
+                conn.execute(
+                    "SELECT COUNT(*) FROM messages WHERE pk >= ? AND pk < ?", (low, high)
+                ).fetchone()[0]
             )
             if held + count > self._tenant_capacity:
                 return QueueFull(
@@ -208,7 +210,12 @@ class SqliteTurnQueue:
         if queued + len(fresh) > self._capacity:
             return QueueFull(
                 "turn queue is full",
-                details={"limit": "queue", "capacity": self._capacity, "queued": queued, "requested": requested},
+                details={
+                    "limit": "queue",
+                    "capacity": self._capacity,
+                    "queued": queued,
+                    "requested": requested,
+                },
             )
         return None
 
