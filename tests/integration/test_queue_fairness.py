@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import Api
 
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.adapters.embedded.wiring import build_embedded
@@ -69,7 +69,7 @@ def test_tenant_names_that_share_a_prefix_are_counted_apart(tmp_path: Path) -> N
         queue.send(turns("t1", 1, start=9))
 
 
-def test_through_the_api_one_tenants_flood_never_gives_another_a_429(tmp_path: Path) -> None:
+def test_through_the_api_one_tenants_flood_never_gives_another_a_429(tmp_path: Path, api: Any) -> None:
     settings = load_settings(data_dir=tmp_path, embedder="hash", queue_capacity=40)
     assert settings.tenant_queue_capacity() == 10  # a quarter by default
     assert load_settings(queue_capacity=40, queue_tenant_capacity=99).tenant_queue_capacity() == 40
@@ -82,6 +82,7 @@ def test_through_the_api_one_tenants_flood_never_gives_another_a_429(tmp_path: P
         clock=clock.now,
     )
     container = bootstrap(settings, replace(adapters, queue=queue), clock)
+    Api = type(api)  # the shared fixture's caller, on this container
     flood, quiet = Api(container, tenant="flood"), Api(container, tenant="quiet", user="u7")
     statuses = [flood("POST", "/v1/turns", {"session_id": "s1", "user": f"turn {i}"})[0] for i in range(30)]
     assert statuses.count(202) == 10 and statuses.count(429) == 20

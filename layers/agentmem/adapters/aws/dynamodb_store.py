@@ -253,7 +253,8 @@ class DynamoMemoryStore(ScopeBookkeeping):
     def _cancelled(
         puts: Sequence[Put], reasons: list[dict[str, Any]], codes: list[str], attempt: int
     ) -> VersionConflict | StoreUnavailable:
-        details: dict[str, object] = {"reasons": codes, "attempts": attempt + 1}
+        # the puts' reasons; the erase-barrier checks come after them in the transaction
+        details: dict[str, object] = {"reasons": codes[: len(puts)], "attempts": attempt + 1}
         barrier_failed = [i for i, c in enumerate(codes) if c == "ConditionalCheckFailed" and i >= len(puts)]
         if barrier_failed and all(
             c in ("None", "") for i, c in enumerate(codes) if i < len(puts)
