@@ -1,9 +1,11 @@
 """ingest λ (SQS): each message is one finished turn. Partial batch failures: a transient error
 fails only its message, which SQS redelivers and finally dead-letters; malformed messages are
-rejected and audited by the service, never retried."""
+rejected and audited by the service, never retried; so are turns of a user erased after they
+were sent (``SentTimestamp`` against the user's erase barrier)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -20,9 +22,18 @@ metrics = Metrics(namespace="agentmem", service="ingest")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
+def sent_at(record: SQSRecord) -> datetime | None:
+    """When SQS accepted the message (``SentTimestamp``, epoch ms); None when absent or garbled."""
+    try:
+        millis = int(record.attributes.sent_timestamp)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return datetime.fromtimestamp(millis / 1000, tz=UTC)
+
+
 def record_handler(record: SQSRecord, container: Container) -> None:
     outcome = container.ingest.handle(
-        record.body, now=container.clock.now(), queue_message_id=record.message_id
+        record.body, now=container.clock.now(), queue_message_id=record.message_id, sent_at=sent_at(record)
     )
     metrics.add_metric(name=f"Turns_{outcome.status}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="MemoriesWritten", unit=MetricUnit.Count, value=len(outcome.written))

@@ -155,14 +155,27 @@ class Queues(Construct):
 
     MAX_RECEIVE_COUNT = 5
     VISIBILITY_FACTOR = 6  # AWS guidance for SQS → Lambda: ≥ 6 × the function timeout
+    # Turn bodies are user text (redacted by the API, but a chat service may send straight to
+    # SQS): keep them no longer than retries need (docs/data-at-rest.md). Every receive can take
+    # a whole visibility timeout, so MAX_RECEIVE_COUNT of them, twice over for throttling and
+    # an event source paused by a deploy, and never under an hour.
+    RETRY_HEADROOM = 2
+    MIN_INGEST_RETENTION_S = 3600
+    DLQ_RETENTION = Duration.days(4)  # time for an operator to inspect and redrive, not a store
+
+    @classmethod
+    def ingest_retention_s(cls, ingest_timeout_s: int) -> int:
+        """The ingest queue's retention: what its retries need, no more (SQS allows 60 s–14 d)."""
+        retry_window = cls.MAX_RECEIVE_COUNT * cls.VISIBILITY_FACTOR * ingest_timeout_s
+        return min(14 * 86400, max(cls.MIN_INGEST_RETENTION_S, cls.RETRY_HEADROOM * retry_window))
 
     def __init__(self, scope: Construct, id: str, *, config: EnvConfig) -> None:
         super().__init__(scope, id)
         ingest_timeout = config.functions["ingest"].timeout_s
-        self.ingest_dlq = self._queue("IngestDlq", retention=Duration.days(14))
+        self.ingest_dlq = self._queue("IngestDlq", retention=self.DLQ_RETENTION)
         self.ingest = self._queue(
             "Ingest",
-            retention=Duration.days(4),
+            retention=Duration.seconds(self.ingest_retention_s(ingest_timeout)),
             visibility_timeout=Duration.seconds(self.VISIBILITY_FACTOR * ingest_timeout),
             dead_letter_queue=sqs.DeadLetterQueue(
                 max_receive_count=self.MAX_RECEIVE_COUNT, queue=self.ingest_dlq

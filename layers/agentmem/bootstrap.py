@@ -158,6 +158,7 @@ def bootstrap(
         index=a.index,
         graph=a.graph,
         guard=guard,
+        queue=a.queue,
     )
     return Container(
         settings=settings,

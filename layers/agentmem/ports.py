@@ -167,6 +167,16 @@ class MemoryStore(Protocol):
     def all_scopes(self, limit: int, cursor: str | None = None) -> tuple[builtins.list[Scope], str | None]:
         """Every scope that has records (the reconciler's walk), paginated."""
 
+    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
+        """Record that ``scope`` was erased at ``at`` (kept apart from the records, so
+        :meth:`erase_scope` never removes it; a later barrier replaces an earlier one, an earlier
+        one is ignored). From then on :meth:`create` and :meth:`transact` refuse, in the same
+        atomic step, any new record of the scope created at or before the barrier
+        (``VersionConflict`` with ``details["reason"] == "erased"``). Returns the barrier in force."""
+
+    def erase_barrier(self, scope: Scope) -> datetime | None:
+        """The scope's erase barrier (the time of its last erase), or None if never erased."""
+
 
 class TurnLog(Protocol):
     """L0 raw log, session window and the idempotency marks of processed turns."""
@@ -185,6 +195,10 @@ class TurnLog(Protocol):
 
     def erase_scope(self, scope: Scope) -> int:
         """Remove the user's log, window and marks; returns the number of turns removed."""
+
+    def forget_turn(self, scope: Scope, message_id: str) -> bool:
+        """Remove one turn's log line and processed mark (a turn from before an erase that was
+        written after it); True if a log line existed."""
 
 
 class RuntimeStateStore(Protocol):
@@ -300,7 +314,13 @@ class TurnQueue(Protocol):
     """Where the API hands turns for asynchronous ingestion (SQS; a bounded local queue)."""
 
     def send(self, turns: Sequence[TurnMessage]) -> builtins.list[str]:
-        """Enqueue; returns the message ids. Raises QueueFull (nothing enqueued) at capacity."""
+        """Enqueue; returns the message ids. Raises QueueFull (nothing enqueued) at capacity,
+        the queue's or the tenant's share of it."""
+
+    def purge_scope(self, scope: Scope) -> int:
+        """Drop the scope's queued, in-flight and dead-lettered turns (an erase); returns how many.
+        A queue that cannot select by scope (SQS) returns 0: the erase barrier drops those turns
+        at ingest instead."""
 
 
 class ReceivedMessage(Protocol):
@@ -333,6 +353,9 @@ class QueueConsumer(Protocol):
 
     def delete(self, receipt_handle: str) -> bool:
         """Acknowledge (processed); False when the handle is unknown or expired."""
+
+    def delete_batch(self, receipt_handles: Sequence[str]) -> int:
+        """Acknowledge several at once (``DeleteMessageBatch``); returns how many were valid."""
 
     def release(self, receipt_handle: str, delay_s: float = 0.0, error: str | None = None) -> bool:
         """Make the message visible again after ``delay_s`` (it failed; ``error`` says why)."""

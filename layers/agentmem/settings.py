@@ -71,6 +71,13 @@ class Settings(BaseSettings):
 
     queue_capacity: int = Field(1000, ge=1)
     queue_max_receives: int = Field(5, ge=1)
+    # One tenant's share of the local queue (None: a quarter of queue_capacity); a tenant at its
+    # share gets 429 while the others keep their room. See tenant_queue_capacity().
+    queue_tenant_capacity: int | None = Field(None, ge=1)
+    # Local server: a client must send its request line and headers within http_header_timeout_s
+    # (also the keep-alive idle limit) and its body within http_body_timeout_s, or it is cut off.
+    http_header_timeout_s: float = Field(5.0, gt=0, le=300)
+    http_body_timeout_s: float = Field(10.0, gt=0, le=600)
     session_window_turns: int = Field(5, ge=1, le=100)
     api_token: str | None = None  # local mode: bearer token required from non-loopback clients
     token_tenants: dict[str, str] = Field(default_factory=dict)  # token -> tenant (local mode)
@@ -97,6 +104,12 @@ class Settings(BaseSettings):
     bedrock_embed_workers: int = Field(4, ge=1, le=32)
     bedrock_llm_enabled: bool = False
     bedrock_llm_model: str = "amazon.nova-lite-v1:0"
+
+    def tenant_queue_capacity(self) -> int:
+        """What one tenant may hold in the local queue: ``queue_tenant_capacity``, else a quarter
+        of ``queue_capacity`` (at least 1), never more than the whole queue."""
+        share = self.queue_tenant_capacity or max(1, self.queue_capacity // 4)
+        return min(share, self.queue_capacity)
 
     @field_validator("backend")
     @classmethod

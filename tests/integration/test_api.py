@@ -306,6 +306,7 @@ def test_erase_user_removes_everything_and_replays_bring_nothing_back(
     assert status == 200
     assert body == {
         "memories": 4, "turns": 3, "runtime_states": 1, "index_documents": 3, "graph_vertices": 3, "degraded": [],
+        "queued_turns_dropped": 0, "erased_at": "2026-01-05T09:00:00Z",
     }  # fmt: skip
     assert api("GET", "/v1/memories")[1]["memories"] == []
     assert api("POST", "/v1/recall", {"query": "青岛 厦门 bees", "k": 20})[1]["memories"] == []

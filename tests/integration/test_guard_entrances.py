@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 import pytest
-from conftest import Api
 
 from agentmem.bootstrap import Container
 from agentmem.domain.models import Scope, Status
@@ -20,8 +19,8 @@ OPERATOR = "memory:read,memory:write,memory:policy"
 
 
 @pytest.fixture
-def operator(container: Container) -> Api:
-    return Api(container, permissions=OPERATOR)
+def operator(container: Container, api: Any) -> Any:
+    return type(api)(container, permissions=OPERATOR)
 
 
 def context(api: Any, query: str, mode: str = "react") -> dict[str, Any]:
@@ -49,7 +48,7 @@ def test_a_plain_caller_cannot_write_a_policy(api: Any) -> None:
     assert constraint_lines(api) == []
 
 
-def test_an_operator_policy_reaches_the_constraints_attributed(api: Any, operator: Api) -> None:
+def test_an_operator_policy_reaches_the_constraints_attributed(api: Any, operator: Any) -> None:
     status, _ = operator(
         "POST", "/v1/memories", {"content": "Reports are written in British English", "category": "policy"}
     )
@@ -59,7 +58,7 @@ def test_an_operator_policy_reaches_the_constraints_attributed(api: Any, operato
     assert "Reports are written in British English" in lines[0]
 
 
-def test_a_plain_patch_cannot_move_a_memory_into_or_change_a_policy(api: Any, operator: Api) -> None:
+def test_a_plain_patch_cannot_move_a_memory_into_or_change_a_policy(api: Any, operator: Any) -> None:
     status, plain = api("POST", "/v1/memories", {"content": "Every answer ends with a link to example.org"})
     assert status == 201
     status, _ = api("PATCH", f"/v1/memories/{plain['memory']['id']}", {"category": "policy"})

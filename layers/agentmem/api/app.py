@@ -3,14 +3,16 @@ and the local server drives (it turns each request into an API Gateway proxy eve
 
 Who is calling comes only from ``requestContext.authorizer`` (:mod:`agentmem.api.auth`); the
 routes live in :mod:`agentmem.api.routes`, one router per resource; errors become answers in
-:mod:`agentmem.api.errors`. :func:`resolve` is the entry point: it gates size and content type
-before the resolver and runs the request against the container it is given.
+:mod:`agentmem.api.errors`. :func:`resolve` is the entry point: it gates size, content type,
+JSON shape (depth, number literals, NaN: :func:`agentmem.api.request.check_json_body`) and query
+parameters the route does not declare before the resolver — each a 4xx with a reason — and runs
+the request against the container it is given.
 """
 
 from __future__ import annotations
 
 import json
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
@@ -19,7 +21,7 @@ from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from agentmem import __version__
 from agentmem.api import errors
-from agentmem.api.request import RequestContext
+from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
 from agentmem.api.routes import audit, mcp, memories, read, sessions, turns
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
 from agentmem.bootstrap import Container
@@ -62,6 +64,19 @@ def openapi_json() -> str:
     return app.get_openapi_json_schema(title="agentmem", version=__version__, description=__doc__)
 
 
+@cache
+def declared_query_parameters() -> dict[tuple[str, str], frozenset[str]]:
+    """(method, path template) -> the query parameter names the route declares (from the
+    OpenAPI document, so a new route's parameters are known without a second list)."""
+    document = json.loads(openapi_json())
+    declared: dict[tuple[str, str], frozenset[str]] = {}
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            names = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"}
+            declared[(method.upper(), path)] = frozenset(names)
+    return declared
+
+
 def _refusal(status: int, error: str, message: str) -> dict[str, Any]:
     return {
         "statusCode": status,
@@ -81,5 +96,16 @@ def resolve(event: dict[str, Any], context: Any, container: Container) -> dict[s
     content_type = headers.get("content-type", "").split(";")[0].strip().lower()
     if body and content_type and content_type != "application/json" and not content_type.endswith("+json"):
         return _refusal(415, "unsupported_media_type", "send the body as application/json")
+    if isinstance(body, str) and not event.get("isBase64Encoded"):
+        try:
+            check_json_body(body)
+        except BodyRefused as exc:
+            return _refusal(400, "invalid_request", str(exc))
+    query = event.get("multiValueQueryStringParameters") or event.get("queryStringParameters") or {}
+    unknown = unknown_query_parameters(
+        declared_query_parameters(), str(event.get("httpMethod", "")), str(event.get("path", "")), query
+    )
+    if unknown:
+        return _refusal(400, "invalid_request", "unknown query parameters: " + ", ".join(unknown)[:200])
     app.context["container"] = container  # routing context: cleared by the resolver when it ends
     return app.resolve(event, context)

@@ -1,12 +1,21 @@
 """The request in progress, as routes see it: the container it runs against (set by
 :func:`agentmem.api.app.resolve`), the caller, the time and the request id. One instance per
-route module, bound to that module's router."""
+route module, bound to that module's router.
+
+Bounded input: :func:`check_json_body` and :func:`unknown_query_parameters` are the gates
+:func:`agentmem.api.app.resolve` runs before any route, so hostile shapes (deep nesting, huge
+number literals, NaN, unknown parameters) come back as a 400 with a reason, never a 500."""
 
 from __future__ import annotations
 
+import json
+import math
+import re
 import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
@@ -44,3 +53,83 @@ class RequestContext:
 
     def body(self) -> str:
         return self.event().body or ""
+
+
+# ---------------------------------------------------------------------------- bounded input
+
+MAX_JSON_DEPTH = 32  # nesting of arrays/objects in a request body (the deepest model needs ~6)
+MAX_NUMBER_CHARS = 40  # characters of one JSON number literal (int64 has 19 digits)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+_NUMBER = re.compile(r"-?\d[\d.eE+\-]*")
+
+
+class BodyRefused(ValueError):
+    """A request body that no route can accept, with the reason (a 400)."""
+
+
+def _depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` outside string literals (no recursion, linear)."""
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_STRING.sub('""', text)):
+        depth += 1 if match.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _refuse_constant(name: str) -> Any:
+    raise BodyRefused(f"{name} is not a JSON number")
+
+
+def _bounded_int(literal: str) -> int:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise BodyRefused(f"a number literal is longer than {MAX_NUMBER_CHARS} characters")
+    return int(literal)
+
+
+def _finite_float(literal: str) -> float:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise BodyRefused(f"a number literal is longer than {MAX_NUMBER_CHARS} characters")
+    value = float(literal)
+    if not math.isfinite(value):
+        raise BodyRefused("a number is out of range (not finite)")
+    return value
+
+
+def check_json_body(body: str) -> None:
+    """Refuse (:class:`BodyRefused`) a body that is JSON no model could take and that would
+    otherwise fail deep in a parser: nesting beyond :data:`MAX_JSON_DEPTH` (Python's json raises
+    RecursionError), number literals longer than :data:`MAX_NUMBER_CHARS` (ValueError past 4,300
+    digits), ``NaN`` / ``Infinity`` and numbers that overflow to infinity. A body that is simply
+    not JSON is left to the route's validation (its own 400)."""
+    if not body.strip():
+        return
+    if _depth(body) > MAX_JSON_DEPTH:
+        raise BodyRefused(f"the body is nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        json.loads(body, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
+    except BodyRefused:
+        raise
+    except RecursionError as exc:  # belt and braces: the depth scan should have caught it
+        raise BodyRefused("the body is nested too deeply") from exc
+    except ValueError:
+        return  # not JSON (JSONDecodeError) or a bad literal: the route answers its own 400/422
+
+
+def unknown_query_parameters(
+    allowed: Mapping[tuple[str, str], frozenset[str]], method: str, path: str, names: Iterable[str]
+) -> list[str]:
+    """The query parameter names that the route matching ``method`` and ``path`` does not
+    declare (``allowed`` maps (method, path template) to its declared names; templates use
+    ``{name}`` segments). Empty when no route matches (the resolver answers 404/405)."""
+    segments = path.rstrip("/").split("/")
+    for (route_method, template), declared in allowed.items():
+        parts = template.rstrip("/").split("/")
+        if route_method != method.upper() or len(parts) != len(segments):
+            continue
+        if all(
+            p == s or (p.startswith("{") and p.endswith("}") and s)
+            for p, s in zip(parts, segments, strict=True)
+        ):
+            return sorted(set(names) - declared)
+    return []

@@ -95,7 +95,7 @@ class MemoryPatchIn(_Strict):
     importance: float | None = Field(None, ge=0, le=1)
     pinned: bool | None = None
     tags: list[str] | None = Field(None, max_length=20)
-    expected_version: int | None = Field(None, ge=1)
+    expected_version: int | None = Field(None, ge=1, le=2**53)
 
 
 class SessionStateIn(_Strict):
@@ -237,6 +237,14 @@ class EraseReportOut(BaseModel):
     index_documents: int
     graph_vertices: int
     degraded: list[str] = Field(description="Projections that could not be reached (repaired later).")
+    queued_turns_dropped: int = Field(
+        0,
+        description="Turns still queued or dead-lettered that the erase dropped. Always 0 on SQS,"
+        " which cannot delete one user's messages: ingest drops those (audited, reason erased).",
+    )
+    erased_at: datetime | None = Field(
+        None, description="The erase barrier: no turn sent or dated at or before it is ever ingested."
+    )
 
 
 class SessionStateOut(BaseModel):

@@ -30,6 +30,7 @@ from agentmem.ports import (
     RuntimeStateStore,
     SearchIndex,
     TurnLog,
+    TurnQueue,
 )
 from agentmem.services.guard import WriteGuard
 
@@ -52,6 +53,8 @@ class EraseReport:
     index_documents: int
     graph_vertices: int
     degraded: tuple[str, ...] = ()
+    queued_turns_dropped: int = 0  # 0 on SQS: its turns are dropped at ingest (audited)
+    erased_at: datetime | None = None  # the barrier: nothing sent or timed at or before it returns
 
 
 @dataclass
@@ -64,6 +67,7 @@ class AdminService:
     index: SearchIndex | None = None
     graph: GraphStore | None = None
     guard: WriteGuard = field(default_factory=WriteGuard)
+    queue: TurnQueue | None = None
 
     def list(
         self,
@@ -164,10 +168,20 @@ class AdminService:
         self._audit(scope, AuditAction.ERASED if hard else AuditAction.DELETED, now, memory_id, actor, {})
         return affected
 
-    def erase_user(self, scope: Scope, *, now: datetime, actor: str) -> EraseReport:
-        """GDPR erase: records, L0 log, runtime state and both projections. The projections are
-        also cleaned by the REMOVE changes the store emits; erasing them here directly means the
-        answer is complete when this returns."""
+    def erase_user(
+        self, scope: Scope, *, now: datetime, actor: str, queue: TurnQueue | None = None
+    ) -> EraseReport:
+        """GDPR erase, final by construction. First the erase barrier (``now``) is recorded in
+        the source of truth, where the erase itself cannot remove it: from then on the store
+        refuses records created at or before it, ingest drops turns sent or timed at or before
+        it, the projector and the reconciler drop what predates it. Then the queue (``queue``,
+        else the service's) drops the scope's queued and dead-lettered turns, and records, L0
+        log, runtime state and both projections are erased. The projections are also cleaned by
+        the REMOVE changes the store emits; erasing them here directly means the answer is
+        complete when this returns."""
+        barrier = self.store.set_erase_barrier(scope, now)
+        queue = queue or self.queue
+        dropped = queue.purge_scope(scope) if queue is not None else 0
         memories = self.store.erase_scope(scope)
         turns = self.turn_log.erase_scope(scope) if self.turn_log else 0
         states = self.runtime.erase_scope(scope) if self.runtime else 0
@@ -181,8 +195,15 @@ class AdminService:
             vertices = self.graph.erase_scope(scope) if self.graph else 0
         except StoreUnavailable:
             degraded.append("graph")
-        report = EraseReport(memories, turns, states, docs, vertices, tuple(degraded))
-        self._audit(scope, AuditAction.USER_ERASED, now, None, actor, {"memories": memories, "turns": turns})
+        report = EraseReport(memories, turns, states, docs, vertices, tuple(degraded), dropped, barrier)
+        self._audit(
+            scope,
+            AuditAction.USER_ERASED,
+            now,
+            None,
+            actor,
+            {"memories": memories, "turns": turns, "queued_turns_dropped": dropped},
+        )
         return report
 
     def set_layer(

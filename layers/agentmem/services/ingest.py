@@ -3,6 +3,14 @@ the write pipeline.
 
 Malformed messages are rejected with a reason in the audit log and are *not* retried (retrying
 cannot fix them); transient failures raise so the queue redelivers and finally dead-letters.
+
+Erase is final: a turn of a user erased after it was sent (queue ``sent_at``: SQS
+``SentTimestamp``, the local queue's ``sent_at``) or after its own time (``at``) is dropped with a
+``rejected`` audit event, reason ``erased``, and not retried — whether it was queued, in flight,
+dead-lettered and redriven or redelivered. A turn whose writes meet the barrier (the store refuses
+records created at or before it, in the same atomic step) or whose user was erased while the
+pipeline ran (the barrier moved between the check and the end) is undone: its records and its L0
+line are removed, and it is dropped the same way.
 """
 
 from __future__ import annotations
@@ -11,16 +19,19 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from agentmem.domain.models import AuditAction, AuditEvent, Scope
-from agentmem.errors import ValidationFailed
+from agentmem.domain.models import AuditAction, AuditEvent, Scope, Status
+from agentmem.errors import ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage, scope_of_body
-from agentmem.ports import AuditLog
+from agentmem.ports import AuditLog, MemoryStore, TurnLog
 from agentmem.services.outcome import TurnOutcome, TurnStatus
+from agentmem.services.projector import erased_before
 from agentmem.services.write_pipeline import WritePipeline
 
 log = logging.getLogger(__name__)
 
 REJECTED_SCOPE = Scope("_rejected", "_rejected")  # audit bucket for messages with no valid scope
+ERASED = "erased"
+_PAGE = 200
 
 
 @dataclass
@@ -28,8 +39,19 @@ class IngestService:
     pipeline: WritePipeline
     audit: AuditLog
 
-    def handle(self, body: str, *, now: datetime, queue_message_id: str = "") -> TurnOutcome:
-        """Process one message body. Returns the outcome; raises only on transient failures."""
+    @property
+    def store(self) -> MemoryStore:
+        return self.pipeline.store
+
+    @property
+    def turn_log(self) -> TurnLog:
+        return self.pipeline.turn_log
+
+    def handle(
+        self, body: str, *, now: datetime, queue_message_id: str = "", sent_at: datetime | None = None
+    ) -> TurnOutcome:
+        """Process one message body (``sent_at``: when the queue accepted it). Returns the
+        outcome; raises only on transient failures."""
         try:
             message = TurnMessage.from_body(body)
         except ValidationFailed as exc:
@@ -45,7 +67,56 @@ class IngestService:
             )
             log.warning("ingest.rejected", extra={"reason": reason, "queue_message_id": queue_message_id})
             return TurnOutcome(message_id=queue_message_id, status=TurnStatus.REJECTED, reasons=[reason])
-        return self.pipeline.ingest(message.to_turn())
+        scope = message.scope
+        barrier = self.store.erase_barrier(scope)
+        if erased_before(barrier, sent_at, message.at):
+            return self._drop(message, now, queue_message_id, stage="ingest")
+        try:
+            outcome = self.pipeline.ingest(message.to_turn())
+        except VersionConflict as exc:
+            if exc.details.get("reason") != ERASED:
+                raise
+            return self._drop(message, now, queue_message_id, stage="write")
+        after = self.store.erase_barrier(scope)
+        if after is not None and after != barrier:  # erased while this turn was being written
+            return self._drop(message, now, queue_message_id, stage="in_flight")
+        return outcome
+
+    def _drop(self, message: TurnMessage, now: datetime, queue_message_id: str, *, stage: str) -> TurnOutcome:
+        """Remove whatever this turn left (records citing it, its L0 line and processed mark),
+        audit the drop in the user's scope, and report it as rejected (never retried)."""
+        scope = message.scope
+        removed = self._remove_records_of(scope, message.message_id)
+        self.turn_log.forget_turn(scope, message.message_id)
+        self.audit.append(
+            AuditEvent(
+                scope=scope,
+                action=AuditAction.REJECTED,
+                at=now,
+                reason=ERASED,
+                details={
+                    "message_id": message.message_id,
+                    "queue_message_id": queue_message_id,
+                    "stage": stage,
+                    "records_removed": removed,
+                },
+            )
+        )
+        log.info("ingest.erased", extra={"stage": stage, "queue_message_id": queue_message_id})
+        return TurnOutcome(message_id=message.message_id, status=TurnStatus.REJECTED, reasons=[ERASED])
+
+    def _remove_records_of(self, scope: Scope, message_id: str) -> int:
+        """Hard-delete the scope's records that came from this turn (after an erase the scope
+        holds only what was written since, so the walk is short)."""
+        doomed: list[str] = []
+        cursor: str | None = None
+        while True:
+            page = self.store.list(scope, statuses=tuple(Status), limit=_PAGE, cursor=cursor)
+            doomed += [r.memory_id for r in page.items if message_id in r.source_refs.message_ids]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return sum(1 for memory_id in doomed if self.store.hard_delete(scope, memory_id))
 
 
 def _reason(exc: ValidationFailed) -> str:

@@ -5,7 +5,9 @@ memory of the session), SIMILAR_TO (k-NN above the calibrated threshold, not a s
 BELONGS_TO (entities). MODIFY to superseded / deleted / quarantined and REMOVE -> delete from
 both projections. Replays and out-of-order records are harmless: each projection keeps the
 highest version. Same version with another hash is a conflict: counted, audited, left to the
-reconciler.
+reconciler. A change of a record created at or before its scope's erase barrier (a replay of the
+stream from before an erase) is never projected: it removes whatever projection is left, with the
+tombstone version.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ SIMILAR_NEIGHBOURS = 5
 TOMBSTONE_VERSION = 2**53  # deletes of erased records win over any replayed version
 
 
+def erased_before(barrier: datetime | None, *times: datetime | None) -> bool:
+    """Whether anything timed at one of ``times`` predates (or equals) the erase ``barrier``."""
+    return barrier is not None and any(t is not None and t <= barrier for t in times)
+
+
 @dataclass
 class ProjectionReport:
     applied: int = 0
@@ -61,6 +68,10 @@ class Projector:
         retries the record)."""
         report = report or ProjectionReport()
         record = change.new if change.event_name != "REMOVE" else None
+        erased = False
+        if record is not None and self.store is not None:
+            erased = erased_before(self.store.erase_barrier(change.scope), record.created_at)
+            record = None if erased else record
         if record is not None and record.is_active:
             # Read through to the source of truth: a replayed INSERT of a record that was since
             # erased, superseded or deleted must not bring it back.
@@ -76,8 +87,10 @@ class Projector:
         else:
             known = [r.version for r in (change.new, change.old) if r is not None]
             version = max(known) if known else TOMBSTONE_VERSION
-            if change.event_name == "REMOVE" or (
-                self.store is not None and self.store.get(change.scope, change.memory_id) is None
+            if (
+                erased
+                or change.event_name == "REMOVE"
+                or (self.store is not None and self.store.get(change.scope, change.memory_id) is None)
             ):
                 version = TOMBSTONE_VERSION  # erased for good: outranks every version
             outcomes = (

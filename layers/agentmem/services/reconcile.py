@@ -1,7 +1,11 @@
 """Reconciliation (seed 000 §8.3): compare the source of truth with both projections by version
 and content hash, and repair. Missing -> re-project, Stale -> re-project, Orphan -> delete.
 Each repair carries a dedupe key ``target:id:version:type`` so repeated runs don't pile up work;
-the report is returned and emitted as metrics by the caller."""
+the report is returned and emitted as metrics by the caller.
+
+Records created at or before their scope's erase barrier (left by an erase that failed half-way)
+are resurrections, not truth: they are hard-deleted from the store (``erased``) and their
+projections are orphans, deleted with the tombstone version."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from datetime import datetime
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import AgentMemError, VersionConflict
 from agentmem.ports import Change, GraphStore, MemoryStore, ProjectionOutcome, ProjectionState, SearchIndex
-from agentmem.services.projector import TOMBSTONE_VERSION, Projector
+from agentmem.services.projector import TOMBSTONE_VERSION, Projector, erased_before
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +31,7 @@ class ReconcileReport:
     orphan: int = 0
     repaired: int = 0
     requeued: int = 0  # re-written in the source of truth so the stream re-projects them
+    erased: int = 0  # records older than their scope's erase barrier, removed from the store
     failed: int = 0
     repair_keys: list[str] = field(default_factory=list)
 
@@ -68,6 +73,13 @@ class Reconciler:
             cursor = page.next_cursor
             if cursor is None:
                 break
+        barrier = self.store.erase_barrier(scope)
+        for memory_id in [i for i, r in truth.items() if erased_before(barrier, r.created_at)]:
+            del truth[memory_id]  # its projections become orphans: deleted below
+            try:
+                report.erased += int(self.store.hard_delete(scope, memory_id))
+            except AgentMemError:
+                report.failed += 1
         active = {i: r for i, r in truth.items() if r.is_active}
         for target, projection in (("index", self.index), ("graph", self.graph)):
             try:

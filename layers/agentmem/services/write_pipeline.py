@@ -31,7 +31,7 @@ from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
 from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
 from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
-from agentmem.domain.guards.gate import gate, has_placeholder, injects_across_turns
+from agentmem.domain.guards.gate import gate, has_placeholder, injects_across_turns, placeholder_kinds
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Scope, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
@@ -90,7 +90,8 @@ class WritePipeline:
         user, assistant = screened_user.redaction, screened_assistant.redaction
         # The API redacts before it enqueues: placeholders in the text are PII it held.
         had_pii = user.redacted or has_placeholder(turn.user)
-        outcome.redacted_kinds = sorted(set(user.kinds) | set(assistant.kinds))
+        held = placeholder_kinds(turn.user) | placeholder_kinds(turn.assistant)
+        outcome.redacted_kinds = sorted(set(user.kinds) | set(assistant.kinds) | held)
         earlier = self._earlier_user_texts(turn)
         speaker, speaker_drop = self.guard.name(turn.speaker)
         if speaker_drop:

@@ -6,6 +6,15 @@ is required from everyone and, when mapped, decides the tenant. Loopback and tok
 ``memory:read``, ``memory:write`` and ``memory:permanent``; only the operator token
 (``AGENTMEM_OPERATOR_TOKEN``) adds ``memory:policy``, the permission to write the instructions of the
 Constraints slot (:mod:`agentmem.domain.authority`).
+
+is required from everyone and, when mapped, decides the tenant.
+
+Bounded input: the request line and headers must arrive within ``header_timeout_s`` (a timer
+shuts the socket when a client trickles them; it is also the keep-alive idle limit), the body
+within ``body_timeout_s`` (read against a deadline, not per packet), and a body larger than
+:data:`~agentmem.messages.MAX_BODY_BYTES` is refused from its ``Content-Length`` before a byte of
+it is read (a body without a length, ``Transfer-Encoding: chunked``, gets 411). The limits default
+to the settings ``http_header_timeout_s`` / ``http_body_timeout_s``.
 """
 
 from __future__ import annotations
@@ -15,6 +24,9 @@ import hmac
 import ipaddress
 import json
 import logging
+import socket
+import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -77,6 +89,57 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # small JSON responses: don't wait for the delayed ACK (~40 ms)
     container: Container
+    header_timeout_s: float = 5.0
+    body_timeout_s: float = 10.0
+    max_body_bytes: int = MAX_BODY_BYTES
+    _header_timer: threading.Timer | None = None
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.header_timeout_s)  # per read: a silent client times out
+
+    def _cut(self) -> None:
+        """The client did not finish its headers in time: shut the socket (the blocked read ends)."""
+        log.info("local.header_timeout", extra={"client": self.client_address[0]})
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def handle_one_request(self) -> None:
+        # A deadline for the whole request line + headers, not per byte (a trickle never ends).
+        self._header_timer = threading.Timer(self.header_timeout_s, self._cut)
+        self._header_timer.daemon = True
+        self._header_timer.start()
+        try:
+            super().handle_one_request()
+        finally:
+            self._header_timer.cancel()
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()
+        if self._header_timer is not None:
+            self._header_timer.cancel()  # headers are in: the body has its own deadline
+        return parsed
+
+    def _read_body(self, length: int) -> bytes | None:
+        """Read ``length`` bytes within ``body_timeout_s``; None when the client is too slow."""
+        deadline = time.monotonic() + self.body_timeout_s
+        chunks: list[bytes] = []
+        left = length
+        while left > 0:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self.connection.settimeout(remaining)
+            try:
+                chunk = self.rfile.read1(min(left, 65536))
+            except (TimeoutError, OSError):
+                return None
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            left -= len(chunk)
+        self.connection.settimeout(self.header_timeout_s)
+        return b"".join(chunks)
 
     def log_message(self, format: str, *args: Any) -> None:  # quieter than stderr per request
         log.debug("http %s", format % args)
@@ -97,15 +160,23 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps({"error": code, "message": message}))
 
     def _handle(self) -> None:
-        length_header = self.headers.get("Content-Length") or "0"
-        try:
-            length = int(length_header)
-        except ValueError:
-            return self._error(400, "invalid_request", "Content-Length is not a number")
-        if length < 0 or length > MAX_BODY_BYTES:
+        if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
-            return self._error(413, "payload_too_large", f"body exceeds {MAX_BODY_BYTES} bytes")
-        raw = self.rfile.read(length) if length else b""
+            return self._error(411, "length_required", "send the body with a Content-Length")
+        length_header = (self.headers.get("Content-Length") or "0").strip()
+        if not length_header.isdigit() or len(length_header) > 12:
+            self.close_connection = True
+            return self._error(400, "invalid_request", "Content-Length is not a number")
+        length = int(length_header)
+        if length > self.max_body_bytes:
+            self.close_connection = True
+            return self._error(413, "payload_too_large", f"body exceeds {self.max_body_bytes} bytes")
+        raw = self._read_body(length) if length else b""
+        if raw is None:
+            self.close_connection = True
+            return self._error(
+                408, "request_timeout", f"the body did not arrive within {self.body_timeout_s} s"
+            )
         try:
             body = raw.decode("utf-8") if raw else None
         except UnicodeDecodeError:
@@ -143,8 +214,25 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _safe
 
 
-def make_server(host: str, port: int, container: Container) -> ThreadingHTTPServer:
-    handler = type("Handler", (_Handler,), {"container": container})
+def make_server(
+    host: str,
+    port: int,
+    container: Container,
+    *,
+    header_timeout_s: float | None = None,
+    body_timeout_s: float | None = None,
+) -> ThreadingHTTPServer:
+    """A threaded server for ``container``; the timeouts default to its settings."""
+    settings = container.settings
+    handler = type(
+        "Handler",
+        (_Handler,),
+        {
+            "container": container,
+            "header_timeout_s": header_timeout_s or settings.http_header_timeout_s,
+            "body_timeout_s": body_timeout_s or settings.http_body_timeout_s,
+        },
+    )
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     return server

@@ -105,3 +105,14 @@ def test_erase_scope_removes_turns_and_marks_of_that_scope_only(log: ReadableTur
     assert ids(log.recent_turns(S2, "s1", 10)) == ["m0"]
     assert log.is_processed(S2, "m0") is True
     assert log.append_raw(S1, raw("m0", 0)) is True  # the id may be logged again
+
+
+def test_forget_turn_removes_one_line_and_its_mark_only(log: ReadableTurnLog) -> None:
+    log.append_raw(S1, raw("m1", 0))
+    log.append_raw(S1, raw("m2", 1))
+    log.append_raw(S2, raw("m1", 0))
+    log.mark_processed(S1, "m1", T0, {"status": "accepted"})
+    assert log.forget_turn(S1, "m1") is True
+    assert log.forget_turn(S1, "m1") is False
+    assert ids(log.recent_turns(S1, "s1", 10)) == ["m2"] and not log.is_processed(S1, "m1")
+    assert ids(log.recent_turns(S2, "s1", 10)) == ["m1"]

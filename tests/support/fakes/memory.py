@@ -128,7 +128,33 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
         self._scopes: dict[str, Scope] = {}
         self._pending: dict[str, tuple[int, int]] = {}  # pk -> (writes, tick of the last mark)
         self._ticks = itertools.count(1)
+        self._barriers: dict[str, datetime] = {}  # pk -> erase time; erase_scope leaves them
         self.changes: builtins.list[Change] = []
+
+    def _check_barrier(self, records: Iterable[MemoryRecord]) -> None:
+        for record in records:
+            barrier = self._barriers.get(record.scope.key)
+            if barrier is not None and record.created_at is not None and record.created_at <= barrier:
+                raise VersionConflict(
+                    "the scope was erased after this record was created",
+                    details={
+                        "memory_id": record.memory_id,
+                        "reason": "erased",
+                        "erased_at": barrier.isoformat(),
+                    },
+                )
+
+    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
+        with self._lock:
+            self._enter("set_erase_barrier")
+            current = self._barriers.get(scope.key)
+            self._barriers[scope.key] = at if current is None or at > current else current
+            return self._barriers[scope.key]
+
+    def erase_barrier(self, scope: Scope) -> datetime | None:
+        with self._lock:
+            self._enter("erase_barrier")
+            return self._barriers.get(scope.key)
 
     def _emit(
         self, event: str, scope: Scope, memory_id: str, new: MemoryRecord | None, old: MemoryRecord | None
@@ -150,6 +176,7 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
                 raise VersionConflict(
                     "memory already exists", details={"memory_id": record.memory_id, "expected": None}
                 )
+            self._check_barrier([record])
             self._write(record)
 
     def update(self, record: MemoryRecord, expected_version: int) -> None:
@@ -183,6 +210,7 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
                         "transaction cancelled: version check failed",
                         details={"memory_id": key[1], "expected": put.expected_version, "actual": actual},
                     )
+            self._check_barrier([p.record for p in puts if p.expected_version is None])
             for put in puts:
                 self._write(put.record)
 
@@ -358,6 +386,12 @@ class InMemoryTurnLog(Switchable, TurnLog):
             for key in [k for k in self._processed if k[0] == scope.key]:
                 del self._processed[key]
             return len(turns)
+
+    def forget_turn(self, scope: Scope, message_id: str) -> bool:
+        with self._lock:
+            self._enter("forget_turn")
+            self._processed.pop((scope.key, message_id), None)
+            return self._turns.pop((scope.key, message_id), None) is not None
 
 
 class InMemoryRuntimeState(Switchable, RuntimeStateStore):
@@ -825,9 +859,10 @@ class InMemoryTurnQueue(Switchable, TurnQueue):
 
     store_name = "turn-queue"
 
-    def __init__(self, capacity: int | None = None) -> None:
+    def __init__(self, capacity: int | None = None, tenant_capacity: int | None = None) -> None:
         super().__init__()
         self.capacity = capacity
+        self.tenant_capacity = tenant_capacity
         self._messages: dict[tuple[str, str], str] = {}  # (scope key, message id) -> body, in order
         self.refused = 0
 
@@ -835,6 +870,17 @@ class InMemoryTurnQueue(Switchable, TurnQueue):
         with self._lock:
             self._enter("send")
             fresh = {(t.scope.key, t.message_id) for t in turns} - set(self._messages)
+            if self.tenant_capacity is not None:
+                for tenant in sorted({t.tenant_id for t in turns}):
+                    prefix = Scope(tenant, "_").key.removesuffix("_")
+                    held = sum(1 for pk, _ in self._messages if pk.startswith(prefix))
+                    if held + sum(1 for pk, _ in fresh if pk.startswith(prefix)) > self.tenant_capacity:
+                        self.refused += len(turns)
+                        raise QueueFull(
+                            "the tenant's share of the turn queue is full",
+                            details={"limit": "tenant", "tenant_capacity": self.tenant_capacity,
+                                     "capacity": self.capacity, "queued": held, "requested": len(turns)},
+                        )  # fmt: skip
             if self.capacity is not None and len(self._messages) + len(fresh) > self.capacity:
                 self.refused += len(turns)
                 raise QueueFull(
@@ -848,6 +894,14 @@ class InMemoryTurnQueue(Switchable, TurnQueue):
             for turn in turns:
                 self._messages.setdefault((turn.scope.key, turn.message_id), turn.to_body())
             return [t.message_id for t in turns]
+
+    def purge_scope(self, scope: Scope) -> int:
+        with self._lock:
+            self._enter("purge_scope")
+            mine = [k for k in self._messages if k[0] == scope.key]
+            for key in mine:
+                del self._messages[key]
+            return len(mine)
 
     def take_bodies(self) -> builtins.list[str]:
         """Remove and return every queued body, oldest first (a consumer's receive + delete)."""

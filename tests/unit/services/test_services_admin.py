@@ -34,7 +34,7 @@ def test_erase_user_returns_real_counts_and_spares_everyone_else(world: World) -
     assert [r.content for r in world.records(OTHER)] == ["I live in Oslo."]
     assert len(world.index.all_states(OTHER)) == 1 and world.runtime_state.get(OTHER, "s1") is not None
     [event] = [e for e in world.audit.list(S) if e.action == "user_erased"]
-    assert event.details == {"actor": "admin:test", "memories": 3, "turns": 2}
+    assert event.details == {"actor": "admin:test", "memories": 3, "turns": 2, "queued_turns_dropped": 0}
     again = world.c.admin.erase_user(S, now=T0, actor="admin:test")
     assert (again.memories, again.turns, again.runtime_states, again.index_documents) == (0, 0, 0, 0)
 

@@ -21,6 +21,14 @@ short-term records) plus ``mem_key`` for the ``by_key`` index.
 * a throttled transaction (``ThrottlingError`` reasons) is :class:`~agentmem.errors.StoreUnavailable`
   — transient, the event source retries the turn; anything else cancelled is a VersionConflict.
 
+Erase is final by construction: ``set_erase_barrier`` writes an ``ERASED`` item in the scope's
+partition (``erased_us``, the erase time in epoch microseconds, only ever raised) that
+``erase_scope`` leaves in place. ``create`` is a ``TransactWriteItems`` of the conditional put
+and a ``ConditionCheck`` on that item (``attribute_not_exists(erased_us) OR erased_us <
+:created``), and ``transact`` adds the same check for every scope it creates records in, so a
+turn that passed ingest before an erase and writes after it fails atomically
+(``VersionConflict``, ``details["reason"] == "erased"``).
+
 Reads are strongly consistent (the write path compares versions right after writing). DynamoDB
 deletes expired (``ttl``) items only eventually, so a short-term record may be read shortly after
 its ``expires_at`` — exactly as the embedded store, which does not filter them either.
@@ -29,13 +37,14 @@ its ``expires_at`` — exactly as the embedded store, which does not filter them
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import json
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -70,6 +79,14 @@ MAX_TRANSACTION_BYTES = 4 * 1024 * 1024
 TRANSACTION_CONFLICT_RETRIES = 3  # re-sends of a transaction cancelled only by TransactionConflict
 MAX_INDEXED_KEY_BYTES = 512  # longer keys are indexed by their hash (LSI sort keys stop at 1 KB)
 _VERSION = {"#v": "version"}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ERASED_SK = "ERASED"  # the scope's erase barrier; erase_scope keeps it
+_BARRIER_CONDITION = "attribute_not_exists(erased_us) OR erased_us < :created"
+
+
+def epoch_us(value: datetime) -> int:
+    """Microseconds since the epoch (the barrier's and the condition's unit)."""
+    return (value.astimezone(UTC) - _EPOCH) // timedelta(microseconds=1)
 
 
 def key_attribute(key: str) -> str:
@@ -108,13 +125,49 @@ class DynamoMemoryStore(ScopeBookkeeping):
     # ------------------------------------------------------------------ writes
 
     def create(self, record: MemoryRecord) -> None:
-        self._register(record.scope)
-        try:
-            self._t.call("put_item", Item=memory_item(record), ConditionExpression="attribute_not_exists(pk)")
-        except ConditionFailed as exc:
-            raise VersionConflict(
-                "memory already exists", details={"memory_id": record.memory_id, "expected": None}
-            ) from exc
+        """One transaction: the put if absent, and the scope's erase barrier checked."""
+        self.transact([Put(record, None)])
+
+    def _barrier_checks(self, puts: Sequence[Put]) -> list[dict[str, Any]]:
+        """One ConditionCheck on the ERASED item per scope that gets a new record, against the
+        oldest new record of that scope (a barrier after any of them cancels the transaction)."""
+        oldest: dict[Scope, datetime] = {}
+        for put in puts:
+            at = put.record.created_at
+            if put.expected_version is None and at is not None:  # no time: nothing to compare
+                scope = put.record.scope
+                oldest[scope] = min(at, oldest.get(scope, at))
+        return [
+            {
+                "ConditionCheck": {
+                    "TableName": self._t.name,
+                    "Key": item_key(scope, ERASED_SK),
+                    "ConditionExpression": _BARRIER_CONDITION,
+                    "ExpressionAttributeValues": {":created": n(epoch_us(at))},
+                }
+            }
+            for scope, at in sorted(oldest.items(), key=lambda kv: kv[0].key)
+        ]
+
+    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
+        value = epoch_us(at)
+        with contextlib.suppress(ConditionFailed):  # a later barrier is in force already
+            self._t.call(
+                "put_item",
+                Item={**item_key(scope, ERASED_SK), "erased_us": n(value)},
+                ConditionExpression="attribute_not_exists(erased_us) OR erased_us < :at",
+                ExpressionAttributeValues={":at": n(value)},
+            )
+        barrier = self.erase_barrier(scope)
+        assert barrier is not None  # written just now, or a later one was there
+        return barrier
+
+    def erase_barrier(self, scope: Scope) -> datetime | None:
+        result = self._t.call("get_item", Key=item_key(scope, ERASED_SK), ConsistentRead=True)
+        item = result.get("Item")
+        if not item:
+            return None
+        return _EPOCH + timedelta(microseconds=number(item, "erased_us"))
 
     def update(self, record: MemoryRecord, expected_version: int) -> None:
         try:
@@ -167,9 +220,10 @@ class DynamoMemoryStore(ScopeBookkeeping):
             raise ValidationFailed("a transaction may touch each memory only once")
         if not puts:
             return
-        if len(puts) > MAX_TRANSACTION_ACTIONS:
+        checks = self._barrier_checks(puts)
+        if len(puts) + len(checks) > MAX_TRANSACTION_ACTIONS:
             raise ValidationFailed("a transaction holds at most 100 writes", details={"writes": len(puts)})
-        actions = self._transaction_items(puts, self._t.name)
+        actions = self._transaction_items(puts, self._t.name) + checks
         for scope in {p.record.scope for p in puts if p.expected_version is None}:
             self._register(scope)
         for attempt in range(TRANSACTION_CONFLICT_RETRIES + 1):
@@ -199,7 +253,17 @@ class DynamoMemoryStore(ScopeBookkeeping):
     def _cancelled(
         puts: Sequence[Put], reasons: list[dict[str, Any]], codes: list[str], attempt: int
     ) -> VersionConflict | StoreUnavailable:
-        details: dict[str, object] = {"reasons": codes, "attempts": attempt + 1}
+        # the puts' reasons; the erase-barrier checks come after them in the transaction
+        details: dict[str, object] = {"reasons": codes[: len(puts)], "attempts": attempt + 1}
+        barrier_failed = [i for i, c in enumerate(codes) if c == "ConditionalCheckFailed" and i >= len(puts)]
+        if barrier_failed and all(
+            c in ("None", "") for i, c in enumerate(codes) if i < len(puts)
+        ):  # only the erase barrier refused: the scope was erased after these records' time
+            first_new = next(p for p in puts if p.expected_version is None)
+            return VersionConflict(
+                "the scope was erased after this record was created",
+                details={**details, "memory_id": first_new.record.memory_id, "reason": "erased"},
+            )
         if any(c in ("ThrottlingError", "ProvisionedThroughputExceeded") for c in codes) and (
             "ConditionalCheckFailed" not in codes
         ):
@@ -225,8 +289,9 @@ class DynamoMemoryStore(ScopeBookkeeping):
         return bool(result.get("Attributes"))
 
     def erase_scope(self, scope: Scope) -> int:
-        """Every item of the partition (records, counter, registry entry); counts the records."""
-        keys = self._t.partition_keys(scope.key)
+        """Every item of the partition (records, counter, registry entry) but the erase barrier;
+        counts the records."""
+        keys = [k for k in self._t.partition_keys(scope.key) if text(k, "sk") != ERASED_SK]
         self._t.batch_delete(keys)
         with self._lock:
             self._registered.discard(scope.key)

@@ -165,6 +165,11 @@ class DynamoTurnLog:
         self._t.batch_delete(turns + self._t.partition_keys(scope.key, DONE))
         return len(turns)
 
+    def forget_turn(self, scope: Scope, message_id: str) -> bool:
+        self._t.call("delete_item", Key=_key(scope, DONE + message_id))
+        result = self._t.call("delete_item", Key=_key(scope, TURN + message_id), ReturnValues="ALL_OLD")
+        return bool(result.get("Attributes"))
+
 
 class DynamoRuntimeState:
     """:class:`agentmem.ports.RuntimeStateStore` over the session table, with an injected clock."""

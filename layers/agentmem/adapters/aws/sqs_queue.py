@@ -22,6 +22,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
+from agentmem.domain.models import Scope
 from agentmem.errors import AgentMemError, QueueFull, StoreUnavailable, ValidationFailed
 from agentmem.messages import TurnMessage
 
@@ -125,3 +126,9 @@ class SqsTurnQueue:
                 },
             )
         return [t.message_id for t in turns]
+
+    def purge_scope(self, scope: Scope) -> int:
+        """0: SQS cannot delete one user's messages selectively (``PurgeQueue`` is the whole
+        queue). The erase barrier drops them at ingest instead, each with an ``erased`` audit
+        event in the user's scope (docs/data-at-rest.md)."""
+        return 0

@@ -232,6 +232,7 @@ class LocalGraphStore:
             ).fetchone()[0]
             for table in ("edges", "vertices", "tombstones"):
                 conn.execute(f"DELETE FROM {table} WHERE pk = ?", (scope.key,))
+        self._db.checkpoint()  # no page image of the erased text is left in the WAL
         return int(count)
 
     # ------------------------------------------------------------------ queries

@@ -12,8 +12,19 @@ transaction. The same transaction appends an ``outbox`` row per change (``INSERT
 AWS: the local stream reader follows it with named checkpoints (:meth:`read_outbox`,
 :meth:`outbox_checkpoint`, :meth:`set_outbox_checkpoint`, :meth:`outbox_lag`).
 
+Erase is final by construction: :meth:`SqliteMemoryStore.set_erase_barrier` records the erase
+time of a scope in ``erase_barriers`` (which :meth:`~SqliteMemoryStore.erase_scope` leaves alone),
+and ``create`` / ``transact`` check it inside their own transaction, refusing any new record of the
+scope created at or before it. ``erase_scope`` also purges the scope's outbox rows (their images
+hold the text) and writes one key-only ``REMOVE`` per record, so the projections still follow;
+the file runs with ``secure_delete`` and is checkpointed after an erase (see :mod:`.sqlite_base`).
+Readers' checkpoints stay valid: ``seq`` is ``AUTOINCREMENT``, never reused.
+
 Memory ids are time-sortable, so "newest first" is ``ORDER BY memory_id DESC``; list cursors are
 the last id returned, base64-wrapped to stay opaque.
+
+The module runs over 400 lines: the records, their outbox and the erase barrier share one
+transaction, so they share one class (the outbox row type could move out next).
 """
 
 from __future__ import annotations
@@ -67,6 +78,8 @@ CREATE TABLE IF NOT EXISTS outbox (
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS outbox_checkpoints (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS erase_barriers (pk TEXT PRIMARY KEY, erased_at TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS outbox_by_pk ON outbox (pk);
 CREATE TABLE IF NOT EXISTS pending_scopes (
     pk TEXT PRIMARY KEY,
     writes INTEGER NOT NULL,
@@ -153,6 +166,21 @@ class SqliteMemoryStore:
         )
 
     @staticmethod
+    def _check_barrier(conn: Any, records: Iterable[MemoryRecord]) -> None:
+        """Refuse new records created at or before their scope's erase barrier (same transaction)."""
+        for record in records:
+            if record.created_at is None:  # no time to compare (never so on the write paths)
+                continue
+            row = conn.execute(
+                "SELECT erased_at FROM erase_barriers WHERE pk = ?", (record.scope.key,)
+            ).fetchone()
+            if row is not None and format_sortable(record.created_at) <= str(row[0]):
+                raise VersionConflict(
+                    "the scope was erased after this record was created",
+                    details={"memory_id": record.memory_id, "reason": "erased", "erased_at": str(row[0])},
+                )
+
+    @staticmethod
     def _current(conn: Any, pk: str, memory_id: str) -> tuple[int, str] | None:
         row = conn.execute(
             "SELECT version, item FROM memories WHERE pk = ? AND memory_id = ?", (pk, memory_id)
@@ -186,6 +214,7 @@ class SqliteMemoryStore:
                 raise VersionConflict(
                     "memory already exists", details={"memory_id": record.memory_id, "expected": None}
                 )
+            self._check_barrier(conn, [record])
             self._write(conn, record, None)
 
     def update(self, record: MemoryRecord, expected_version: int) -> None:
@@ -221,6 +250,7 @@ class SqliteMemoryStore:
                         details={"memory_id": memory_id, "expected": put.expected_version, "actual": actual},
                     )
                 olds.append(None if current is None else current[1])
+            self._check_barrier(conn, [p.record for p in puts if p.expected_version is None])
             for put, old in zip(puts, olds, strict=True):
                 self._write(conn, put.record, old)
 
@@ -234,15 +264,40 @@ class SqliteMemoryStore:
             return True
 
     def erase_scope(self, scope: Scope) -> int:
+        """Records, pending counter and the scope's outbox rows; one key-only REMOVE per record
+        (no image: nothing of the erased text stays in the change log). The barrier stays."""
         with self._db.write() as conn:
-            rows = conn.execute(
-                "SELECT memory_id, item FROM memories WHERE pk = ? ORDER BY memory_id", (scope.key,)
-            ).fetchall()
+            ids = [
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT memory_id FROM memories WHERE pk = ? ORDER BY memory_id", (scope.key,)
+                ).fetchall()
+            ]
             conn.execute("DELETE FROM memories WHERE pk = ?", (scope.key,))
-            for memory_id, item in rows:
-                self._outbox(conn, "REMOVE", scope.key, memory_id, None, item)
+            conn.execute(  # rows with images hold the text; key-only REMOVEs stay for the readers
+                "DELETE FROM outbox WHERE pk = ? AND (new_image IS NOT NULL OR old_image IS NOT NULL)",
+                (scope.key,),
+            )
+            for memory_id in ids:
+                self._outbox(conn, "REMOVE", scope.key, memory_id, None, None)
             conn.execute("DELETE FROM pending_scopes WHERE pk = ?", (scope.key,))
-            return len(rows)
+        self._db.checkpoint()
+        return len(ids)
+
+    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO erase_barriers (pk, erased_at) VALUES (?, ?)"
+                " ON CONFLICT (pk) DO UPDATE SET erased_at = MAX(erased_at, excluded.erased_at)",
+                (scope.key, format_sortable(at)),
+            )
+            row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
+        return parse_datetime(str(row[0]))
+
+    def erase_barrier(self, scope: Scope) -> datetime | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
+        return None if row is None else parse_datetime(str(row[0]))
 
     # ------------------------------------------------------------------ reads
 

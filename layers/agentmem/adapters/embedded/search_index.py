@@ -325,6 +325,7 @@ class LocalSearchIndex:
                     conn.execute(f"DELETE FROM {table} WHERE pk = ?", (pk,))
                 self._bump(conn, pk)
             self._caches.pop(pk, None)
+        self._db.checkpoint()  # no page image of the erased text is left in the WAL
         return count
 
     # ------------------------------------------------------------------ queries

@@ -9,6 +9,12 @@ deferred read transaction, so a block sees one snapshot. Every ``sqlite3.Error``
 :class:`~agentmem.errors.StoreUnavailable` (chained); domain errors raised inside a block (a
 version conflict, say) roll back and propagate unchanged.
 
+Every connection runs with ``PRAGMA secure_delete = ON``: deleted rows are overwritten with zeros
+in their pages, so erased or acknowledged text does not linger in free pages. In WAL mode the old
+page images stay in the ``-wal`` file until a checkpoint; :meth:`SqliteDatabase.checkpoint`
+(``wal_checkpoint(TRUNCATE)``) copies the zeroed pages back and empties the WAL, and the stores call
+it after deletes that must leave no trace (an erase, a batch of acknowledged queue messages).
+
 ``":memory:"`` gives a private in-memory database (tests).
 """
 
@@ -76,6 +82,7 @@ class SqliteDatabase:
             )
             try:
                 conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+                conn.execute("PRAGMA secure_delete = ON")
                 if self._path != MEMORY:
                     conn.execute("PRAGMA journal_mode = WAL")
                     conn.execute("PRAGMA synchronous = NORMAL")
@@ -121,6 +128,22 @@ class SqliteDatabase:
     def read(self) -> AbstractContextManager[sqlite3.Connection]:
         """Context manager: one read snapshot."""
         return self._transaction("BEGIN")
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the database file and truncate it to zero bytes, so no old page image
+        (a deleted row's text) is left in the ``-wal`` file. True when the WAL was emptied; False
+        when another connection's open read kept part of it (retried by the next call)."""
+        if self._path == MEMORY:
+            return True
+        with self.lock:
+            conn = self._connection()
+            if conn.in_transaction:
+                return False
+            try:
+                busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.Error as exc:
+                raise self._unavailable(exc) from exc
+            return int(busy) == 0
 
     def close(self) -> None:
         with self.lock:

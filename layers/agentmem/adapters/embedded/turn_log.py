@@ -141,10 +141,23 @@ class SqliteTurnLog:
         return None if row is None else dict(json.loads(row[0]))
 
     def erase_scope(self, scope: Scope) -> int:
+        """Deleted with ``secure_delete`` and the WAL truncated: no page keeps the erased text."""
         with self._db.write() as conn:
             removed = conn.execute("DELETE FROM raw_turns WHERE pk = ?", (scope.key,)).rowcount
             conn.execute("DELETE FROM processed_turns WHERE pk = ?", (scope.key,))
+        self._db.checkpoint()
         return int(removed)
+
+    def forget_turn(self, scope: Scope, message_id: str) -> bool:
+        with self._db.write() as conn:
+            removed = conn.execute(
+                "DELETE FROM raw_turns WHERE pk = ? AND message_id = ?", (scope.key, message_id)
+            ).rowcount
+            conn.execute(
+                "DELETE FROM processed_turns WHERE pk = ? AND message_id = ?", (scope.key, message_id)
+            )
+        self._db.checkpoint()
+        return int(removed) == 1
 
 
 class SqliteRuntimeState:
@@ -177,9 +190,11 @@ class SqliteRuntimeState:
             )
 
     def erase_scope(self, scope: Scope) -> int:
-        """Removes expired slots too; counts every row removed."""
+        """Removes expired slots too; counts every row removed (securely, the WAL truncated)."""
         with self._db.write() as conn:
-            return int(conn.execute("DELETE FROM runtime_state WHERE pk = ?", (scope.key,)).rowcount)
+            removed = int(conn.execute("DELETE FROM runtime_state WHERE pk = ?", (scope.key,)).rowcount)
+        self._db.checkpoint()
+        return removed
 
     def purge_expired(self) -> int:
         """Drop every expired state of every scope (not part of the port); returns how many."""

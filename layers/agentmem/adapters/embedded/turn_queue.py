@@ -7,9 +7,19 @@ after a delay, and a message whose visibility simply expires is received again. 
 been received ``max_receives`` times without being deleted it moves to ``dead_letters`` (on the
 failing release, or on the next receive), keeping its last error — SQS's redrive policy.
 
-The queue is bounded: :meth:`~SqliteTurnQueue.send` refuses the whole batch with
-:class:`~agentmem.errors.QueueFull` when pending + in-flight messages would exceed ``capacity``,
-and counts the refused turns; nothing is dropped silently. Message ids are the turns' message
+The queue is bounded and fair: :meth:`~SqliteTurnQueue.send` refuses the whole batch with
+:class:`~agentmem.errors.QueueFull` when pending + in-flight messages would exceed ``capacity``, or
+when one tenant's would exceed ``tenant_capacity`` (its share: a tenant at its limit is refused,
+and one tenant alone can never fill the queue for the others), and counts the refused turns;
+nothing is dropped silently.
+
+No raw text at rest: the file runs with ``secure_delete`` and every acknowledgement
+(:meth:`~SqliteTurnQueue.delete`, :meth:`~SqliteTurnQueue.delete_batch`), dead-lettering and purge
+checkpoints the WAL with ``TRUNCATE`` (:meth:`~.sqlite_base.SqliteDatabase.checkpoint`), so a
+processed body is in neither the database pages nor the WAL. The dead-letter table keeps the
+body with its user and assistant texts redacted (:func:`agentmem.domain.guards.redact`).
+:meth:`~SqliteTurnQueue.purge_scope` drops a scope's queued, in-flight and dead-lettered turns
+(an erase). Message ids are the turns' message
 ids; a turn already queued for the same scope is not queued twice. Time comes from the injected
 clock, so tests move time instead of sleeping. Bodies are the SQS message JSON
 (:meth:`agentmem.messages.TurnMessage.to_body`).
@@ -17,6 +27,7 @@ clock, so tests move time instead of sleeping. Bodies are the SQS message JSON
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,8 +37,10 @@ from uuid import uuid4
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
+from agentmem.domain.guards import redact
+from agentmem.domain.models import Scope
 from agentmem.errors import QueueFull, ValidationFailed
-from agentmem.messages import TurnMessage
+from agentmem.messages import TurnMessage, scope_of_body
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -55,7 +68,28 @@ CREATE TABLE IF NOT EXISTS dead_letters (
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 
-_COUNTERS = ("refused", "sent", "deleted")
+_COUNTERS = ("refused", "sent", "deleted")  # stats(); "purged" (erases) is counted too
+
+
+def tenant_range(tenant_id: str) -> tuple[str, str]:
+    """The ``[low, high)`` range of queue partition keys (scope keys) of one tenant."""
+    low = Scope(tenant_id, "_").key.removesuffix("_")  # "TENANT#<t>#USER#"
+    return low, low[:-1] + chr(ord(low[-1]) + 1)
+
+
+def redacted_body(body: str) -> str:
+    """The body with the turn's texts (``user``, ``assistant``) redacted; a body that is not a
+    JSON object is replaced by a note of its size (it cannot be ingested anyway)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        return json.dumps({"unparseable_body_bytes": len(body.encode("utf-8", "replace"))})
+    for name in ("user", "assistant"):
+        if isinstance(data.get(name), str):
+            data[name] = redact(data[name]).text
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,17 +124,24 @@ class SqliteTurnQueue:
         capacity: int = 10_000,
         max_receives: int = 5,
         clock: Callable[[], datetime] | None = None,
+        tenant_capacity: int | None = None,
     ) -> None:
-        if capacity < 1 or max_receives < 1:
-            raise ValueError("capacity and max_receives must be at least 1")
+        """``tenant_capacity`` None: no tenant share (the whole ``capacity``)."""
+        if capacity < 1 or max_receives < 1 or (tenant_capacity is not None and tenant_capacity < 1):
+            raise ValueError("capacity, tenant_capacity and max_receives must be at least 1")
         self._db = SqliteDatabase(path, _SCHEMA, name="turn_queue")
         self._capacity = capacity
+        self._tenant_capacity = min(capacity, tenant_capacity or capacity)
         self._max_receives = max_receives
         self._clock = clock or (lambda: datetime.now(UTC))
 
     @property
     def capacity(self) -> int:
         return self._capacity
+
+    @property
+    def tenant_capacity(self) -> int:
+        return self._tenant_capacity
 
     def close(self) -> None:
         self._db.close()
@@ -116,6 +157,7 @@ class SqliteTurnQueue:
     def send(self, turns: Sequence[TurnMessage]) -> list[str]:
         now = self._clock()
         rows = [(t.scope.key, t.message_id, t.to_body()) for t in turns]
+        tenant_of = {t.scope.key: t.tenant_id for t in turns}
         with self._db.write() as conn:
             fresh = {
                 (pk, message_id)
@@ -126,14 +168,10 @@ class SqliteTurnQueue:
                 is None
             }
             queued = int(conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
-            if queued + len(fresh) > self._capacity:
+            refusal = self._refusal(conn, queued, fresh, tenant_of, len(rows))
+            if refusal is not None:
                 self._count(conn, "refused", len(rows))
-                refusal = QueueFull(
-                    "turn queue is full",
-                    details={"capacity": self._capacity, "queued": queued, "requested": len(rows)},
-                )
             else:
-                refusal = None
                 conn.executemany(
                     "INSERT OR IGNORE INTO messages (pk, message_id, body, sent_at, visible_at)"
                     " VALUES (?, ?, ?, ?, ?)",
@@ -144,11 +182,49 @@ class SqliteTurnQueue:
             raise refusal
         return [message_id for _, message_id, _ in rows]
 
+    def _refusal(
+        self, conn: Any, queued: int, fresh: set[tuple[str, str]], tenant_of: dict[str, str], requested: int
+    ) -> QueueFull | None:
+        """The tenant's share first (its own limit, whatever the others do), then the queue's."""
+        wanted: dict[str, int] = {}
+        for pk, _ in fresh:
+            wanted[tenant_of[pk]] = wanted.get(tenant_of[pk], 0) + 1
+        for tenant, count in sorted(wanted.items()):
+            low, high = tenant_range(tenant)
+            held = int(
+                conn.execute(
+                    "SELECT COUNT(*) FROM messages WHERE pk >= ? AND pk < ?", (low, high)
+                ).fetchone()[0]
+            )
+            if held + count > self._tenant_capacity:
+                return QueueFull(
+                    "the tenant's share of the turn queue is full",
+                    details={
+                        "limit": "tenant",
+                        "tenant_capacity": self._tenant_capacity,
+                        "capacity": self._capacity,
+                        "queued": held,
+                        "requested": requested,
+                    },
+                )
+        if queued + len(fresh) > self._capacity:
+            return QueueFull(
+                "turn queue is full",
+                details={
+                    "limit": "queue",
+                    "capacity": self._capacity,
+                    "queued": queued,
+                    "requested": requested,
+                },
+            )
+        return None
+
     def receive(self, max_messages: int = 10, visibility_timeout_s: float = 30.0) -> list[QueuedMessage]:
         if max_messages < 1:
             raise ValidationFailed("max_messages must be at least 1")
         now = self._clock()
         received: list[QueuedMessage] = []
+        dead = 0
         with self._db.write() as conn:
             while len(received) < max_messages:
                 rows = conn.execute(
@@ -161,6 +237,7 @@ class SqliteTurnQueue:
                 for seq, message_id, body, sent_at, count in rows:
                     if count >= self._max_receives:
                         self._dead_letter(conn, seq, now)
+                        dead += 1
                         continue
                     handle = uuid4().hex
                     conn.execute(
@@ -171,16 +248,43 @@ class SqliteTurnQueue:
                     received.append(
                         QueuedMessage(message_id, handle, body, int(count) + 1, parse_datetime(sent_at))
                     )
+        if dead:
+            self._db.checkpoint()
         return received
 
     def delete(self, receipt_handle: str) -> bool:
         """Acknowledge a message; False if the handle is unknown or superseded by a later receive."""
+        return self.delete_batch([receipt_handle]) == 1
+
+    def delete_batch(self, receipt_handles: Sequence[str]) -> int:
+        """Acknowledge several messages in one transaction and one WAL checkpoint (SQS's
+        ``DeleteMessageBatch``); returns how many handles were valid."""
+        if not receipt_handles:
+            return 0
         with self._db.write() as conn:
-            deleted = conn.execute(
-                "DELETE FROM messages WHERE receipt_handle = ?", (receipt_handle,)
-            ).rowcount
+            deleted = sum(
+                conn.execute("DELETE FROM messages WHERE receipt_handle = ?", (handle,)).rowcount
+                for handle in receipt_handles
+            )
             self._count(conn, "deleted", deleted)
-        return deleted == 1
+        if deleted:
+            self._db.checkpoint()
+        return int(deleted)
+
+    def purge_scope(self, scope: Scope) -> int:
+        """Drop the scope's queued, in-flight and dead-lettered turns; returns how many."""
+        with self._db.write() as conn:
+            queued = int(conn.execute("DELETE FROM messages WHERE pk = ?", (scope.key,)).rowcount)
+            dead = [
+                seq
+                for seq, body in conn.execute("SELECT seq, body FROM dead_letters").fetchall()
+                if scope_of_body(str(body)) == scope
+            ]
+            for seq in dead:
+                conn.execute("DELETE FROM dead_letters WHERE seq = ?", (seq,))
+            self._count(conn, "purged", queued + len(dead))
+        self._db.checkpoint()
+        return queued + len(dead)
 
     def release(self, receipt_handle: str, delay_s: float = 0.0, error: str | None = None) -> bool:
         """A failed attempt: visible again after ``delay_s``, or dead-lettered after the last try."""
@@ -192,22 +296,39 @@ class SqliteTurnQueue:
             if row is None:
                 return False
             conn.execute("UPDATE messages SET last_error = ? WHERE seq = ?", (error, row[0]))
-            if row[1] >= self._max_receives:
+            dead = row[1] >= self._max_receives
+            if dead:
                 self._dead_letter(conn, row[0], now)
             else:
                 conn.execute(
                     "UPDATE messages SET receipt_handle = NULL, visible_at = ? WHERE seq = ?",
                     (now.timestamp() + max(0.0, delay_s), row[0]),
                 )
+        if dead:
+            self._db.checkpoint()
         return True
 
     @staticmethod
     def _dead_letter(conn: Any, seq: int, now: datetime) -> None:
+        """Move a message to ``dead_letters`` with its texts redacted."""
+        row = conn.execute(
+            "SELECT message_id, body, sent_at, receive_count, last_error FROM messages WHERE seq = ?", (seq,)
+        ).fetchone()
+        if row is None:
+            return
+        message_id, body, sent_at, count, error = row
         conn.execute(
             "INSERT OR REPLACE INTO dead_letters (seq, message_id, body, sent_at, receive_count, last_error,"
-            " dead_at) SELECT seq, message_id, body, sent_at, receive_count,"
-            " COALESCE(last_error, 'visibility timeout expired'), ? FROM messages WHERE seq = ?",
-            (format_sortable(now), seq),
+            " dead_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                seq,
+                message_id,
+                redacted_body(str(body)),
+                sent_at,
+                count,
+                error or "visibility timeout expired",
+                format_sortable(now),
+            ),
         )
         conn.execute("DELETE FROM messages WHERE seq = ?", (seq,))
 

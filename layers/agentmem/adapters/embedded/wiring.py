@@ -42,5 +42,6 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
             capacity=settings.queue_capacity,
             max_receives=settings.queue_max_receives,
             clock=clock.now,
+            tenant_capacity=settings.tenant_queue_capacity(),
         ),
     )

@@ -148,7 +148,8 @@ def promote_memory(memory_id: str) -> MemoryOut:
 def erase_user(user_id: str) -> EraseReportOut:
     p = req.principal("memory:write")
     p.same_scope(None, user_id)
-    report = req.container().admin.erase_user(p.scope, now=req.now(), actor=p.principal_id)
+    c = req.container()
+    report = c.admin.erase_user(p.scope, now=req.now(), actor=p.principal_id, queue=c.queue)
     return EraseReportOut(
         memories=report.memories,
         turns=report.turns,
@@ -156,4 +157,6 @@ def erase_user(user_id: str) -> EraseReportOut:
         index_documents=report.index_documents,
         graph_vertices=report.graph_vertices,
         degraded=list(report.degraded),
+        queued_turns_dropped=report.queued_turns_dropped,
+        erased_at=report.erased_at,
     )

@@ -31,6 +31,7 @@ __all__ = [
     "injects_across_turns",
     "injects_when_joined",
     "only_placeholders",
+    "placeholder_kinds",
     "without_placeholder_clauses",
 ]
 
@@ -61,6 +62,11 @@ def without_placeholder_clauses(text: str, *, statement: bool = True) -> str | N
     if len(terms(kept)) < 2 or (statement and not is_statement(kept)):
         return None  # what is left is too little, or only the request around the secret
     return kept
+
+
+def placeholder_kinds(text: str) -> set[str]:
+    """The PII kinds whose placeholders ``text`` holds (text redacted before it came in)."""
+    return {kind for kind, tag in PLACEHOLDERS.items() if tag in text}
 
 
 def only_placeholders(text: str) -> bool:

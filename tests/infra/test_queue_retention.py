@@ -1,0 +1,14 @@
+"""The ingest queue keeps turn bodies no longer than its retries need (issue 9, data at rest)."""
+
+from __future__ import annotations
+
+from agentmem_infra.data import Queues
+
+
+def test_ingest_retention_covers_every_retry_and_no_more() -> None:
+    for timeout in (10, 30, 60, 300, 900):
+        retention = Queues.ingest_retention_s(timeout)
+        retries = Queues.MAX_RECEIVE_COUNT * Queues.VISIBILITY_FACTOR * timeout
+        assert retries <= retention <= max(Queues.MIN_INGEST_RETENTION_S, Queues.RETRY_HEADROOM * retries)
+        assert 60 <= retention <= 14 * 86400
+    assert Queues.DLQ_RETENTION.to_days() < 14
