@@ -188,3 +188,12 @@ def test_an_over_size_body_is_refused_from_its_length_unread(server: tuple[str, 
             sock.sendall(b"POST /v1/turns HTTP/1.1\r\nHost: x\r\n" + header + b"\r\n\r\n")
             closed, data = closed_within(sock, 3)
             assert closed and data.split(b" ")[1] in (b"400", b"411"), data[:80]
+
+
+@pytest.mark.parametrize("method", [b"HEAD", b"OPTIONS", b"TRACE", b"FROB"])
+def test_a_method_the_api_does_not_serve_is_405_not_501(server: tuple[str, int], method: bytes) -> None:
+    with socket.create_connection(server) as sock:
+        sock.sendall(method + b" /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        closed, data = closed_within(sock, 3)
+        assert closed and data.startswith(b"HTTP/1.1 405"), data[:80]
+        assert b"Allow: GET, POST, PUT, PATCH, DELETE" in data

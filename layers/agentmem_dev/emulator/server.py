@@ -38,6 +38,7 @@ from agentmem.settings import Settings
 from agentmem_dev.emulator import events, lambdas
 
 log = logging.getLogger(__name__)
+ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE"
 
 
 def authorize(
@@ -212,6 +213,23 @@ class _Handler(BaseHTTPRequestHandler):
                 self._error(500, "internal_error", "unexpected error; it has been logged")
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _safe
+
+    def _not_allowed(self) -> None:
+        """HEAD, OPTIONS and any other method: 405 naming the methods the API serves (a 4xx,
+        like API Gateway, never the standard library's 501)."""
+        self.close_connection = True
+        self.send_response(405)
+        self.send_header("Allow", ALLOWED_METHODS)
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")
+        self.end_headers()
+
+    do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _not_allowed
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        if code == 501:  # a method no do_* serves
+            return self._not_allowed()
+        return super().send_error(code, message, explain)
 
 
 def make_server(
