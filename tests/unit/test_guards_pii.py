@@ -149,6 +149,22 @@ POSITIVE = [
     ("password", "the pass code is 8842", "the pass code is [PASSWORD]"),
     ("password", 'wifi password: "sunny day 42" ok', 'wifi password: "[PASSWORD]" ok'),
     ("password", "密码是“开门123”", "密码是“[PASSWORD]”"),
+    # a labelled ID is redacted whatever its checksum or date (a user's typo is still their ID)
+    ("id_number", f"证件号 {BAD_CHECK_ID}", "证件号 [ID_NUMBER]"),
+    ("id_number", f"证件号 {IMPOSSIBLE_DATE_ID}", "证件号 [ID_NUMBER]"),
+    ("id_number", "HKID A123456(3)", "HKID [ID_NUMBER]"),
+    ("ssn", "SSN 536-90-4399 on file", "SSN [SSN] on file"),
+    ("passport", "护照号E12345678", "护照号[PASSPORT]"),
+    ("iban", "IBAN GB82 WEST 1234 5698 7654 32.", "IBAN [IBAN]."),
+    ("cvv", "CVV 123", "CVV [CVV]"),
+    ("account", "账号：6230580000123456", "账号：[ACCOUNT]"),
+    ("handle", "微信号：zhangsan_88", "微信号：[HANDLE]"),
+    ("plate", "车牌京A12345", "车牌[PLATE]"),
+    ("address", "我家住北京市朝阳区建国路88号", "我家住[ADDRESS]"),
+    ("secret", "mysql -uroot -pS3cret", "mysql -uroot -p[SECRET]"),
+    ("phone", "+44 20 7946 0958", "[PHONE]"),
+    ("email", "bob(at)example.com", "[EMAIL]"),
+    ("password", "PIN 4321", "PIN [PASSWORD]"),
 ]
 
 
@@ -198,8 +214,8 @@ NEGATIVE = [
     "created at 2026-01-05T09:00:00Z",
     "批次 20260105093000 完成",
     "meeting at 12:30:45 today",
-    f"证件号 {BAD_CHECK_ID}",
-    f"证件号 {IMPOSSIBLE_DATE_ID}",
+    f"批次 {BAD_CHECK_ID}",  # an unlabelled 18-digit run needs its checksum
+    f"序号 {IMPOSSIBLE_DATE_ID}",
     "docs use AKIAIOSFODNN7EXAMPLE as the sample key",
     "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "upgrade to v1.2.3 then 1.2.3",
