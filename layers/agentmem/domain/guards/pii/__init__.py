@@ -7,8 +7,8 @@ the findings refer to ``source_text``, the normalised input.
 Each kind is one :class:`PiiRule` in :data:`PII_RULES`: its placeholder, its tie-break rank and
 the function that finds its spans (whose docstring states the rule). The finders live by family:
 :mod:`.phones` (``phonenumbers``), :mod:`.numbers` (IDs, cards, IBAN, CVV, accounts: checksums
-via ``python-stdnum`` and labels), :mod:`.contact` (e-mail, handles, addresses, plates, IP),
-:mod:`.secrets` (passwords, keys, tokens); :mod:`._text` holds the context rules they share (a
+via ``python-stdnum`` and labels), :mod:`.contact` (e-mail, handles),
+:mod:`.places` (addresses, plates), :mod:`.network` (IP), :mod:`.secrets` (passwords, keys, tokens); :mod:`._text` holds the context rules they share (a
 labelled value is redacted whatever its checksum; an order number, a version or an amount is not
 personal). To add a kind, write its finder and add one entry to the table;
 ``tests/unit/test_guards_pii.py`` checks that the table is consistent and wants a smoke example
@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 from agentmem.domain.guards.normalize import Base64Payload, iter_base64_payloads, normalize_for_scan
 from agentmem.domain.guards.pii._text import Span
-from agentmem.domain.guards.pii.contact import find_address, find_email, find_handle, find_ip, find_plate
+from agentmem.domain.guards.pii.contact import find_email, find_handle
+from agentmem.domain.guards.pii.network import find_ip
 from agentmem.domain.guards.pii.numbers import (
     find_account,
     find_bank_card,
@@ -46,6 +47,7 @@ from agentmem.domain.guards.pii.numbers import (
     luhn_valid,
 )
 from agentmem.domain.guards.pii.phones import find_phone
+from agentmem.domain.guards.pii.places import find_address, find_plate
 from agentmem.domain.guards.pii.secrets import (
     find_api_key,
     find_aws_key,
@@ -122,7 +124,7 @@ PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("iban", "[IBAN]", rank=65, find=find_iban),
     PiiRule("cvv", "[CVV]", rank=75, find=find_cvv),
     PiiRule("account", "[ACCOUNT]", rank=85, find=find_account),
-    PiiRule("handle", "[HANDLE]", rank=95, find=find_handle),
+    PiiRule("handle", "[HANDLE]", rank=88, find=find_handle),
     PiiRule("plate", "[PLATE]", rank=96, find=find_plate),
     PiiRule("address", "[ADDRESS]", rank=110, find=find_address),
     PiiRule("secret", "[SECRET]", rank=52, find=find_secret),

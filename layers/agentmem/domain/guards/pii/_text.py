@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 Span = tuple[int, int]
 
@@ -26,7 +27,10 @@ LEAD = (
 
 LEAD_RE = re.compile(LEAD)
 
-_CLAUSE_BREAK = re.compile(r"[。；;！？!?\n]|\.\s")
+# A sentence ends at "。；;！？!?", a line break, or ". " that does not close an abbreviation ("No. ").
+_CLAUSE_BREAK = re.compile(
+    r"[。；;！？!?\n]|(?<![Nn]o)(?<![Nn]r)(?<![Rr]ef)(?<![Tt]el)(?<![Aa]cct)(?<!#)\.\s"
+)
 _WINDOW = 24
 _MAX_VALUE = 96  # the longest value a labelled finder looks for
 
@@ -104,3 +108,10 @@ def labelled_values(
                 found = None
         if found is not None:
             yield found.span(group)
+
+
+@lru_cache(maxsize=8)
+def digit_count(text: str) -> int:
+    """How many ASCII digits ``text`` holds; finders of numbers skip a text with too few (the
+    finders of one text share the count)."""
+    return sum(map(str.isdigit, text))

@@ -23,6 +23,7 @@ from agentmem.domain.guards.pii._text import (
     NOT_ALNUM_AFTER,
     NOT_ALNUM_BEFORE,
     Span,
+    digit_count,
     labelled_values,
     not_personal,
 )
@@ -127,7 +128,7 @@ _ID_LABEL = re.compile(
         r"national[ \t]*id(?:[ \t]*(?:number|no\.?))?|id[ \t]*(?:number|no\.?|#)|hkid|resident[ \t]*id|"
         r"citizen[ \t]*id"
     )
-    + r"|(?<![A-Za-z])ID(?=[ \t]*[:：])"
+    + r"|(?<![A-Za-z])(?i:id)(?=[ \t]*[:：])"
 )
 _ID_VALUE = re.compile(
     NOT_ALNUM_BEFORE
@@ -150,6 +151,8 @@ def find_id_number(text: str) -> Iterator[Span]:
     ``A123456(7)`` (with its brackets, or valid by checksum without), a Taiwan ID valid by checksum.
     Labelled (``身份证号``/``证件号``/``ID card``/``national ID``/``ID:`` ...): an 18- or 15-digit
     number, a Hong Kong / Taiwan shape, or 7-12 digits, whatever the checksum."""
+    if digit_count(text) < 7:
+        return
     for match in _CN_ID.finditer(text):
         if _valid_cn_id(match):
             yield match.span()
@@ -174,6 +177,8 @@ def find_ssn(text: str) -> Iterator[Span]:
     """A US social security number written ``123-45-6789`` (or with spaces) whose area is not
     000, 666 or 9xx, group not 00 and serial not 0000; and a labelled (``SSN``/``social
     security``/``社会安全号``) nine-digit value in any grouping, whatever those rules say."""
+    if digit_count(text) < 9:
+        return
     for match in _SSN_DASHED.finditer(text):
         area, group, serial = match["area"], match["group"], match["serial"]
         plausible = area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
@@ -198,6 +203,8 @@ def find_passport(text: str) -> Iterator[Span]:
     """A CN passport number (``E``/``G`` + 8 digits, or ``E`` + a letter + 7 digits) anywhere; any
     passport-shaped value (up to three letters and 6-10 digits) after ``passport``/``护照``/
     ``通行证`` ...."""
+    if digit_count(text) < 6:
+        return
     for match in _CN_PASSPORT.finditer(text):
         if not not_personal(text, *match.span()):
             yield match.span()
@@ -218,6 +225,8 @@ _IBAN_VALUE = re.compile(
 def find_iban(text: str) -> Iterator[Span]:
     """An IBAN of any country, compact or in groups of four, valid by ``stdnum.iban`` (country
     length and MOD 97-10); any IBAN-shaped value after the label ``IBAN``."""
+    if digit_count(text) < 10:
+        return
     for match in _IBAN.finditer(text):
         value = match.group(0)
         # a trailing group can be the next word ("... 3000 TODAY"): try the run, then shorter runs
@@ -232,7 +241,8 @@ def find_iban(text: str) -> Iterator[Span]:
 _DIGIT_GROUPS = re.compile(r"(?<![\d\-])\d+(?:[ \-]\d+)*")
 _CARD_NETWORK = re.compile(r"(?:[3-6]|2[2-7]|8[18])")
 _CARD_LABEL = re.compile(
-    r"银行卡(?:号码|号)?|卡号|信用卡(?:号码|号)?|借记卡(?:号)?|储蓄卡(?:号)?|工资卡(?:号)?|银联卡(?:号)?|"
+    r"(?:银行|信用|借记|储蓄|工资|银联|社保|医保|(?:招商|工商|建设|农业|中国|邮政|交通|浦发|民生|兴业|光大|中信|平安|"
+    r"华夏|广发)(?:银行)?|招行|工行|建行|农行|中行|交行|邮储)?卡(?:号码|号)?|卡号|"
     + _EN.format(
         r"(?:credit|debit|bank|visa|master[ \t]?card|amex|union[ \t]?pay)?[ \t]*card(?:[ \t]*(?:number|no\.?|#))?"
         r"|cc(?:[ \t]*(?:number|no\.?|#))?|pan"
@@ -262,6 +272,8 @@ def find_bank_card(text: str) -> Iterator[Span]:
     with a card network's prefix (2-6, 81/88) and passing Luhn, unless labelled as an order, a
     tracking number or an amount; and any 12-19 digits after ``卡号``/``银行卡``/``card number`` ...
     whatever their checksum."""
+    if digit_count(text) < 12:
+        return
     for span in _card_spans(text):
         if not not_personal(text, *span):
             yield span
@@ -282,7 +294,9 @@ _AFTER_CARD = re.compile(
 def find_cvv(text: str) -> Iterator[Span]:
     """A card's 3-4 digit security code: after ``CVV``/``CVC``/``security code``/``安全码``, or
     right after a card number (optionally after its ``MM/YY`` expiry)."""
-    yield from labelled_values(text, _CVV_LABEL, _CVV_VALUE, gap=10)
+    if digit_count(text) < 3:
+        return
+    yield from labelled_values(text, _CVV_LABEL, _CVV_VALUE, gap=20)
     for _, end in _card_spans(text):
         match = _AFTER_CARD.match(text, end)
         if match is not None:
@@ -307,4 +321,6 @@ def find_account(text: str) -> Iterator[Span]:
     """A labelled account: ``账号``/``账户``/``account number``/``acct``/``routing``/``sort code``/
     ``SWIFT`` then 6-30 digits in any grouping, a login name holding a digit (``账号是
     zhang_san88``) or a BIC."""
+    if digit_count(text) < 1:
+        return
     yield from labelled_values(text, _ACCOUNT_LABEL, _ACCOUNT_VALUE, gap=12)

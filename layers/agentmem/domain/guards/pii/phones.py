@@ -38,6 +38,8 @@ from agentmem.domain.guards.pii._text import (
 __all__ = ["find_phone"]
 
 _DEFAULT_REGIONS = ("CN", "US", "GB")
+_CONTEXT = 6
+_CANDIDATE_RUN = re.compile(r"[+(]?\d(?:[ \t().+/\-]{0,3}\d){6,}\)?")
 _SEVEN_DIGITS = re.compile(r"\d(?:[ \t().+/\-]{0,3}\d){6}")
 
 _CN_MOBILE = re.compile(
@@ -56,6 +58,8 @@ _PHONE_LABEL = re.compile(
 )
 _LABELLED_VALUE = re.compile(r"[ \t]*[(（]?[ \t]*(?P<value>\+?\d(?:[ \t().+/\-]{0,3}\d){6,16})")
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_COUNTED_DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_MIN_DIGITS = 7
 _DIGIT_WORDS = re.compile(
     r"(?<![A-Za-z])(?i:(?:(?:double|triple)[ \t]+)?"
     + _DIGIT_WORD
@@ -73,11 +77,28 @@ def _phonenumbers() -> ModuleType:
 
 
 def _matched(text: str) -> Iterator[Span]:
-    """Rules 1 and 2: the library's matcher at VALID leniency, once per default region."""
+    """Rules 1 and 2: the library's matcher at VALID leniency on each run of seven or more digits
+    (with a few characters of context each side, which the matcher reads: ``09:30`` is a time), trying the default regions in turn. A run written
+    with ``+`` or ``00`` is international, so one region parses it. Runs that the context rules
+    out (an order number, an amount) never reach the matcher."""
     pn = _phonenumbers()
-    for region in _DEFAULT_REGIONS:
-        for match in pn.PhoneNumberMatcher(text, region, leniency=pn.Leniency.VALID):
-            yield match.start, match.end
+    for run in _CANDIDATE_RUN.finditer(text):
+        start, end = run.span()
+        if len(digits_of(run.group(0))) < _MIN_DIGITS or not_personal(text, start, end):
+            continue
+        left = max(0, start - _CONTEXT)
+        window = text[left : end + _CONTEXT]
+        international = run.group(0).lstrip("(").startswith(("+", "00"))
+        for region in _DEFAULT_REGIONS[:1] if international else _DEFAULT_REGIONS:
+            matches = pn.PhoneNumberMatcher(window, region, leniency=pn.Leniency.VALID)
+            found = [
+                (left + m.start, left + m.end)
+                for m in matches
+                if left + m.start < end and left + m.end > start
+            ]
+            yield from found
+            if found:
+                break
 
 
 def _labelled(text: str) -> Iterator[Span]:
@@ -104,7 +125,10 @@ def _standalone(text: str, span: Span) -> bool:
 def find_phone(text: str) -> Iterator[Span]:
     """Phone numbers of every country (see the module docstring for the rule)."""
     folded = fold_chinese_digits(text)  # one character for one: spans stay valid for ``text``
-    spans: set[Span] = {m.span() for m in _DIGIT_WORDS.finditer(text)}
+    spans: set[Span] = set()
+    lowered = text.lower()
+    if sum(lowered.count(word) for word in _COUNTED_DIGIT_WORDS) >= _MIN_DIGITS:
+        spans.update(m.span() for m in _DIGIT_WORDS.finditer(text))
     spans.update(m.span() for m in _CN_MOBILE.finditer(folded))
     if _SEVEN_DIGITS.search(folded):
         spans.update(_matched(folded))

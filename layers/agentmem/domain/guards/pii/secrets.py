@@ -63,6 +63,8 @@ def find_aws_key(text: str) -> Iterator[Span]:
     """Access key ids ``AKIA``/``ASIA`` + 16, and a stated ``aws_secret_access_key`` (only the
     40-character value is replaced). AWS's documented example keys (``...EXAMPLE...``) are not
     secrets and are kept."""
+    if "AKIA" not in text and "ASIA" not in text and "ecret" not in text and "ECRET" not in text:
+        return
     for match in _AWS_ACCESS_KEY.finditer(text):
         if _EXAMPLE_KEY not in match.group(0):
             yield match.span()
@@ -73,6 +75,8 @@ def find_aws_key(text: str) -> Iterator[Span]:
 
 def find_jwt(text: str) -> Iterator[Span]:
     """Three base64url segments, the first starting with ``eyJ``."""
+    if "eyJ" not in text:
+        return
     for match in _JWT.finditer(text):
         yield match.span()
 
@@ -80,6 +84,8 @@ def find_jwt(text: str) -> Iterator[Span]:
 def find_private_key(text: str) -> Iterator[Span]:
     """A PEM ``-----BEGIN ... PRIVATE KEY-----`` block through its END line (a block cut off before
     END is replaced up to the end of its base64 body)."""
+    if "PRIVATE KEY" not in text:
+        return
     for match in _PRIVATE_KEY.finditer(text):
         yield match.span()
 
@@ -94,7 +100,7 @@ def find_api_key(text: str) -> Iterator[Span]:
 
 # ---------------------------------------------------------------- passwords and PINs
 
-_SECRET_QUOTED = r"(?P<open>[\"'“‘「『`])(?P<quoted>[^\"'”’」』`\n]{1,64})(?P<close>[\"'”’」』`])"
+_SECRET_QUOTED = r"(?P<open>[\"'“‘「『`])(?P<quoted>(?:(?![\"'”’」』`]).){1,64})(?P<close>[\"'”’」』`])"
 # The secret unquoted: printable ASCII up to whitespace or , ; (CJK characters and punctuation end it too).
 _SECRET_BARE = r"(?P<secret>[!-+\--:<-~]+)"
 _PASSWORD_ZH = re.compile(
@@ -106,10 +112,11 @@ _PASSWORD_EN = re.compile(
     r"(?<![A-Za-z])(?i:password|passwd|passphrase|pass[ \t]?word|pwd|pw|pass[ \t]?code|pin(?:[ \t]?(?:code|number|no\.?))?|"
     r"pass(?=[ \t]*[:=]))(?![A-Za-z])"
     r"(?P<lead>[ \t]+(?i:(?:(?:is|was|has[ \t]+been|got)[ \t]+)?(?:changed|set|updated|reset|switched)[ \t]+to)[ \t]+"
-    r"|[ \t]+(?i:is|was|=|:|to|now)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*|[ \t]+(?i:of|for)[ \t]+\S+[ \t]+(?i:is)[ \t]+|[ \t]+)"
+    r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*"
+    r"|[ \t]+(?i:of|for|on)(?:[ \t]+(?:(?![\s,;，。]).)+){1,3}[ \t]+(?i:is|was)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
 # After "password is", words that describe the password rather than state it.
 _NOT_A_SECRET = frozenset({
     "a", "an", "the", "not", "too", "very", "required", "incorrect", "correct", "wrong", "invalid",
@@ -157,10 +164,23 @@ def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin:
     if pin and not re.fullmatch(r"\d{4,8}", secret):
         return False
     wordy = secret.lower().rstrip(".,!?") in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
-    if wordy and (lead in ("", "is", "was", "to", "now") or lead.startswith(("of", "for"))):
+    if wordy and (lead in ("", "is", "was") or lead.startswith(("of", "for", "on"))):
         return False
     # "密码 abc123", "pw hunter2": without any lead-in the value must look made, not a word
     return bool(lead or pin or re.search(r"[^A-Za-z]", secret))
+
+
+_PASSWORD_ZH_WORDS = re.compile(
+    r"(?:密码|密碼|口令)[ \t]*(?:[:：=])[ \t]*(?P<secret>(?=(?:(?![\s，,。；;！!？?]).)*[A-Za-z0-9])"
+    r"(?![0-9]+[ \t]*(?:位|个))(?:(?![\s，,。；;！!？?]).){2,32})"
+)
+
+
+_PASSWORD_HINT = re.compile(r"(?i:pass|pw|pin)|密码|密碼|口令")
+_SECRET_HINT = re.compile(
+    r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
+    r"recovery|backup|seed|mnemonic)|密钥|秘钥|私钥|令牌|助记词|恢复码"
+)
 
 
 def find_password(text: str) -> Iterator[Span]:
@@ -171,6 +191,8 @@ def find_password(text: str) -> Iterator[Span]:
     replaced. Words about the password are not a secret: ``the password is 8 characters minimum``,
     ``password must contain a digit``, ``the password is case-sensitive``, ``I forgot my password``;
     nor is ``pwd: /home/bob`` (a working directory). A PIN is 4-8 digits."""
+    if _PASSWORD_HINT.search(text) is None:
+        return
     for pattern in (_PASSWORD_ZH, _PASSWORD_EN):
         for match in pattern.finditer(text):
             label = text[match.start() : match.start("lead")].lower()
@@ -185,6 +207,9 @@ def find_password(text: str) -> Iterator[Span]:
                 continue
             if _looks_stated(text, match, start, end, pin=pin):
                 yield start, end
+    for match in _PASSWORD_ZH_WORDS.finditer(text):  # 密码：我爱北京2024
+        if not _PLACEHOLDER_VALUE.match(match["secret"]):
+            yield _trim_secret(text, *match.span("secret"))
 
 
 # ---------------------------------------------------------------- other secrets
@@ -234,6 +259,8 @@ def find_secret(text: str) -> Iterator[Span]:
     (``https://user:pass@host``); ``Bearer``/``token`` values; command-line passwords
     (``mysql -uroot -pS3cret``, ``--password=…``, ``sshpass -p``, ``redis-cli -a``); and a labelled
     key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits)."""
+    if _SECRET_HINT.search(text) is None:
+        return
     for match in _CONFIG_SECRET.finditer(text):
         value = match["value"]
         if _inside_a_word(match):  # passport:, bypass=, author:
