@@ -40,7 +40,7 @@ _NUM = r"(?:\d+|[一二三四五六七八九十百]+)"
 _ZH_ADDRESS = re.compile(
     rf"(?:{_ZH_NAME}{{1,8}}?(?:省|自治区|市|区|县|旗|镇|乡|街道))*"
     rf"(?:{_ZH_NAME}{{1,12}}?(?:路|街|大道|大街|巷|弄|胡同|道){_NUM}(?:-{_NUM})?号(?:院)?"
-    rf"|{_ZH_NAME}{{1,12}}?(?:小区|花园|公寓|大厦|家园|新村|苑|园|村|庄|里|公馆|广场)"
+    rf"|{_ZH_NAME}{{1,12}}?(?:小区|花园|公寓|大厦|家园|新村|苑|园|村|庄|里|公馆|广场)(?={_NUM}(?:号楼|栋|幢|座|号|期|单元))"
     rf"|(?<=[市区县镇])(?:{_ZH_NAME}{{0,10}}?)(?={_NUM}(?:号楼|栋|幢|座|号院)))"
     rf"(?:{_NUM}(?:号楼|栋|幢|座|号|期|区))?(?:{_NUM}单元)?(?:{_NUM}(?:室|号|楼|层)?)?"
     rf"(?:{_NUM}(?:室|号))?"
@@ -57,7 +57,9 @@ _NOT_HOME = re.compile(
     r"(?i:ip|e-?mail|mac|memory|web|url|server|website|link|wallet|contract|bitcoin|btc|eth|hex)[ \t]*$"
     r"|(?:IP|ip|邮箱|邮件|网络|内存|服务器|网站|链接|钱包|合约|接口|网页|MAC|mac|下载)$"
 )
-_ZH_ADDRESS_PART = re.compile(r"[省市区县镇乡村路街道巷弄号栋幢楼单元室院]|小区|花园|公寓|大厦")
+_ZH_ADDRESS_PART = re.compile(
+    r"\d|[一二三四五六七八九十]+号|[路街巷弄栋幢室]|单元|小区|花园|公寓|大厦|号楼|新村"
+)
 _EN_ADDRESS_VALUE = re.compile(
     r"(?P<value>(?:\d{1,6}[A-Za-z]?[ \t,]+[A-Za-z]|(?i:flat|apt|unit|suite|p\.?o\.?[ \t]*box)[ \t]*\d)"
     r"(?:(?![;。；!?！？]).){2,80}?)(?=[ \t]*(?:[.;\n。；!?！？]|,?[ \t]+(?:and|but|so|my|call|phone|email)[ \t]|$))"
@@ -71,8 +73,8 @@ def find_address(text: str) -> Iterator[Span]:
     Chinese one (administrative parts such as ``北京市朝阳区``, then a road and house number
     ``建国路88号`` or an estate ``…小区``, then building ``3栋``, unit ``2单元`` and room ``501``).
     Labelled (``地址``/``住址``/``家住``/``住在``/``address``/``I live at`` ...): the rest of the
-    clause when it reads as an address (it holds a house number, or a Chinese address part such as
-    ``市``/``路``/``号``); ``IP address``/``email address``/``服务器地址`` are not home addresses."""
+    clause when it reads as a home address (it holds a house number, or a Chinese part finer than a
+    district such as ``路``/``号``/``栋``/``小区``: ``我住在杭州西湖区`` is a city, kept as a fact); ``IP address``/``email address``/``服务器地址`` are not home addresses."""
     patterns = (
         _EN_ADDRESS if _EN_STREET_HINT.search(text) else None,
         _ZH_ADDRESS if _ZH_HINT.search(text) else None,
