@@ -129,11 +129,21 @@ _ID_LABEL = re.compile(
         r"citizen[ \t]*id"
     )
     + r"|(?<![A-Za-z])(?i:id)(?=[ \t]*[:：])"
+    # other countries' identity numbers, by their usual names (the uppercase ones are words otherwise)
+    + r"|(?<![A-Za-z])(?:SIN|NRIC|NIN|DNI|NIE|CPF|CURP|BSN|PESEL|TFN|RRN|PPS)(?![A-Za-z])|"
+    + _EN.format(
+        r"national[ \t]*insurance(?:[ \t]*(?:number|no\.?))?|ni[ \t]*number|aadhaa?r(?:[ \t]*(?:number|no\.?))?|"
+        r"resident[ \t]*registration(?:[ \t]*number)?|codice[ \t]*fiscale|personnummer|steuer-?id|tax[ \t]*id|"
+        r"social[ \t]*insurance(?:[ \t]*number)?|my[ \t]*number[ \t]*card|"
+        r"driver'?s?[ \t]*licen[cs]e(?:[ \t]*(?:number|no\.?|#))?|licen[cs]e[ \t]*(?:number|no\.?|#)"
+    )
+    + r"|驾驶证(?:号码|号)?|驾照(?:号码|号)?|社保卡号|医保卡号|军官证(?:号)?|居住证(?:号)?"
 )
 _ID_VALUE = re.compile(
     NOT_ALNUM_BEFORE
     + r"(?P<value>\d{17}[\dXx]|\d{15}|\d{6}[ \-]\d{8}[ \-]\d{3}[\dXx]|[A-Za-z]{1,2}\d{6}[(（]?[0-9A][)）]?"
-    r"|[A-Za-z][1289]\d{8}|[A-Za-z]{0,2}\d{7,12}[A-Za-z]?)" + r"(?![0-9A-Za-z])"
+    r"|[A-Za-z][1289]\d{8}|[A-Za-z]{0,2}\d{7,12}[A-Za-z]?|[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d]"
+    r"|[A-Za-z]{0,2}\d{2,6}(?:[ \-]\d{2,8}){1,4}[A-Za-z]?)" + r"(?![0-9A-Za-z])"
 )
 
 
@@ -149,9 +159,11 @@ def find_id_number(text: str) -> Iterator[Span]:
     """National identity numbers. Unlabelled: an 18-character CN resident ID (GB 11643: a real
     ``YYYYMMDD`` birth date, 1900-2099, and its MOD 11-2 check character), a Hong Kong ID written
     ``A123456(7)`` (with its brackets, or valid by checksum without), a Taiwan ID valid by checksum.
-    Labelled (``身份证号``/``证件号``/``ID card``/``national ID``/``ID:`` ...): an 18- or 15-digit
-    number, a Hong Kong / Taiwan shape, or 7-12 digits, whatever the checksum."""
-    if digit_count(text) < 7:
+    Labelled (``身份证号``/``证件号``/``ID card``/``national ID``/``ID:``, other countries' names
+    such as ``SIN``/``NRIC``/``national insurance``/``Aadhaar``, a driving licence ``驾驶证``): an 18-
+    or 15-digit number, a Hong Kong / Taiwan / UK NI shape, 7-12 digits or digit groups, whatever
+    the checksum."""
+    if digit_count(text) < 6:
         return
     for match in _CN_ID.finditer(text):
         if _valid_cn_id(match):

@@ -110,7 +110,7 @@ _PASSWORD_ZH = re.compile(
 )
 _PASSWORD_EN = re.compile(
     r"(?<![A-Za-z])(?i:password|passwd|passphrase|pass[ \t]?word|pwd|pw|pass[ \t]?code|pin(?:[ \t]?(?:code|number|no\.?))?|"
-    r"pass(?=[ \t]*[:=]))(?![A-Za-z])"
+    r"pass(?=[ \t]*[:=]|[ \t]+(?:is|was)[ \t]))(?![A-Za-z])"
     r"(?P<lead>[ \t]+(?i:(?:(?:is|was|has[ \t]+been|got)[ \t]+)?(?:changed|set|updated|reset|switched)[ \t]+to)[ \t]+"
     r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*"
     r"|[ \t]+(?i:of|for|on)(?:[ \t]+(?:(?![\s,;，。]).)+){1,3}[ \t]+(?i:is|was)[ \t]+|[ \t]+)"
@@ -163,6 +163,9 @@ def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin:
         return False  # "8 characters minimum", "密码是8位数字"
     if pin and not re.fullmatch(r"\d{4,8}", secret):
         return False
+    label = text[match.start() : match.start("lead")].lower()
+    if label == "pass" and lead in ("is", "was") and secret.isalpha():
+        return False  # "the bus pass is free": only a made-up value after a bare "pass is"
     wordy = secret.lower().rstrip(".,!?") in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
     if wordy and (lead in ("", "is", "was") or lead.startswith(("of", "for", "on"))):
         return False
