@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import base64
 import itertools
+import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentmem.domain.guards import PiiFinding, RedactionResult, normalize_for_scan, redact
-from agentmem.domain.guards.pii import PII_RULES, PLACEHOLDERS
+from agentmem.domain.guards.normalize import fold_chinese_digits
+from agentmem.domain.guards.pii import PII_RULES, PLACEHOLDERS, iter_base64_digit_payloads
+from agentmem.domain.guards.pii.numbers import hkid_valid, twid_valid
 
 # ---------------------------------------------------------------- independent helpers
 
@@ -149,6 +154,22 @@ POSITIVE = [
     ("password", "the pass code is 8842", "the pass code is [PASSWORD]"),
     ("password", 'wifi password: "sunny day 42" ok', 'wifi password: "[PASSWORD]" ok'),
     ("password", "密码是“开门123”", "密码是“[PASSWORD]”"),
+    # a labelled ID is redacted whatever its checksum or date (a user's typo is still their ID)
+    ("id_number", f"证件号 {BAD_CHECK_ID}", "证件号 [ID_NUMBER]"),
+    ("id_number", f"证件号 {IMPOSSIBLE_DATE_ID}", "证件号 [ID_NUMBER]"),
+    ("id_number", "HKID A123456(3)", "HKID [ID_NUMBER]"),
+    ("ssn", "SSN 536-90-4399 on file", "SSN [SSN] on file"),
+    ("passport", "护照号E12345678", "护照号[PASSPORT]"),
+    ("iban", "IBAN GB82 WEST 1234 5698 7654 32.", "IBAN [IBAN]."),
+    ("cvv", "CVV 123", "CVV [CVV]"),
+    ("account", "账号：6230580000123456", "账号：[ACCOUNT]"),
+    ("handle", "微信号：zhangsan_88", "微信号：[HANDLE]"),
+    ("plate", "车牌京A12345", "车牌[PLATE]"),
+    ("address", "我家住北京市朝阳区建国路88号", "我家住[ADDRESS]"),
+    ("secret", "mysql -uroot -pS3cret", "mysql -uroot -p[SECRET]"),
+    ("phone", "+44 20 7946 0958", "[PHONE]"),
+    ("email", "bob(at)example.com", "[EMAIL]"),
+    ("password", "PIN 4321", "PIN [PASSWORD]"),
 ]
 
 
@@ -198,8 +219,8 @@ NEGATIVE = [
     "created at 2026-01-05T09:00:00Z",
     "批次 20260105093000 完成",
     "meeting at 12:30:45 today",
-    f"证件号 {BAD_CHECK_ID}",
-    f"证件号 {IMPOSSIBLE_DATE_ID}",
+    f"批次 {BAD_CHECK_ID}",  # an unlabelled 18-digit run needs its checksum
+    f"序号 {IMPOSSIBLE_DATE_ID}",
     "docs use AKIAIOSFODNN7EXAMPLE as the sample key",
     "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "upgrade to v1.2.3 then 1.2.3",
@@ -272,3 +293,133 @@ def test_base64_payload_without_pii_is_kept() -> None:
 
 def test_empty_text() -> None:
     assert redact("") == RedactionResult(text="", findings=(), source_text="")
+
+
+# ---------------------------------------------------------------- the corpus (tests/unit/data/pii_cases.jsonl)
+
+CORPUS_PATH = Path(__file__).parent / "data" / "pii_cases.jsonl"
+CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
+CORPUS_POSITIVE = [c for c in CORPUS if c["kinds"]]
+CORPUS_NEGATIVE = [c for c in CORPUS if not c["kinds"]]
+
+
+def test_the_corpus_is_broad() -> None:
+    assert len(CORPUS_POSITIVE) >= 150 and len(CORPUS_NEGATIVE) >= 60
+    assert {kind for c in CORPUS_POSITIVE for kind in c["kinds"]} >= {rule.kind for rule in PII_RULES}
+    assert all(c["must_not_contain"] for c in CORPUS_POSITIVE)
+    assert all(m in normalize_for_scan(c["text"]) for c in CORPUS_POSITIVE for m in c["must_not_contain"])
+
+
+@pytest.mark.parametrize("case", CORPUS_POSITIVE, ids=lambda c: c["text"][:40])
+def test_corpus_positive_is_redacted(case: dict[str, Any]) -> None:
+    result = redact(case["text"])
+    for secret in case["must_not_contain"]:
+        assert secret not in result.text, result.text
+    assert set(case["kinds"]) <= set(result.kinds), (result.kinds, result.text)
+
+
+@pytest.mark.parametrize("case", CORPUS_NEGATIVE, ids=lambda c: c["text"][:40])
+def test_corpus_negative_is_kept(case: dict[str, Any]) -> None:
+    result = redact(case["text"])
+    assert result.findings == (), result.text
+
+
+# ---------------------------------------------------------------- focused rules, per kind
+
+
+def test_hkid_and_twid_checksums() -> None:
+    assert hkid_valid("A123456(3)") and not hkid_valid("A123456(4)")
+    assert twid_valid("A123456789") and not twid_valid("A123456788")
+    assert redact("ref A1234563 ok").kinds == ("id_number",)  # valid HKID without brackets
+    assert redact("ref A1234564 ok").findings == ()  # neither a valid HKID nor labelled
+
+
+def test_phone_needs_validity_unless_labelled() -> None:
+    assert redact("batch 0912-345-678").findings == ()  # not valid in CN/US/GB, no label
+    assert redact("Tel: 0912-345-678").kinds == ("phone",)  # labelled: any grouping of 7-15 digits
+    assert redact("+886 912 345 678").kinds == ("phone",)  # international: any region
+
+
+def test_chinese_numerals_fold_without_moving_offsets() -> None:
+    assert fold_chinese_digits("电话一三八一二三四五六七八") == "电话13812345678"
+    assert fold_chinese_digits("三五个人一起") == "三五个人一起"  # too short to be dictated digits
+    result = redact("电话幺三八一二三四五六七八")
+    assert result.text == "电话[PHONE]"
+    assert result.source_text[result.findings[0].start :] == "幺三八一二三四五六七八"
+
+
+def test_order_numbers_that_pass_luhn_are_cards_only_when_labelled_so() -> None:
+    assert luhn_ok(CARD_UNIONPAY)
+    assert redact(f"订单号 {CARD_UNIONPAY}").findings == ()
+    assert redact(f"tracking #{CARD_UNIONPAY}").findings == ()
+    assert redact(f"卡号 {CARD_UNIONPAY}").kinds == ("bank_card",)
+    assert redact(f"订单号 123，卡号 {CARD_UNIONPAY}").kinds == ("bank_card",)  # the nearest label decides
+
+
+def test_labelled_card_with_a_failing_checksum_is_still_redacted() -> None:
+    assert redact(f"银行卡号 {ORDER_NO}").text == "银行卡号 [BANK_CARD]"
+    assert redact(ORDER_NO).findings == ()
+
+
+def test_cvv_after_a_card_and_its_expiry() -> None:
+    assert redact("4111 1111 1111 1111 12/28 737").text == "[BANK_CARD] 12/28 [CVV]"
+    assert redact("4111111111111111, 123").text == "[BANK_CARD], [CVV]"
+
+
+def test_version_strings_are_not_ips_but_addresses_are() -> None:
+    assert redact("固件 2.4.10.1").findings == ()
+    assert redact("openssl 1.1.1.1").findings == ()
+    assert redact("upgrade nginx to 1.25.3.1").findings == ()
+    assert redact("ping 1.1.1.1").kinds == ("ip",)
+    assert redact("connect to 10.0.0.1 now").kinds == ("ip",)
+
+
+def test_sentences_about_passwords_keep_their_words() -> None:
+    for text in (
+        "the password is 8 characters minimum",
+        "密码是区分大小写的",
+        "password must contain a digit",
+        "pwd: /home/bob",
+        "I forgot my password",
+        "change the password tomorrow",
+    ):
+        assert redact(text).findings == (), text
+    assert redact("pw is hunter2").text == "pw is [PASSWORD]"
+    assert redact("密码 abc123").text == "密码 [PASSWORD]"
+    assert redact("password was changed to Winter#2025").text == "password was changed to [PASSWORD]"
+
+
+def test_config_and_command_line_secrets() -> None:
+    assert redact("DB_PASS=hunter22").text == "DB_PASS=[PASSWORD]"
+    assert redact("API_KEY=9f8e7d6c5b4a").text == "API_KEY=[SECRET]"
+    assert redact("API_KEY=$API_KEY").findings == ()  # a variable, not a value
+    assert redact("mysql -uroot -pS3cret db").text == "mysql -uroot -p[SECRET] db"
+    assert redact("https://bob:pa55@host.example/x").text == "https://bob:[SECRET]@host.example/x"
+    assert redact("Passport: K1234567").kinds == ("passport",)  # not a config key holding "pass"
+
+
+def test_obfuscated_emails_need_a_known_tld_and_not_a_preposition() -> None:
+    assert redact("jane dot doe at gmail dot com").text == "[EMAIL]"
+    assert redact("zhangsan艾特qq点com").text == "[EMAIL]"
+    assert redact("I work at acme dot com").findings == ()
+    assert redact("meet at noon. Then lunch").findings == ()
+
+
+def test_addresses_need_an_address_shape() -> None:
+    assert redact("地址：上海市浦东新区世纪大道100号").text == "地址：[ADDRESS]"
+    assert redact("I live at 123 Main St, Springfield").text == "I live at [ADDRESS]"
+    assert redact("IP地址是什么").findings == ()
+    assert redact("please address the issue").findings == ()
+
+
+def test_handles_need_a_lead_or_a_made_up_value() -> None:
+    assert redact("微信：zhangsan").text == "微信：[HANDLE]"
+    assert redact("加我微信 zhang_88").text == "加我微信 [HANDLE]"
+    assert redact("WeChat Pay works").findings == ()
+
+
+def test_base64_of_digits_only_is_checked() -> None:
+    encoded = base64.b64encode(b"4111111111111111").decode()
+    assert [p.decoded for p in iter_base64_digit_payloads(f"x {encoded} y")] == ["4111111111111111"]
+    assert redact(f"blob {encoded}").text == "blob [BANK_CARD]"
+    assert redact(base64.b64encode(b"12345").decode() + "AAAA").findings == ()

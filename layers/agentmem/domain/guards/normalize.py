@@ -139,3 +139,33 @@ def iter_base64_payloads(text: str) -> Iterator[Base64Payload]:
         decoded = _decode_base64(match.group(0))
         if decoded is not None:
             yield Base64Payload(match.start(), match.end(), decoded)
+
+
+# ---------------------------------------------------------------- Chinese digits (for the PII guard)
+
+# Characters that read as one digit when a number is dictated: 〇/零 0, 幺 1 (as in 幺三八), 两 2.
+_CHINESE_DIGITS = "〇零一幺二两三四五六七八九"
+_CHINESE_DIGIT_VALUES = "0011223456789"
+_CHINESE_DIGIT_TABLE = str.maketrans(_CHINESE_DIGITS, _CHINESE_DIGIT_VALUES)
+_CHINESE_DIGIT_RUN = re.compile(
+    f"[{_CHINESE_DIGITS}0-9](?:[{_CHINESE_DIGITS}0-9]|[ .\\-](?=[{_CHINESE_DIGITS}0-9]))*"
+)
+_MIN_DICTATED_DIGITS = 7
+
+
+def fold_chinese_digits(text: str) -> str:
+    """Return ``text`` with dictated Chinese digits (``一三八…``, ``幺``, ``〇``/``零``, ``两``) turned
+    into ASCII digits, one character for one, so every offset stays valid.
+
+    Only runs of at least seven digits (Chinese or ASCII, joined by nothing or one space, dot or
+    dash) are folded: ``一三八一二三四五六七八`` becomes ``13812345678`` while ``一个``, ``三五个人``
+    and ``十一`` are left alone.
+    """
+
+    def fold(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if sum(ch.isdigit() or ch in _CHINESE_DIGITS for ch in run) < _MIN_DICTATED_DIGITS:
+            return run
+        return run.translate(_CHINESE_DIGIT_TABLE)
+
+    return _CHINESE_DIGIT_RUN.sub(fold, text)

@@ -1,0 +1,287 @@
+"""Contact details: e-mail addresses (plain and obfuscated) and messenger handles."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from agentmem.domain.guards.pii._text import (
+    LEAD_RE,
+    Span,
+)
+
+__all__ = ["find_email", "find_handle"]
+
+_EN = r"(?<![A-Za-z])(?i:{})(?![A-Za-z])"
+
+# ---------------------------------------------------------------- e-mail
+
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*[ \t]?@[ \t]?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
+)
+_URL_USERINFO = re.compile(r"://[^\s/@]*:$")
+_PART = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
+_BRACKETED = r"[\[({<][ \t]*(?i:WORD)[ \t]*[\])}>]"
+_AT = (
+    r"(?P<at>[ \t]*(?:@|" + _BRACKETED.replace("WORD", "at") + r"|艾特|圈a|(?i:\(a\)))[ \t]*"
+    r"|[ \t]+(?i:at)[ \t]+|[ \t]*-(?i:at)-[ \t]*)"
+)
+_DOT = (
+    r"(?:[ \t]*(?:\.|"
+    + _BRACKETED.replace("WORD", "dot")
+    + r"|点|點)[ \t]*|[ \t]+(?i:dot)[ \t]+|[ \t]*-(?i:dot)-[ \t]*)"
+)
+_OBFUSCATED_EMAIL = re.compile(
+    rf"(?<![A-Za-z0-9._%+-])(?P<local>{_PART}(?:{_DOT}{_PART})*)?{_AT}"
+    rf"(?P<domain>{_PART}(?:{_DOT}{_PART})*){_DOT}(?P<tld>[A-Za-z]{{2,6}})(?![A-Za-z0-9])"
+)
+_TLDS = frozenset(
+    [
+        "com",
+        "net",
+        "org",
+        "edu",
+        "gov",
+        "mil",
+        "io",
+        "co",
+        "cn",
+        "uk",
+        "de",
+        "fr",
+        "jp",
+        "kr",
+        "ru",
+        "info",
+        "biz",
+        "me",
+        "us",
+        "ca",
+        "au",
+        "in",
+        "hk",
+        "tw",
+        "sg",
+        "nl",
+        "it",
+        "es",
+        "br",
+        "ai",
+        "dev",
+        "app",
+        "xyz",
+        "top",
+        "mx",
+        "ch",
+        "se",
+        "no",
+        "dk",
+        "fi",
+        "pl",
+        "be",
+        "at",
+        "nz",
+        "ie",
+        "email",
+        "mail",
+    ]
+)
+_TLD_HINT = re.compile(
+    r"(?:[.点點]|(?i:dot)[ \t\]\)}>-]*)[ \t]*(?i:com|net|org|edu|gov|io|co|cn|uk|de|fr|jp|kr|ru|info|biz|me|us|ca|"
+    r"au|in|hk|tw|sg|nl|it|es|br|ai|dev|app|xyz|top|mx|ch|se|no|dk|fi|pl|be|at|nz|ie|email|mail|mil)(?![A-Za-z])"
+)
+_MAIL_PROVIDERS = frozenset(
+    [
+        "gmail",
+        "googlemail",
+        "yahoo",
+        "hotmail",
+        "outlook",
+        "live",
+        "msn",
+        "qq",
+        "163",
+        "126",
+        "yeah",
+        "sina",
+        "sohu",
+        "foxmail",
+        "icloud",
+        "me",
+        "proton",
+        "protonmail",
+        "aol",
+        "yandex",
+        "gmx",
+        "zoho",
+        "mail",
+        "aliyun",
+        "139",
+        "189",
+    ]
+)
+# Words before a spelled-out " at " that make it a preposition: "I work at acme dot com".
+_NOT_A_LOCAL_PART = frozenset(
+    [
+        "look",
+        "looking",
+        "looked",
+        "me",
+        "us",
+        "him",
+        "her",
+        "them",
+        "it",
+        "you",
+        "i",
+        "we",
+        "they",
+        "he",
+        "she",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "been",
+        "arrive",
+        "arrived",
+        "stay",
+        "stayed",
+        "staying",
+        "work",
+        "works",
+        "worked",
+        "working",
+        "meet",
+        "met",
+        "see",
+        "seen",
+        "live",
+        "lives",
+        "lived",
+        "living",
+        "here",
+        "there",
+        "home",
+        "and",
+        "or",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "good",
+        "great",
+        "best",
+        "available",
+        "reach",
+        "laugh",
+        "stare",
+        "aim",
+        "point",
+        "shop",
+        "shopping",
+        "buy",
+        "bought",
+        "sell",
+        "sold",
+        "job",
+        "jobs",
+        "intern",
+        "engineer",
+        "study",
+        "studied",
+        "studying",
+        "school",
+        "office",
+        "dinner",
+        "lunch",
+        "apply",
+        "applied",
+        "sign",
+        "signed",
+        "log",
+        "logged",
+        "up",
+        "in",
+        "on",
+        "out",
+        "email",
+        "mail",
+        "contact",
+        "contacts",
+        "support",
+        "help",
+        "sales",
+        "info",
+        "team",
+        "find",
+        "found",
+        "available",
+        "hired",
+        "employed",
+    ]
+)
+
+
+def find_email(text: str) -> Iterator[Span]:
+    """``local@domain.tld`` (spaces around ``@`` allowed, full-width ``＠``/``．`` arrive folded),
+    and the obfuscated forms: ``name dot surname at gmail dot com``, ``name [at] x [dot] com``,
+    ``name(at)x.com``, ``名字艾特qq点com``. An obfuscated address needs a known top-level domain;
+    with a spelled-out `` at `` the word before it must not be a verb or pronoun (``work at acme
+    dot com``) unless the domain is a mail provider."""
+    for match in _EMAIL.finditer(text):
+        if not _URL_USERINFO.search(text, 0, match.start()):  # https://user:pass@host is a secret
+            yield match.span()
+    if _TLD_HINT.search(text) is None:  # every obfuscated address ends in a known TLD
+        return
+    for match in _OBFUSCATED_EMAIL.finditer(text):
+        if match["tld"].lower() not in _TLDS or _URL_USERINFO.search(text, 0, match.start()):
+            continue
+        local = match["local"]
+        if local is None:
+            if "艾特" not in match["at"]:
+                continue
+        elif match["at"].strip().lower() == "at":
+            first_domain = re.split(r"\W", match["domain"])[0].lower()
+            last_word = re.split(r"[ \t]+", local)[-1].lower()
+            if first_domain not in _MAIL_PROVIDERS and last_word in _NOT_A_LOCAL_PART:
+                continue
+        yield match.span()
+
+
+# ---------------------------------------------------------------- messenger handles
+
+_HANDLE_LABEL = re.compile(
+    r"微信号?|微信id|威信|薇信|扣扣(?:号)?|(?<![A-Za-z])(?:vx|VX|wx|Wx|WX|v信|V信)(?![A-Za-z])|QQ号(?:码)?|(?<![A-Za-z])(?i:qq)(?![A-Za-z])|"
+    r"抖音号|小红书号|微博(?:号|id)?|钉钉号?|飞书号?|"
+    + _EN.format(
+        r"we[ \t]?chat(?:[ \t]*id)?|weixin|wxid|telegram|tg|line[ \t]*id|skype(?:[ \t]*id)?|discord|"
+        r"signal[ \t]*id|kakao(?:talk)?(?:[ \t]*id)?|snap(?:chat)?|instagram|insta|ig|twitter|tiktok|x[ \t]*handle|handle"
+    )
+)
+_HANDLE_VALUE = re.compile(r"[ \t]*(?P<value>@?[A-Za-z0-9][A-Za-z0-9_.\-]{3,31})(?![A-Za-z0-9_\-])")
+_EXPLICIT_LEAD = re.compile(r"[ \t]*(?:[:：=]|是|为|為|号|(?i:is|id)(?![A-Za-z]))")
+_WXID = re.compile(r"(?<![A-Za-z0-9_])wxid_[A-Za-z0-9]{6,}(?![A-Za-z0-9_])")
+
+
+def find_handle(text: str) -> Iterator[Span]:
+    """A messenger id after ``微信``/``微信号``/``WeChat``/``QQ``/``Telegram``/``Line ID``/``vx`` ...:
+    4-32 letters, digits, ``_ . -`` (a QQ number is digits). Without an explicit lead-in (``：``,
+    ``是``, ``is``, ``号``) the value must hold a digit, ``_`` or ``-`` (``WeChat Pay`` is no id);
+    ``wxid_…`` anywhere."""
+    for label in _HANDLE_LABEL.finditer(text):
+        explicit = _EXPLICIT_LEAD.match(text, label.end()) is not None or label.group(0).endswith(
+            ("号", "id", "ID")
+        )
+        lead = LEAD_RE.match(text, label.end())
+        value = _HANDLE_VALUE.match(text, lead.end() if lead else label.end())
+        if value is None:
+            continue
+        if explicit or re.search(r"[\d_\-]", value["value"]):
+            yield value.span("value")
+    for match in _WXID.finditer(text):
+        yield match.span()

@@ -1,0 +1,151 @@
+"""IP addresses, told apart from version numbers by their context."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterator
+
+from agentmem.domain.guards.pii._text import Span, clause_before
+
+__all__ = ["find_ip"]
+
+# ---------------------------------------------------------------- IP addresses
+
+_IPV4 = re.compile(r"(?<![0-9A-Za-z.])\d{1,3}(?:\.\d{1,3}){3}(?![0-9A-Za-z]|\.\d)")
+_IPV6 = re.compile(
+    r"(?<![0-9A-Za-z:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{0,4})"
+    r"(?![0-9A-Za-z:])"
+)
+_VERSION_BEFORE = re.compile(
+    r"(?i:(?<![A-Za-z])(?:version|ver\.?|release|build|rev(?:ision)?|firmware|fw|patch|update|upgrade|"
+    r"sdk|api|kernel|driver|v))[ \t]*[:=]?[ \t]*$"
+    r"|(?:版本号?|固件|补丁|升级到|更新到|驱动|内核|系统)[ \t]*(?:是|为|[:：])?[ \t]*$"
+)
+# A word right before the quad that is not an IP context: "openssl 1.1.1.1", "Chrome 1.2.3.4".
+_WORD_BEFORE = re.compile(r"(?<![A-Za-z])(?P<word>[A-Za-z][A-Za-z0-9_\-]*)[ \t]+$")
+_IP_CONTEXT_WORDS = frozenset(
+    [
+        "ip",
+        "ips",
+        "addr",
+        "address",
+        "host",
+        "hostname",
+        "server",
+        "servers",
+        "gateway",
+        "dns",
+        "nameserver",
+        "proxy",
+        "router",
+        "modem",
+        "node",
+        "machine",
+        "box",
+        "vps",
+        "endpoint",
+        "ping",
+        "ssh",
+        "curl",
+        "telnet",
+        "connect",
+        "to",
+        "at",
+        "on",
+        "from",
+        "via",
+        "is",
+        "was",
+        "use",
+        "try",
+        "and",
+        "or",
+        "of",
+        "the",
+        "a",
+        "an",
+        "my",
+        "your",
+        "our",
+        "its",
+        "their",
+        "subnet",
+        "route",
+        "mask",
+        "static",
+        "public",
+        "private",
+        "local",
+        "lan",
+        "wan",
+        "vpn",
+        "peer",
+        "bind",
+        "listen",
+        "listening",
+        "allow",
+        "deny",
+        "block",
+        "blocked",
+        "whitelist",
+        "blacklist",
+        "src",
+        "dst",
+        "source",
+        "destination",
+        "origin",
+        "client",
+        "remote",
+        "address:",
+        "with",
+        "for",
+        "in",
+        "by",
+    ]
+)
+_VERSION_CLAUSE = re.compile(
+    r"(?<![A-Za-z])(?i:upgrade[ds]?|upgrading|update[ds]?|updating|downgrade[ds]?|bump(?:ed)?|install(?:ed)?|"
+    r"release[ds]?|version|firmware)(?![A-Za-z])|升级|更新|降级|安装|版本|固件"
+)
+_VERSION_AFTER = re.compile(r"[ \t]*(?:版本|(?i:release|version|build)(?![A-Za-z]))")
+
+
+def _valid_ipv4(candidate: str) -> bool:
+    try:
+        ipaddress.IPv4Address(candidate)
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_ipv6(candidate: str) -> bool:
+    if candidate.count(":") < 2 or sum(ch not in ":." for ch in candidate) < 4:
+        return False
+    try:
+        ipaddress.IPv6Address(candidate)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_version(text: str, start: int, end: int) -> bool:
+    before = clause_before(text, start, 20)
+    if _VERSION_BEFORE.search(before) or _VERSION_CLAUSE.search(before) or _VERSION_AFTER.match(text, end):
+        return True
+    word = _WORD_BEFORE.search(before)
+    return word is not None and word["word"].lower() not in _IP_CONTEXT_WORDS
+
+
+def find_ip(text: str) -> Iterator[Span]:
+    """IPv4 with four octets 0-255 (``1.2.3`` and ``999.1.1.1`` are not addresses), and IPv6
+    validated by :mod:`ipaddress` (at least two colons and four hex digits, so ``12:30:45`` is not).
+    A dotted quad is a version, not an address, after ``version``/``v``/``build``/``firmware``/
+    ``版本``/``固件`` ..., before ``版本``/``release``, or right after a product name (``openssl
+    1.1.1.1``, any word that is not an IP context such as ``ip``/``server``/``ping``/``to``)."""
+    for match in _IPV4.finditer(text):
+        if _valid_ipv4(match.group(0)) and not _is_version(text, *match.span()):
+            yield match.span()
+    for match in _IPV6.finditer(text):
+        if _valid_ipv6(match.group(0)):
+            yield match.span()

@@ -1,0 +1,285 @@
+"""Credentials: passwords and PINs in any phrasing, keys and tokens by their shape, secrets in
+config lines, command lines and URLs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from agentmem.domain.guards.pii._text import Span
+
+__all__ = [
+    "find_api_key",
+    "find_aws_key",
+    "find_jwt",
+    "find_password",
+    "find_private_key",
+    "find_secret",
+]
+
+_AWS_ACCESS_KEY = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_AWS_SECRET = re.compile(
+    r"(?i:aws_?secret_?access_?key|aws_?secret_?key)[\"']?\s*[:=]\s*[\"']?"
+    r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+)
+_JWT = re.compile(
+    r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])"
+)
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
+    r"(?:(?:(?!-----BEGIN ).)*?-----END [A-Z0-9 ]*PRIVATE KEY-----|(?:\s+[A-Za-z0-9+/=]{16,})*)",
+    re.DOTALL,
+)
+_API_KEY = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}"
+    r"|gh[oprsu]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|xox[abeoprs]-[A-Za-z0-9-]{10,}"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe keys
+    r"|whsec_[A-Za-z0-9]{16,}"  # webhook signing secrets
+    r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
+    r"|npm_[A-Za-z0-9]{36}"
+    r")(?![A-Za-z0-9_-])"
+)
+# A secret assigned in config/env style: DB_PASS=..., api_key: ..., "password": "...", GITHUB_TOKEN=...
+_CONFIG_SECRET = re.compile(
+    r"(?<![A-Za-z0-9_])[\"']?(?P<name>(?:[A-Za-z][A-Za-z0-9_.\-]*?)?"
+    r"(?P<key>(?i:secret|token|passwd|password|passphrase|pass|pwd|pw|api_?key|apikey|private_?key|access_?key|"
+    r"auth|credentials?|client_?secret|signing_?key|encryption_?key|session_?key))(?P<rest>[A-Za-z0-9_]*))[\"']?"
+    r"[ \t]*(?:=|:(?!//))[ \t]*[\"']?(?P<value>[^\s\"',;]{3,})"
+)
+_PLACEHOLDER_VALUE = re.compile(
+    r"^(?:x{3,}|\*{3,}|\.{3}|your|example|changeme|placeholder|<|\$|\{\{|%\(|null$|none$|true$|false$|"
+    r"required$|optional$|\[[A-Z_]+\]$)",
+    re.IGNORECASE,
+)
+_EXAMPLE_KEY = "EXAMPLE"
+
+
+def find_aws_key(text: str) -> Iterator[Span]:
+    """Access key ids ``AKIA``/``ASIA`` + 16, and a stated ``aws_secret_access_key`` (only the
+    40-character value is replaced). AWS's documented example keys (``...EXAMPLE...``) are not
+    secrets and are kept."""
+    if "AKIA" not in text and "ASIA" not in text and "ecret" not in text and "ECRET" not in text:
+        return
+    for match in _AWS_ACCESS_KEY.finditer(text):
+        if _EXAMPLE_KEY not in match.group(0):
+            yield match.span()
+    for match in _AWS_SECRET.finditer(text):
+        if _EXAMPLE_KEY not in match["secret"]:
+            yield match.span("secret")
+
+
+def find_jwt(text: str) -> Iterator[Span]:
+    """Three base64url segments, the first starting with ``eyJ``."""
+    if "eyJ" not in text:
+        return
+    for match in _JWT.finditer(text):
+        yield match.span()
+
+
+def find_private_key(text: str) -> Iterator[Span]:
+    """A PEM ``-----BEGIN ... PRIVATE KEY-----`` block through its END line (a block cut off before
+    END is replaced up to the end of its base64 body)."""
+    if "PRIVATE KEY" not in text:
+        return
+    for match in _PRIVATE_KEY.finditer(text):
+        yield match.span()
+
+
+def find_api_key(text: str) -> Iterator[Span]:
+    """Keys by their vendor's shape: ``sk-``/``sk-proj-``/``sk-ant-`` + 20 or more, GitHub
+    (``ghp_`` ..., ``github_pat_``), GitLab, Slack (``xoxb-`` ...), Google (``AIza`` + 35), Stripe,
+    webhook, Hugging Face and npm tokens."""
+    for match in _API_KEY.finditer(text):
+        yield match.span()
+
+
+# ---------------------------------------------------------------- passwords and PINs
+
+_SECRET_QUOTED = r"(?P<open>[\"'“‘「『`])(?P<quoted>(?:(?![\"'”’」』`]).){1,64})(?P<close>[\"'”’」』`])"
+# The secret unquoted: printable ASCII up to whitespace or , ; (CJK characters and punctuation end it too).
+_SECRET_BARE = r"(?P<secret>[!-+\--:<-~]+)"
+_PASSWORD_ZH = re.compile(
+    r"(?:密码|密碼|口令|登录密码|支付密码|(?i:pin)码|(?i:wifi)密码)"
+    r"(?P<lead>[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=)[ \t]*[:：]?[ \t]*|[ \t]*)"
+    r"(?![否不])(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
+)
+_PASSWORD_EN = re.compile(
+    r"(?<![A-Za-z])(?i:password|passwd|passphrase|pass[ \t]?word|pwd|pw|pass[ \t]?code|pin(?:[ \t]?(?:code|number|no\.?))?|"
+    r"pass(?=[ \t]*[:=]|[ \t]+(?:is|was)[ \t]))(?![A-Za-z])"
+    r"(?P<lead>[ \t]+(?i:(?:(?:is|was|has[ \t]+been|got)[ \t]+)?(?:changed|set|updated|reset|switched)[ \t]+to)[ \t]+"
+    r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*"
+    r"|[ \t]+(?i:of|for|on)(?:[ \t]+(?:(?![\s,;，。]).)+){1,3}[ \t]+(?i:is|was)[ \t]+|[ \t]+)"
+    r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
+)
+_CJK = re.compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
+# After "password is", words that describe the password rather than state it.
+_NOT_A_SECRET = frozenset({
+    "a", "an", "the", "not", "too", "very", "required", "incorrect", "correct", "wrong", "invalid",
+    "valid", "expired", "missing", "empty", "set", "unset", "changed", "reset", "stored", "saved",
+    "encrypted", "hashed", "same", "different", "weak", "strong", "case", "protected", "needed",
+    "mandatory", "optional", "forgotten", "lost", "shown", "hidden", "in", "on", "at", "of", "for",
+    "to", "being", "long", "short", "secure", "insecure", "blank", "null", "none", "unknown",
+    "must", "should", "can", "cannot", "can't", "will", "would", "may", "might", "has", "have",
+    "had", "needs", "need", "and", "or", "but", "so", "that", "this", "it", "my", "your", "his",
+    "her", "our", "their", "me", "you", "is", "was", "are", "be", "been", "still", "now", "also",
+    "only", "just", "again", "here", "there", "manager", "managers", "policy", "policies", "rules",
+    "rule", "field", "box", "prompt", "change", "strength", "length", "hint", "hints",
+    "expiry", "expiration", "complexity", "requirements", "requirement", "recovery", "login",
+    "please", "then", "when", "if", "because", "tomorrow", "today", "later", "soon", "yesterday",
+    "every", "each", "all", "any", "some", "no", "yes", "ok", "okay", "fine", "good", "bad",
+    "great", "easy", "hard", "simple", "complicated", "generator", "sensitive", "characters",
+    "digits", "letters", "minimum", "maximum", "updated", "rotated", "sent", "emailed", "attached",
+    "below", "above", "again.", "which", "what", "how", "why", "where", "who",
+})  # fmt: skip
+_UNIT_AFTER = re.compile(
+    r"[ \t]*(?:-[ \t]*)?(?:位|个字符|个字|字符|(?i:char(?:acter)?s?|digits?|letters?|symbols?|"
+    r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts)(?![A-Za-z]))"
+)
+_WORDY_SUFFIX = re.compile(r"(?i:.+(?:ed|ing|ly|able|ible|ive|less|ful|ous|tion|ment|ness))$")
+_WORKING_DIRECTORY = re.compile(r"^(?:/|~|\.{1,2}/|[A-Za-z]:\\)")
+
+
+def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop what closes the sentence rather than the secret: quotes, a final ``.``, a stray ``)``."""
+    while end - start > 1 and text[end - 1] in "\"'`":
+        end -= 1
+    if end - start > 1 and text[end - 1] == ".":
+        end -= 1
+    if end - start > 1 and text[end - 1] == ")" and "(" not in text[start:end]:
+        end -= 1
+    return start, end
+
+
+def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin: bool) -> bool:
+    """Whether the value after a password/PIN label is the secret and not words about it."""
+    secret = text[start:end]
+    lead = match["lead"].strip().lower()
+    if _UNIT_AFTER.match(text, end) or (len(secret) <= 2 and _CJK.match(text, end)):
+        return False  # "8 characters minimum", "密码是8位数字"
+    if pin and not re.fullmatch(r"\d{4,8}", secret):
+        return False
+    label = text[match.start() : match.start("lead")].lower()
+    if label == "pass" and lead in ("is", "was") and secret.isalpha():
+        return False  # "the bus pass is free": only a made-up value after a bare "pass is"
+    wordy = secret.lower().rstrip(".,!?") in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
+    if wordy and (lead in ("", "is", "was") or lead.startswith(("of", "for", "on"))):
+        return False
+    # "密码 abc123", "pw hunter2": without any lead-in the value must look made, not a word
+    return bool(lead or pin or re.search(r"[^A-Za-z]", secret))
+
+
+_PASSWORD_ZH_WORDS = re.compile(
+    r"(?:密码|密碼|口令)[ \t]*(?:[:：=])[ \t]*(?P<secret>(?=(?:(?![\s，,。；;！!？?]).)*[A-Za-z0-9])"
+    r"(?![0-9]+[ \t]*(?:位|个))(?:(?![\s，,。；;！!？?]).){2,32})"
+)
+
+
+_PASSWORD_HINT = re.compile(r"(?i:pass|pw|pin)|密码|密碼|口令")
+_SECRET_HINT = re.compile(
+    r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
+    r"recovery|backup|seed|mnemonic)|密钥|秘钥|私钥|令牌|助记词|恢复码"
+)
+
+
+def find_password(text: str) -> Iterator[Span]:
+    """A stated password or PIN in any phrasing: ``密码是``/``密码：``/``密码 abc123``/``口令为``/
+    ``PIN码``/``password:``/``password is``/``pw is``/``pwd=``/``pass: ``/``passcode``/``PIN
+    4321``/``set the password to …``. The lead-in stays; the secret (the run of printable ASCII up to
+    whitespace, ``,``/``;`` or any CJK character, or a quoted phrase inside its quotes) is
+    replaced. Words about the password are not a secret: ``the password is 8 characters minimum``,
+    ``password must contain a digit``, ``the password is case-sensitive``, ``I forgot my password``;
+    nor is ``pwd: /home/bob`` (a working directory). A PIN is 4-8 digits."""
+    if _PASSWORD_HINT.search(text) is None:
+        return
+    for pattern in (_PASSWORD_ZH, _PASSWORD_EN):
+        for match in pattern.finditer(text):
+            label = text[match.start() : match.start("lead")].lower()
+            pin = label.startswith("pin")
+            if match["quoted"] is not None:  # password: "correct horse battery"
+                yield match.span("quoted")
+                continue
+            start, end = _trim_secret(text, *match.span("secret"))
+            if label in ("pwd", "pw") and _WORKING_DIRECTORY.match(text[start:end]):
+                continue
+            if _PLACEHOLDER_VALUE.match(text[start:end]):
+                continue
+            if _looks_stated(text, match, start, end, pin=pin):
+                yield start, end
+    for match in _PASSWORD_ZH_WORDS.finditer(text):  # 密码：我爱北京2024
+        if not _PLACEHOLDER_VALUE.match(match["secret"]):
+            yield _trim_secret(text, *match.span("secret"))
+
+
+# ---------------------------------------------------------------- other secrets
+
+_URL_CREDENTIALS = re.compile(r"(?i:[a-z][a-z0-9+.\-]*)://[^\s:/@]*:(?P<secret>[^\s@/]+)@[A-Za-z0-9\[]")
+_BEARER = re.compile(
+    r"(?i:bearer|token|basic)[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])"
+)
+_CLI_SECRET = re.compile(
+    r"(?:(?<![A-Za-z])(?:mysql|mysqldump|mysqladmin|mariadb|mongo|mongosh)(?![A-Za-z])[^\n]*?[ \t]-p(?P<short>[^\s\-][^\s]*)"
+    r"|(?<![A-Za-z])sshpass[ \t]+-p[ \t]*(?P<sshpass>\S+)"
+    r"|(?<![A-Za-z])redis-cli[^\n]*?[ \t]-a[ \t]+(?P<redis>\S+)"
+    r"|--(?:password|passwd|pass|token|secret|api-key)(?:=|[ \t]+)(?P<long>[^\s\-]\S*))"
+)
+_LABELLED_SECRET = re.compile(
+    r"(?:(?<![A-Za-z])(?i:api[ \t]?key|access[ \t]?key|secret(?:[ \t]?key)?|client[ \t]?secret|"
+    r"(?:access|refresh|auth|session|bot|personal[ \t]access)[ \t]?token|token|private[ \t]?key|otp|"
+    r"recovery[ \t]?codes?|backup[ \t]?codes?|seed[ \t]?phrase|mnemonic)(?![A-Za-z])|密钥|秘钥|私钥|令牌|助记词|恢复码|"
+    r"(?i:token))"
+    r"(?:[ \t]+(?i:is|was)[ \t]+|[ \t]*(?:[:=：]|是|为)[ \t]*)[\"'“]?(?P<secret>[A-Za-z0-9_\-./+=]{8,})"
+)
+
+
+def _made_up(value: str) -> bool:
+    """A token holds digits and letters (or symbols), not a plain word."""
+    return (bool(re.search(r"\d", value)) and bool(re.search(r"[A-Za-z]", value))) or bool(
+        re.search(r"[^A-Za-z0-9]", value) and len(value) >= 12
+    )
+
+
+def _inside_a_word(match: re.Match[str]) -> bool:
+    """Whether the config name's keyword is only part of an ordinary word (``Passport``,
+    ``bypass``, ``author``) rather than a name part (``DB_PASS``, ``dbPassword``, ``apiKey``)."""
+    key, rest = match["key"], match["rest"]
+    before = match.string[match.start("key") - 1] if match.start("key") > match.start("name") else ""
+    glued_before = before.isalpha() and before.islower() and key[0].islower()
+    glued_after = (
+        bool(rest) and rest[0].isalpha() and (rest[0].islower() or (rest.isupper() and key.isupper()))
+    )
+    return glued_before or glued_after
+
+
+def find_secret(text: str) -> Iterator[Span]:
+    """Other secrets: the value of a config/env assignment whose name says secret
+    (``DB_PASS=…``, ``API_KEY=…``, ``export AWS_SECRET_ACCESS_KEY=…``, ``"password": "…"``) unless
+    it is a placeholder or a variable (``$DB_PASS``, ``<token>``, ``xxx``); the password in a URL
+    (``https://user:pass@host``); ``Bearer``/``token`` values; command-line passwords
+    (``mysql -uroot -pS3cret``, ``--password=…``, ``sshpass -p``, ``redis-cli -a``); and a labelled
+    key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits)."""
+    if _SECRET_HINT.search(text) is None:
+        return
+    for match in _CONFIG_SECRET.finditer(text):
+        value = match["value"]
+        if _inside_a_word(match):  # passport:, bypass=, author:
+            continue
+        if _EXAMPLE_KEY in value or _PLACEHOLDER_VALUE.match(value) or _WORKING_DIRECTORY.match(value):
+            continue
+        if value:
+            yield _trim_secret(text, *match.span("value"))
+    for match in _URL_CREDENTIALS.finditer(text):
+        yield match.span("secret")
+    for match in _BEARER.finditer(text):
+        if _made_up(match["secret"]):
+            yield match.span("secret")
+    for match in _CLI_SECRET.finditer(text):
+        group = next(g for g in ("short", "sshpass", "redis", "long") if match[g] is not None)
+        yield match.span(group)
+    for match in _LABELLED_SECRET.finditer(text):
+        if _made_up(match["secret"]):
+            yield _trim_secret(text, *match.span("secret"))
