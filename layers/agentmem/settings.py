@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     # (also the keep-alive idle limit) and its body within http_body_timeout_s, or it is cut off.
     http_header_timeout_s: float = Field(5.0, gt=0, le=300)
     http_body_timeout_s: float = Field(10.0, gt=0, le=600)
+    # Local server: requests one user / one tenant may have in flight; beyond them, 429.
+    http_user_concurrency: int = Field(2, ge=1, le=1000)
+    http_tenant_concurrency: int = Field(8, ge=1, le=10000)
     session_window_turns: int = Field(5, ge=1, le=100)
     api_token: str | None = None  # local mode: bearer token required from non-loopback clients
     token_tenants: dict[str, str] = Field(default_factory=dict)  # token -> tenant (local mode)

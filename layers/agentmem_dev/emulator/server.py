@@ -36,6 +36,7 @@ from agentmem.domain.authority import POLICY_PERMISSION
 from agentmem.messages import MAX_BODY_BYTES
 from agentmem.settings import Settings
 from agentmem_dev.emulator import events, lambdas
+from agentmem_dev.emulator.fairness import ConcurrencyShare
 
 log = logging.getLogger(__name__)
 ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE"
@@ -93,6 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
     header_timeout_s: float = 5.0
     body_timeout_s: float = 10.0
     max_body_bytes: int = MAX_BODY_BYTES
+    share: ConcurrencyShare
     _header_timer: threading.Timer | None = None
 
     def setup(self) -> None:
@@ -186,6 +188,24 @@ class _Handler(BaseHTTPRequestHandler):
         authorizer, refusal = authorize(headers, self.client_address[0], self.container.settings)
         if refusal:
             return self._error(401 if "token" in refusal else 403, "unauthorized", refusal)
+        if authorizer is None:  # authorize() answers a context or a refusal
+            return self._error(403, "unauthorized", "no authorizer context")
+        with self.share.slot(authorizer.get("tenant_id"), authorizer.get("user_id")) as full:
+            if full is not None:
+                return self._send(
+                    429,
+                    json.dumps(
+                        {
+                            "error": "too_many_requests",
+                            "message": f"too many requests in flight for this {full}; retry shortly",
+                            "details": {"limit": full},
+                        }
+                    ),
+                    {"Retry-After": "1"},
+                )
+            self._invoke(headers, body, authorizer)
+
+    def _invoke(self, headers: dict[str, str], body: str | None, authorizer: dict[str, Any]) -> None:
         split = urlsplit(self.path)
         event = events.api_gateway_event(
             self.command,
@@ -249,6 +269,7 @@ def make_server(
             "container": container,
             "header_timeout_s": header_timeout_s or settings.http_header_timeout_s,
             "body_timeout_s": body_timeout_s or settings.http_body_timeout_s,
+            "share": ConcurrencyShare(settings.http_user_concurrency, settings.http_tenant_concurrency),
         },
     )
     server = ThreadingHTTPServer((host, port), handler)
