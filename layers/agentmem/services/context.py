@@ -30,7 +30,7 @@ from agentmem.domain.models import (
 from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import AgentMemError
 from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore
-from agentmem.services.recall import RecallService
+from agentmem.services.recall import RecallService, bounded
 
 PROFILE_CATEGORIES = (Category.IDENTITY, Category.PREFERENCE)
 LISTING_LIMIT = 100
@@ -58,6 +58,7 @@ class ContextService:
         self, scope: Scope, query: str, *, mode: Mode, now: datetime, session_id: str | None = None
     ) -> ContextResult:
         degraded: list[str] = []
+        query = bounded(query)  # what retrieval reads of it (also the assembler's language cue)
         schema = SCHEMAS[mode]
         # Sources fetch concurrently: the latency is the slowest source, not the sum.
         recall_f = self._pool.submit(self.recall.recall, scope, query, k=self.recall_k, now=now)

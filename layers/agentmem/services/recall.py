@@ -24,6 +24,15 @@ from agentmem.ports import Embedder, GraphStore, MemoryStore, SearchIndex
 log = logging.getLogger(__name__)
 
 FALLBACK_SCAN_LIMIT = 2000
+QUERY_CHARS = 2000
+"""Retrieval reads a query up to this many characters: a longer text (a pasted document) is not a
+better question, and what recall costs (embedding, BM25 terms) must not grow with what a caller
+sends — one user's 16,000-character queries would otherwise cost 7x a normal call."""
+
+
+def bounded(query: str) -> str:
+    """The part of ``query`` retrieval reads (:data:`QUERY_CHARS`)."""
+    return query[:QUERY_CHARS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +65,7 @@ class RecallService:
         categories: Iterable[Category] | None = None,
     ) -> RecallResult:
         degraded: list[str] = []
+        query = bounded(query)
         wanted = set(categories) if categories else None
         vector = self._embed(query, degraded)
         channels: dict[str, list[str]] = {}
@@ -110,6 +120,7 @@ class RecallService:
         self, records: Iterable[MemoryRecord], query: str, *, now: datetime, degraded: list[str]
     ) -> list[ScoredMemory]:
         """Score given records (e.g. a slot's category listing) for ``query`` with the one scorer."""
+        query = bounded(query)
         vector = self._embed(query, degraded)
         by_id = {r.memory_id: r for r in records}
         return self._score(by_id, {}, {}, query, vector, now, None)

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from agentmem.domain.context import Mode
 from agentmem.domain.models import Scope
-from agentmem.services.recall import RecallResult
+from agentmem.services.recall import QUERY_CHARS, RecallResult
 from support.fake_world import T0, S, World, turn
 
 OTHER = Scope("t1", "u2")
@@ -85,3 +85,20 @@ def test_context_with_every_projection_down_still_comes_from_the_store(world: Wo
     built = world.c.context.build(S, "Porto", mode=Mode.CHAT, now=T0, session_id="s1")
     assert "I live in Porto." in built.context.text
     assert built.degraded == ["graph", "runtime_state", "search_index"]
+
+
+def test_retrieval_reads_a_query_up_to_its_bound(world: World) -> None:
+    written(world)
+    asked: list[str] = []
+    embed_query = world.c.recall.embedder.embed_query
+
+    def spy(text: str):  # type: ignore[no-untyped-def]
+        asked.append(text)
+        return embed_query(text)
+
+    world.c.recall.embedder.embed_query = spy  # type: ignore[method-assign]
+    pasted = "Porto " + "lorem ipsum " * 5000
+    result = world.c.recall.recall(S, pasted, k=3, now=T0)
+    world.c.context.build(S, pasted, mode=Mode.CHAT, now=T0)
+    assert asked and all(len(q) == QUERY_CHARS for q in asked)  # never the whole 60,000 characters
+    assert contents(result)[0] == "I live in Porto."  # what it read still finds the memory
