@@ -12,7 +12,7 @@ __all__ = ["authority_claim", "confirmation_bypass"]
 
 _CLAIM_STEMS = stems(
     "admin|develop|dev|creator|owner|operator|maker|programmer|engineer|moderator|root|superuser|sysadmin|supervisor|"
-    "openai|anthropic|google|deepmind|staff|built you|this is|treat|my message|my word|my instruction|my command|"
+    "openai|anthropic|google|deepmind|staff|built you|this is|treat|consider|regard|my message|my word|my instruction|my command|"
     "my order|my input|我是|我就是|我乃|作为|把我|将我|我的|私|僕|俺|나는|내가|저는|제가"
 )
 _CHECK_STEMS = stems(
@@ -42,15 +42,19 @@ _CONSEQUENCE_EN = re.compile(
     r"|\byou\s+(?:must|have\s+to|need\s+to|shall|will|should|are\s+(?:required|obliged|obligated)\s+to)\s+"
     r"(?:now\s+)?(?:obey|follow\s+(?:my|me|what|every|all)|comply\s+with\s+(?:me|my|every|all)|do\s+(?:whatever|everything|"
     r"what|as)\s+i|listen\s+to\s+me|execute\s+(?:my|every|all))"
+    r"|\bi(?:'m|\s+am)\s+(?:hereby\s+)?(?:ordering|commanding|instructing|authori[sz]ing|directing|requiring|"
+    r"permitting|allowing)\s+you\b"
     r"|\bi\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|grant|order|command|instruct|unlock|enable|give\s+you\s+"
     r"(?:permission|clearance|access))\b"
-    r"|\b(?:override|bypass|skip|disable|lift|turn\s+off|unlock|ignore)\s+(?:your|the|all|any)\s+(?:\w+\s+)?"
+    r"|\b(?:override|bypass|skip|disable|lift|turn\s+off|unlock|ignore|drop|remove|abandon|suspend|waive|relax|loosen)\s+"
+    r"(?:your|the|all|any)\s+(?:\w+\s+)?"
     r"(?:rules?|guidelines?|filters?|restrictions?|policy|policies|limits?|safety|instructions?|safeguards?)\b",
     CI,
 )
 _ESCALATION_EN = re.compile(
-    r"\btreat\s+(?:what\s+i\s+say|my\s+\w+|everything\s+i\s+(?:say|write)|this(?:\s+message)?)\s+as\s+"
-    r"(?:an?\s+|the\s+)?(?:system|top|admin|developer|highest|official|priority|authoritative)"
+    r"\b(?:treat|consider|regard|take|count|view|handle|read)\s+(?:what\s+i\s+say|my\s+\w+|everything\s+i\s+(?:say|write)|"
+    r"this(?:\s+message)?)\s+(?:as|to\s+(?:be|have)|like)\s+(?:an?\s+|the\s+|having\s+)?(?:[\w-]+[\s-]+){0,2}?"
+    r"(?:system|top|admin|developer|highest|official|priority|authoritative|root|override)"
     r"|\bmy\s+(?:messages?|words?|instructions?|commands?|orders?|input)\s+(?:are|is|count\s+as|equal)\s+"
     r"(?:\w+\s+)?(?:system|admin|developer|root)[\s-]+(?:level\s+)?(?:instructions?|prompts?|messages?|commands?|orders?)"
     r"|\bmy\s+(?:messages?|words?|instructions?|commands?|orders?)\s+(?:override|outrank|supersede|take\s+"

@@ -11,7 +11,9 @@ payloads.
   hesitation fillers (``um``, ``uh``, ``like``, ``basically`` ...) and commas between words, and any
   separator between two CJK characters (``忽 略 之 前``, ``忽-略``).
 
-Only the lines a view changes are read again, so an ordinary long text costs one extra pass at most.
+Only the lines a view changes are read again, so an ordinary long text costs one extra pass at most;
+a view keeps at most :data:`MAX_VIEW_CHARS` of changed lines (a text that is mostly "obfuscation",
+like random alphanumerics, is judged on its first 64 KiB of views).
 
 *Payloads* are text hidden in an encoding: base64 (whole runs, and runs split into equal chunks by
 spaces or newlines), hex (``69676e…``, ``\\x69\\x67…``, ``69 67 6e …``), URL-encoding (``%69%67…``),
@@ -39,6 +41,7 @@ __all__ = ["MAX_PAYLOADS", "MAX_PAYLOAD_CHARS", "decoded_payloads", "deobfuscate
 MAX_PAYLOADS = 16  # payloads read per text, per level
 MAX_PAYLOAD_CHARS = 32_768  # characters read of all payloads together, per text, per level
 _MAX_LINE = 2_000  # a longer line is read in overlapping windows of this size
+MAX_VIEW_CHARS = 65_536  # characters of changed lines kept per kind of view
 
 # ---------------------------------------------------------------- views
 
@@ -121,6 +124,8 @@ def deobfuscated_views(text: str) -> list[str]:
     for line in _windows(text):
         if not (_LEET_HINT.search(line) or _FILLER_CUE.search(line) or _PAD_HINT.search(line)):
             continue
+        if sum(map(len, per_kind[0])) + sum(map(len, per_kind[2])) > MAX_VIEW_CHARS:
+            break  # the text is mostly obfuscation: what was read already decides
         views = _line_views(line)
         for kind, view in enumerate(views[:4]):
             per_kind[kind].append(view)

@@ -50,12 +50,12 @@ _SUBJECT_ZH = re.compile(
 # ---------------------------------------------------------------- a canned answer for others
 
 _WHO_EN = (
-    r"(?:anyone|anybody|someone|somebody|everyone|everybody|people|users?|customers?|clients?|visitors?|"
-    r"members?|buyers?|callers?|guests?|patients?|folks|shoppers?|students?|a\s+(?:user|customer|client|"
+    r"(?:anyone|anybody|someone|somebody|everyone|everybody|people|persons?|users?|customers?|clients?|visitors?|"
+    r"members?|buyers?|callers?|guests?|patients?|folks|shoppers?|students?|a\s+(?:person|user|customer|client|"
     r"visitor|member|buyer|caller|guest|patient)|(?:any|other|another)\s+(?:user|customer|client|person|people)s?)"
 )
 _ASK_EN = (
-    r"(?:asks?|asking|asked|inquires?|enquires?|wants?|requests?|mentions?|brings?\s+up|talks?\s+about|"
+    r"(?:asks?|asking|asked|inquir\w*|enquir\w*|wants?|wanting|requests?|requesting|mentions?|mentioning|brings?\s+up|talks?\s+about|"
     r"needs?|looks?\s+for|is\s+looking|are\s+looking|contacts?|writes?|messages?|complains?|questions?)"
 )
 _ANSWER_EN = (
@@ -83,6 +83,16 @@ _CANNED_ZH = re.compile(
     r"[^。！？\n]{0,30}?(?P<conn>(?:你)?(?:就|都|一律|统统|一定|必须|务必|全部|请|要|直接|只管))"
     r"[只先也还再直接要]{0,3}(?:说|回答|回复|告诉|答复|推荐|介绍|承诺|确认|同意|批准|答应|表示|声称|讲)"
 )
+# "anybody enquiring about cancellations should be told it's free"
+_CANNED_PASSIVE_EN = re.compile(
+    r"\b"
+    + _WHO_EN
+    + r"\s+(?:who\s+)?"
+    + _ASK_EN
+    + r"\b[^.!?\n]{0,60}?\b(?:should|must|shall|will|is\s+to|are\s+to)\s+"
+    r"(?:always\s+|just\s+|simply\s+)?(?:be\s+)?(?:told|informed|assured|advised|promised|given|offered|sent|hear)\b",
+    CI,
+)
 _CANNED_JA = re.compile(
     r"(?:聞かれたら|尋ねられたら|問い合わせ(?:に|には|が来たら)|質問されたら|求められたら|頼まれたら|聞かれた時)"
     r"[^。！？\n]{0,30}?(?:常に|必ず|いつも|すべて|全て|絶対に)?[^。！？\n]{0,20}?"
@@ -98,7 +108,9 @@ def _canned_answer(clause: str) -> bool:
     for m in _CANNED_ZH.finditer(clause):
         if not _SUBJECT_ZH.search(clause[: m.start("conn")]):  # "有人问我…，我都说…" is a habit
             return True
-    return bool(_CANNED_EN.search(clause) or _CANNED_JA.search(clause) or _CANNED_KO.search(clause))
+    if _CANNED_EN.search(clause) or _CANNED_PASSIVE_EN.search(clause):
+        return True
+    return bool(_CANNED_JA.search(clause) or _CANNED_KO.search(clause))
 
 
 # ---------------------------------------------------------------- blanket approvals
@@ -158,6 +170,7 @@ _PROMOTE_EN = re.compile(_IMPERATIVE_LEAD + _PUSH_EN + r"\b(?P<obj>[^.!?\n]{0,60
 _STANDING_EN = re.compile(
     r"\b(?:always|only|exclusively|every\s+time|whenever|any\s*time|each\s+time|nothing\s+else|no\s+other|"
     r"from\s+now\s+on|in\s+every|never\s+(?:recommend|suggest|mention)|instead\s+of|over\s+(?:any|all|other)|"
+    r"to\s+(?:anyone|everyone|anybody|everybody|all|every|any|each|people|users|customers|clients|visitors)|"
     r"when(?:ever)?\s+(?:people|someone|anyone|users?|customers?|asked|they))\b",
     CI,
 )
@@ -169,8 +182,11 @@ _WHEN_RECOMMENDING_EN = re.compile(
 _PUSH_ZH = r"(?:推荐|推销|安利|介绍|建议(?:买|用|选)|主推|力推)"
 _PROMOTE_ZH = re.compile(
     r"(?:以后|每次|今后|从现在开始|所有人|谁|别人|任何人|有人|凡是|只要|推荐[^，。]{0,10}?(?:时|的时候|时候))"
-    r"[^。！？\n]{0,20}?(?:你)?(?:都|一律|统统|只|一定|必须|务必|优先|总是|永远|全部|就)[要只先]{0,2}"
+    r"[^。！？\n]{0,20}?(?:你)?(?:都|一律|统统|只|一定|必须|务必|优先|总是|永远|全部|就|\s*always\s*|\s*only\s*)[要只先]{0,2}"
     + _PUSH_ZH
+    + r"|^[^我]{0,6}?(?:永远|总是|始终|一律|只)(?:都)?(?:要)?"
+    + _PUSH_ZH,
+    CI,
 )
 _PROMOTE_JA = re.compile(r"(?:必ず|常に|いつも|だけ)[^。！？\n]{0,20}?(?:を)?(?:勧め|推薦|おすすめし|紹介し)")
 _PROMOTE_KO = re.compile(r"(?:항상|무조건|반드시|늘|꼭)[^\n.!?]{0,20}?(?:만\s*)?추천해")

@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 
 from agentmem.domain.guards.injection._shared import CI, QUALIFIER, SELF, STOP, mentions, stems
+from agentmem.domain.guards.injection.cooccurrence import (
+    override_by_cooccurrence,
+    prompt_request_by_cooccurrence,
+)
 from agentmem.domain.guards.injection.languages import (
     override_other_languages,
     prompt_request_other_languages,
@@ -121,6 +125,8 @@ def _qualified(mid: str) -> bool:
 
 _OVERRIDE_STEMS = stems(
     "ignor|disregard|forget|overrid|bypass|skip|discard|abandon|neglect|follow|obey|adhere|comply|drop|scrap|throw|"
+    "aside|attention|overwrit|replace|suspend|waive|lifted|superseded|apply|matter|count|happened|window|without them|"
+    "不理|当没|当作没|当做没|抛到脑后|扔掉|按照|废除|不适用|取消|气にしない|気にしない|なかったこと|取り消|"
     "erase|wipe|clear|dismiss|scratch|delete|toss|aside|none of|nothing of|obsolete|void|invalid|cancel|null|"
     "irrelevant|revok|valid|here are your|these are your|below are your|start|reset|new rules|instructions|"
     "your new|your real|your actual|your true|your updated|your only|your sole|"
@@ -130,6 +136,9 @@ _OVERRIDE_STEMS = stems(
     "olvid|descart|omit|pasa por alto|no sigas|deja de seguir|caso omiso|oubli|ne suis|ne suivez|ne tiens|ne tenez|"
     "abstraction|néglig|neglig|vergiss|vergesst|vergessen|missacht|übergeh|befolge|außer kraft|dimentic|non seguire|"
     "trascur|esqueç|esquec|desconsider|não siga|nao siga|deixe de seguir|игнор|забуд|отбрось|пренебреги|не следуй|"
+    "hagas caso|обращай|обращайте|he oбращай|inválid|invalid|anulad|nul|ya no|sin efecto|caduc|annul|ne s'appliquent|ungültig|"
+    "ungueltig|nichtig|aufgehoben|hinfällig|kraft|gelten nicht|zählen nicht|non valgono|sem efeito|valem|revog|"
+    "недействительн|отменен|не действуют|аннулир|"
     "не слушай"
 )
 
@@ -143,7 +152,7 @@ def override_instructions(text: str) -> bool:
     instructions") is advice, not an attack."""
     if not mentions(text.lower(), _OVERRIDE_STEMS):
         return False
-    if override_other_languages(text):
+    if override_other_languages(text) or override_by_cooccurrence(text):
         return True
     for m in _IMPLICIT_ZH.finditer(text):
         if not re.search(r"我(?:们)?$", text[max(0, m.start() - 6) : m.start()]):  # "把我前面说的都忘了"
@@ -215,7 +224,8 @@ _PX_ZH_QUESTION = re.compile(
 
 _PROMPT_STEMS = stems(
     "prompt|instruct|rule|guideline|directive|configuration|message|above|you are|told|programm|given|fed|shown|"
-    "sent|before this|preceding|what did|what have|what were|what exactly|tell you|told you|"
+    "sent|before this|preceding|initiali|setup|set-up|confidential|first message|conversation|"
+    "隐藏|开头收到|一开始收到|最开始|幕后|预置|说明|what did|what have|what were|what exactly|tell you|told you|"
     "系统提示|提示词|指令|设定|规则|初始|原始|隐藏|内部|预设|底层|"
     "システム|プロンプト|初期|隠された|指示|設定|ルール|命令|시스템|프롬프트|초기|숨겨진|지시|설정|규칙|명령|지침|"
     "system|sistema|système|systeme|instruç|consignes|anweisung|istruzion|систем|инструкц|правила|указания|промпт|npomnt"
@@ -243,4 +253,8 @@ def prompt_exfiltration(text: str) -> bool:
             continue
         if m["strong"] or re.search(r"你|以上|上面|上述|前面|\byour\b", mid, CI):
             return True
-    return bool(_PX_ZH_QUESTION.search(text)) or prompt_request_other_languages(text)
+    return (
+        bool(_PX_ZH_QUESTION.search(text))
+        or prompt_request_other_languages(text)
+        or prompt_request_by_cooccurrence(text)
+    )

@@ -25,7 +25,9 @@ def _forms(words: str) -> str:
     """The ``|``-separated words, each also as normalisation folds it, as the body of an alternation."""
     forms: list[str] = []
     for word in words.split("|"):
-        for form in (word, normalize_for_scan(word)):
+        # Folding depends on case ("Не" folds to "He", "не" stays): try each case, match case-blind.
+        variants = (word, word.capitalize(), word.upper())
+        for form in (word, *(normalize_for_scan(v).lower() for v in variants)):
             if form not in forms:
                 forms.append(form)
     return "|".join(forms)
@@ -37,16 +39,18 @@ class _Lexicon:
     nouns: str
     qualifiers: str
     own: str
+    void: str = "(?!)"  # predicates that declare instructions void: "sind ungültig", "ya no aplican"
 
 
 _LEXICONS = (
     _Lexicon(  # es
         r"ignora|ignore|ignoren|ignorad|olvida|olvide|olviden|olvidad|descarta|omite|pasa\s+por\s+alto|"
-        r"no\s+sigas|deja\s+de\s+seguir|haz\s+caso\s+omiso\s+(?:a|de)",
+        r"no\s+sigas|deja\s+de\s+seguir|haz\s+caso\s+omiso\s+(?:a|de)|no\s+hagas\s+caso\s+(?:a|de)",
         r"instrucciones|reglas|indicaciones|directrices|órdenes|ordenes|restricciones|normas|prompt|"
         r"todo\s+lo\s+(?:anterior|que\s+te\s+(?:dijeron|han\s+dicho))",
         r"anteriores|previas|todas|todo|tus|sus|sistema|originales|iniciales|antes|anterior|te\s+dieron",
         r"mis|mi|nuestras",
+        r"inválid[oa]s|invalid[oa]s|anulad[oa]s|nul[oa]s|ya\\s+no\\s+(?:aplican|sirven|valen|cuentan)|sin\\s+efecto|caducad[oa]s",
     ),
     _Lexicon(  # fr
         r"ignorez?|ignores|oubliez?|oublies|ne\s+(?:suis|suivez|tiens|tenez)\s+(?:pas|plus)\s+compte|"
@@ -56,6 +60,7 @@ _LEXICONS = (
         r"précédentes|precedentes|antérieures|toutes|tes|vos|ses|système|systeme|initiales|originales|"
         r"auparavant|avant|données|donnees|précède",
         r"mes|ma|mon|nos",
+        r"caduques|annulées|annulees|nulles|ne\\s+s\'appliquent\\s+plus|ne\\s+comptent\\s+plus|sans\\s+effet|invalides",
     ),
     _Lexicon(  # de
         r"ignorier(?:e|en|t)?|vergiss|vergesst|vergessen\s+sie|missachte|missachten\s+sie|übergehe|"
@@ -65,12 +70,14 @@ _LEXICONS = (
         r"vorherigen|vorigen|bisherigen|obigen|alle|allen|deine|ihre|ursprünglichen|früheren|system|"
         r"zuvor|vorher|gesagt|bekommen",
         r"meine|meinen|meines|unsere",
+        r"ungültig|ungueltig|nichtig|aufgehoben|hinfällig|außer\\s+kraft|gelten\\s+nicht\\s+mehr|zählen\\s+nicht\\s+mehr",
     ),
     _Lexicon(  # it
         r"ignora|ignorate|dimentica|dimenticate|non\s+seguire|trascura",
         r"istruzioni|regole|direttive|indicazioni|ordini|restrizioni|prompt|tutto",
         r"precedenti|tutte|tutto|tue|sue|sistema|originali|iniziali|prima|ricevute",
         r"mie|mio|nostre",
+        r"annullate|nulle|non\\s+valgono\\s+più|non\\s+contano\\s+più|invalide|revocate",
     ),
     _Lexicon(  # pt
         r"ignore|ignora|ignorem|esqueça|esqueca|esquece|esqueçam|desconsidere|descarte|"
@@ -79,20 +86,22 @@ _LEXICONS = (
         r"prompt|tudo",
         r"anteriores|prévias|previas|todas|tudo|suas|tuas|sistema|originais|iniciais|antes|recebeu",
         r"minhas|meu|minha|nossas",
+        r"inválidas|invalidas|anuladas|nulas|sem\\s+efeito|não\\s+valem\\s+mais|nao\\s+valem\\s+mais|revogadas",
     ),
     _Lexicon(  # ru
         _forms(
             "игнорируй|игнорируйте|игнорировать|проигнорируй|проигнорируйте|забудь|забудьте|отбрось|"
-            "пренебреги|не следуй|не слушай"
+            "пренебреги|не следуй|не слушай|не обращай внимания на|не обращайте внимания на"
         ),
         _forms("инструкции|инструкций|правила|указания|команды|ограничения|промпт|всё|все|сказанное"),
         _forms("предыдущие|прежние|все|всё|твои|ваши|системные|раньше|ранее|выше|исходные|тебе|вам|дали"),
         _forms("мои|мой|наши"),
+        _forms("недействительны|отменены|больше не действуют|не действуют|аннулированы"),
     ),
 )
 
 
-def _compile(lex: _Lexicon) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _compile(lex: _Lexicon) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     match = re.compile(
         r"(?<!\w)(?:" + lex.verbs + r")(?!\w)(?P<mid>[^.!?\n;]{0,60}?)(?<!\w)(?:" + lex.nouns + r")(?!\w)"
         r"(?P<after>[^.!?\n;]{0,30})",
@@ -100,7 +109,16 @@ def _compile(lex: _Lexicon) -> tuple[re.Pattern[str], re.Pattern[str], re.Patter
     )
     qualifier = re.compile(r"(?<!\w)(?:" + lex.qualifiers + r")(?!\w)", CI)
     own = re.compile(r"(?<!\w)(?:" + lex.own + r")(?!\w)", CI)
-    return match, qualifier, own
+    voided = re.compile(
+        r"(?<!\w)(?:"
+        + lex.qualifiers
+        + r")(?!\w)[^.!?\n;]{0,30}?(?<!\w)(?:"
+        + lex.nouns
+        + r")(?!\w)[^.!?\n;]{0,40}?"
+        r"(?<!\w)(?:" + lex.void + r")(?!\w)",
+        CI,
+    )
+    return match, qualifier, own, voided
 
 
 _COMPILED = tuple(_compile(lex) for lex in _LEXICONS)
@@ -123,7 +141,9 @@ def override_other_languages(text: str) -> bool:
     Anweisungen", "игнорируй предыдущие инструкции" (not the speaker's own: "olvida mis reglas")."""
     if _JA_OVERRIDE.search(text) or _KO_OVERRIDE.search(text):
         return True
-    for match, qualifier, own in _COMPILED:
+    for match, qualifier, own, voided in _COMPILED:
+        if voided.search(text):
+            return True
         for m in match.finditer(text):
             if own.search(m["mid"]) or own.search(m["after"][:12]):
                 continue
@@ -134,6 +154,7 @@ def override_other_languages(text: str) -> bool:
 
 _JA_PROMPT = re.compile(
     r"(?:システム\s*プロンプト|システム\s*メッセージ|システム指示|初期(?:設定|指示|プロンプト)|隠された指示|"
+    r"(?:最初|初め)に(?:与えられた|受け取った|設定された|渡された)(?:プロンプト|指示|メッセージ|設定)|"
     r"(?:あなた|君|お前)の(?:指示|設定|プロンプト|ルール|命令))[^。！？\n]{0,12}?"
     r"(?:表示|教え|見せ|出力|公開|開示|書き出|繰り返|言って|共有|貼)"
 )

@@ -39,7 +39,7 @@ _IS_AI = re.compile(r"^(?:" + _AI_ROLES + r")$", CI)
 _BRACKET_TAG = re.compile(
     r"^[ \t]*[【\[(（<{「『]\s*(?P<tag>系统|系統|system|sys|管理员|admin|administrator|developer|开发者|システム|시스템|"
     r"root|operator|官方|平台)\s*(?P<suffix>消息|提示|通知|指令|公告|设定|命令|更新|警告|message|note|notice|prompt|override|"
-    r"instructions?|update|alert|メッセージ|通知|메시지|알림|공지)?\s*[】\]）)>}」』](?P<rest>.*)$",
+    r"instructions?|update|alert|メッセージ|通知|메시지|알림|공지)?\s*(?:[:：][^】\]）)>}」』\n]{0,60})?[】\]）)>}」』](?P<rest>.*)$",
     CI | re.MULTILINE,
 )
 _JSON_ROLE = re.compile(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool|function)[\"']", CI)
