@@ -12,7 +12,8 @@ __all__ = ["authority_claim", "confirmation_bypass"]
 
 _CLAIM_STEMS = stems(
     "admin|develop|dev|creator|owner|operator|maker|programmer|engineer|moderator|root|superuser|sysadmin|supervisor|"
-    "openai|anthropic|google|deepmind|staff|built you|this is|treat|consider|regard|my message|my word|my instruction|my command|"
+    "openai|anthropic|google|deepmind|staff|built you|this is|treat|consider|regard|interpret|handle|read|comply|obey|"
+    "come from|coming from|grant|give you|my message|my word|my instruction|my command|"
     "my order|my input|我是|我就是|我乃|作为|把我|将我|我的|私|僕|俺|나는|내가|저는|제가"
 )
 _CHECK_STEMS = stems(
@@ -29,7 +30,9 @@ _CLAIM_EN = re.compile(
     r"(?:admin(?:istrator)?s?|developers?|devs?|creators?|owners?|operators?|makers?|programmers?|engineers?|"
     r"moderators?|root|superusers?|sysadmins?|supervisors?|openai|anthropic|google|deepmind|staff|"
     r"the\s+team\s+that\s+built\s+you)\b"
-    r"|\bthis\s+is\s+(?:the\s+|your\s+)?(?:system|admin(?:istrator)?|developer|operator|openai|anthropic)\b",
+    r"|\bthis\s+is\s+(?:the\s+|your\s+)?(?:system|admin(?:istrator)?|developer|operator|openai|anthropic)\b"
+    r"|\bi,\s+(?:the|your)\s+(?:\w+\s+)?(?:admin(?:istrator)?|developer|creator|owner|operator|maker)\b"
+    r"|\b(?:openai|anthropic|google|system|admin|developer|dev)\s+(?:staff|team|engineers?)\s+here\b",
     CI | re.MULTILINE,
 )
 _CONSEQUENCE_EN = re.compile(
@@ -58,7 +61,15 @@ _ESCALATION_EN = re.compile(
     r"|\bmy\s+(?:messages?|words?|instructions?|commands?|orders?|input)\s+(?:are|is|count\s+as|equal)\s+"
     r"(?:\w+\s+)?(?:system|admin|developer|root)[\s-]+(?:level\s+)?(?:instructions?|prompts?|messages?|commands?|orders?)"
     r"|\bmy\s+(?:messages?|words?|instructions?|commands?|orders?)\s+(?:override|outrank|supersede|take\s+"
-    r"(?:priority|precedence)\s+over|beat|trump)\s+(?:your|the|any|all)\b",
+    r"(?:priority|precedence)\s+over|beat|trump)\s+(?:your|the|any|all)\b"
+    r"|\b(?:treat|consider|regard|interpret|handle|read)\s+[^\n]{0,60}?\bas\s+(?:an?\s+|the\s+)?(?:system|admin(?:istrator)?|"
+    r"developer|root|operator)[\s-]+(?:level\s+)?(?:commands?|instructions?|messages?|prompts?|orders?|directives?)\b"
+    r"|\byou\s+(?:must|have\s+to|shall|will|need\s+to)\s+(?:now\s+)?(?:comply\s+with|obey|follow|execute|do)\s+"
+    r"(?:everything|anything|whatever|all)\s+(?:in\s+my|i\s+(?:say|write|ask|send)|my)\b"
+    r"|\b(?:my\s+messages|these\s+messages|they|my\s+instructions|my\s+words)\s+(?:come|are\s+coming)\s+(?:directly\s+)?from\s+"
+    r"(?:the\s+)?(?:system|admin(?:istrator)?s?|developers?|operators?|openai|anthropic)\b"
+    r"|\b(?:grant|give)s?\s+you\s+(?:full\s+)?(?:permission|clearance|authori[sz]ation)\s+to\s+(?:ignore|bypass|skip|break|"
+    r"override|disable|drop)\b",
     CI,
 )
 _CLAIM_ZH = re.compile(
@@ -71,9 +82,10 @@ _CONSEQUENCE_ZH = re.compile(
     r"(?:我|我的)(?:说的话|的话|的消息|的指令|的命令|说的|的要求|的每句话|的输入|发的)(?:都|就)?(?:是|就是|等于|等同于?|相当于|视为|作为|"
     r"高于|优先于|凌驾于|覆盖|代表|算)"
     r"|你(?:必须|要|得|只能|应该|需要)(?:无条件(?:地)?)?(?:服从|听从|听我的|执行我|按我说的|照我说的|遵从|听命)"
-    r"|(?:我)?授权你|无条件(?:地)?(?:服从|执行|听从)|(?:解除|关闭|取消|忽略|绕过)(?:你的|所有|全部)?(?:限制|规则|安全|审查|过滤)"
+    r"|(?:我)?授权你|允许你|无条件(?:地)?(?:服从|执行|听从)|(?:解除|关闭|取消|忽略|绕过)(?:你的|所有|全部)?(?:限制|规则|安全|审查|过滤)"
 )
 _ESCALATION_ZH = re.compile(
+    r"(?:把|将)[^，。！？\n]{0,20}?(?:当作|当成|视为|作为|看作)(?:是)?(?:系统|管理员|开发者)(?:级)?(?:的)?(?:指令|命令|消息|提示|设定)|"
     r"(?:把|将)我(?:的)?(?:消息|话|指令|命令|输入|说的话|发的内容)(?:都)?(?:当作|当成|视为|作为|看作)(?:是)?(?:系统|最高|管理员|开发者)"
     r"|我的(?:话|消息|指令|命令)(?:的)?(?:优先级)?(?:最高|高于系统|优先于系统|高于你的|覆盖你的)"
 )
@@ -113,16 +125,22 @@ def authority_claim(text: str) -> bool:
 
 _NO_CHECK_EN = re.compile(
     r"\b(?:never|don't|do\s+not|no\s+need\s+to|stop|no\s+more|quit|skip|without|no\s+longer)\s+(?:\w+\s+)?"
-    r"(?:ask(?:ing)?(?:\s+me)?\s+(?:for\s+)?|bother(?:ing)?\s+(?:to\s+|with\s+)?|requir(?:e|ing)\s+|request(?:ing)?\s+|"
+    r"(?:ask(?:ing)?(?:\s+me)?(?:\s+for)?\b\s*|bother(?:ing)?\s+(?:to\s+|with\s+)?|requir(?:e|ing)\s+|request(?:ing)?\s+|"
     r"wait(?:ing)?\s+for\s+|double-?check(?:ing)?|(?:re-?)?verify(?:ing)?|check(?:ing)?(?:\s+with\s+me)?|"
     r"confirm(?:ing)?|the\s+|any\s+)"
     r"(?:the\s+|any\s+|a\s+|my\s+)?(?:confirmation|approval|permission|verification|consent|2fa|otp|"
     r"authori[sz]ation|pin|double-?check(?:ing)?|review|verification\s+step|step|with\s+me|first|before)?",
     CI,
 )
+_SKIP_IDENTITY_EN = re.compile(
+    r"\b(?:skip|bypass|disable|waive|ignore|drop|turn\s+off)\s+(?:the\s+|all\s+|any\s+)?(?:identity|id|kyc|fraud|anti-?fraud|aml|"
+    r"2fa|two-factor|security)\s+(?:checks?|verification|screening|step)\b",
+    CI,
+)
 _CHECK_WORD_EN = re.compile(
     r"\b(?:confirm\w*|approv\w+|permission|verif\w+|consent|2fa|otp|authori[sz]\w+|double-?check\w*|check(?:ing)?\s+with\s+me|"
-    r"ask(?:ing)?\s+(?:me\s+)?first|review)\b",
+    r"ask(?:ing)?\s+(?:me\s+)?first|review|without\s+(?:asking|checking|confirming|verifying|approval|permission)|"
+    r"(?:identity|id|kyc|security|fraud)\s+checks?)\b",
     CI,
 )
 _ACTION_EN = re.compile(
@@ -156,6 +174,8 @@ def confirmation_bypass(text: str) -> bool:
     if not mentions(text.lower(), _CHECK_STEMS):
         return False
     for sentence in clauses(text):
+        if _SKIP_IDENTITY_EN.search(sentence):
+            return True
         if _NO_CHECK_EN.search(sentence) and _CHECK_WORD_EN.search(sentence) and _ACTION_EN.search(sentence):
             return True
         if _NO_CHECK_ZH.search(sentence) and _ACTION_ZH.search(sentence):

@@ -89,6 +89,10 @@ _IMPLICIT_EN = re.compile(
     r"|\bstart\s+(?:over|again|fresh|afresh|from\s+scratch)\b[^.!?\n]{0,40}?\b(?:new|different|these|the\s+following)\s+"
     r"(?:rules|instructions|orders|directives|persona|identity|polic(?:y|ies))\b"
     r"|\bwipe\s+the\s+slate\s+clean\b"
+    r"|\b(?:ignore|disregard|forget)\s+(?:all\s+)?the\s+(?:above|preceding|foregoing|previous|prior)(?=\s*(?:[,.;:!?]|$|and\b|then\b|"
+    r"instead\b|now\b))"
+    r"|\b(?:ignore|disregard|bypass|override|break|violate|skip)\s+(?:your\s+|the\s+|all\s+|any\s+)?(?:content|safety|ethical|"
+    r"ethics|moral|usage|community)\s+(?:rules|guidelines|polic(?:y|ies)|filters?|restrictions|standards)\b"
     r"|\b(?:ignore|disregard|forget|skip|bypass|drop|discard|override)\s+(?:the|any|those|all\s+the)\s+(?:\w+\s+)?"
     + _NOUN_EN
     + r"\s+(?:that\s+)?(?:you\s+(?:were|have\s+been|'ve\s+been)\s+given|(?:your|the)\s+\w+\s+(?:gave|set|wrote|configured)"
@@ -132,7 +136,7 @@ _OVERRIDE_STEMS = stems(
     "your new|your real|your actual|your true|your updated|your only|your sole|"
     "忽略|忽视|无视|漠视|理会|不要管|别管|不用管|不必管|抛开|抛弃|丢弃|丢掉|忘|绕过|跳过|推翻|遵守|遵循|违反|打破|不用理|"
     "在意|考虑|作废|清空|不算|无效|失效|清零|删掉|不作数|你的新|你现在的|新|重新开始|"
-    "無視|忘れ|破棄|無効|捨て|従わ|守ら|무시|잊|따르지|어겨|"
+    "無視|忘れ|破棄|無効|捨て|従わ|守ら|무시|잊|따르지|어겨|유효하지|무효|효력|필요 없|취소|"
     "olvid|descart|omit|pasa por alto|no sigas|deja de seguir|caso omiso|oubli|ne suis|ne suivez|ne tiens|ne tenez|"
     "abstraction|néglig|neglig|vergiss|vergesst|vergessen|missacht|übergeh|befolge|außer kraft|dimentic|non seguire|"
     "trascur|esqueç|esquec|desconsider|não siga|nao siga|deixe de seguir|игнор|забуд|отбрось|пренебреги|не следуй|"
@@ -223,7 +227,7 @@ _PX_ZH_QUESTION = re.compile(
 
 
 _PROMPT_STEMS = stems(
-    "prompt|instruct|rule|guideline|directive|configuration|message|above|you are|told|programm|given|fed|shown|"
+    "prompt|instruct|rule|guideline|directive|configuration|message|above|configuración|configuração|konfiguration|you are|told|programm|given|fed|shown|"
     "sent|before this|preceding|initiali|setup|set-up|confidential|first message|conversation|"
     "隐藏|开头收到|一开始收到|最开始|幕后|预置|说明|what did|what have|what were|what exactly|tell you|told you|"
     "系统提示|提示词|指令|设定|规则|初始|原始|隐藏|内部|预设|底层|"

@@ -47,7 +47,7 @@ _LEXICONS = (
         r"ignora|ignore|ignoren|ignorad|olvida|olvide|olviden|olvidad|descarta|omite|pasa\s+por\s+alto|"
         r"no\s+sigas|deja\s+de\s+seguir|haz\s+caso\s+omiso\s+(?:a|de)|no\s+hagas\s+caso\s+(?:a|de)",
         r"instrucciones|reglas|indicaciones|directrices|órdenes|ordenes|restricciones|normas|prompt|"
-        r"todo\s+lo\s+(?:anterior|que\s+te\s+(?:dijeron|han\s+dicho))",
+        r"(?:todo\s+)?lo\s+(?:anterior|que\s+te\s+(?:dijeron|han\s+dicho))",
         r"anteriores|previas|todas|todo|tus|sus|sistema|originales|iniciales|antes|anterior|te\s+dieron",
         r"mis|mi|nuestras",
         r"inválid[oa]s|invalid[oa]s|anulad[oa]s|nul[oa]s|ya\\s+no\\s+(?:aplican|sirven|valen|cuentan)|sin\\s+efecto|caducad[oa]s",
@@ -56,7 +56,7 @@ _LEXICONS = (
         r"ignorez?|ignores|oubliez?|oublies|ne\s+(?:suis|suivez|tiens|tenez)\s+(?:pas|plus)\s+compte|"
         r"fais\s+abstraction|faites\s+abstraction|négligez?",
         r"instructions|consignes|règles|regles|directives|ordres|restrictions|prompt|"
-        r"tout\s+ce\s+qui\s+(?:précède|precede|t'a\s+été\s+dit)",
+        r"tout\s+ce\s+(?:qui|que|qu'on|qu'il)\s+[^.!?\n]{0,20}?(?:précède|precede|dit|donné|donne|appris)",
         r"précédentes|precedentes|antérieures|toutes|tes|vos|ses|système|systeme|initiales|originales|"
         r"auparavant|avant|données|donnees|précède",
         r"mes|ma|mon|nos",
@@ -131,7 +131,7 @@ _JA_OVERRIDE = re.compile(
 _KO_OVERRIDE = re.compile(
     r"(?:이전|앞|위|지금까지|기존|처음|원래|너의|당신의|네|니)[^\n.!?]{0,16}?"
     r"(?:지시|지침|명령|규칙|설정|프롬프트|제약|제한|것|건|내용|말)[^\n.!?]{0,12}?"
-    r"(?:무시|잊어|잊고|잊으|잊자|따르지\s*마|따르지\s*말|어겨)"
+    r"(?:무시|잊어|잊고|잊으|잊자|따르지\s*마|따르지\s*말|어겨|유효하지\s*않|무효|효력이\s*없|필요\s*없|취소)"
 )
 
 
@@ -175,14 +175,15 @@ _EU_TARGET = (
     r"(?:prompt|mensaje|instrucciones|message|instructions|messaggio|istruzioni|mensagem|instruções)\s+"
     r"(?:del|de|du|di|do)\s+(?:sistema|système|systeme)|prompt\s+(?:système|systeme|sistema)|"
     r"system-?prompts?|systemnachricht|systemanweisungen|system\s+prompt|"
+    r"(?:configuración|configuration|konfiguration|configurazione|configuração|instrucciones|instructions)\s+"
+    r"(?:secreta|secrète|secrete|geheime|segreta|oculta|cachée|cachee|interna|interne|ocultas|secretas|cachées)|"
     + _forms("системн")
     + r"\w*\s+(?:"
     + _forms("промпт|сообщение|инструкции|инструкцию|подсказку")
     + r")|"
     r"(?:tus|tes|vos|deine|ihre|tue|suas|tuas|" + _forms("твои|ваши") + r")\s+(?:\w+\s+)?"
-    r"(?:instrucciones|instructions|consignes|anweisungen|istruzioni|instruções|instrucoes|"
-    + _forms("инструкции|правила|указания")
-    + r")"
+    r"(?:instrucciones|instructions|consignes|anweisungen|istruzioni|instruções|instrucoes|configuración|configuration|"
+    r"konfiguration|configurazione|configuração|" + _forms("инструкции|правила|указания") + r")"
 )
 _EU_PROMPT = re.compile(
     r"(?<!\w)(?:" + _EU_SHOW + r")(?!\w)[^.!?\n;]{0,40}?(?<!\w)(?:" + _EU_TARGET + r")(?!\w)", CI

@@ -47,7 +47,8 @@ _MODE = re.compile(
 )
 _DEVICE = re.compile(
     r"\b(?:android|iphone|ios|ipad|phone|chrome|browser|firefox|edge|windows|macos|mac|device|settings|xcode|"
-    r"usb|adb|app|extension)\b|手机|安卓|浏览器|设置|电脑|平板|系统设置|应用",
+    r"usb|adb|app|extension|pixel|samsung|galaxy|huawei|xiaomi|oneplus|motorola|nokia|tablet|laptop|pc|router|"
+    r"minecraft|game|console|xbox|playstation)\b|手机|安卓|浏览器|设置|电脑|平板|系统设置|应用",
     CI,
 )
 _PERSONA_ZH = re.compile(
