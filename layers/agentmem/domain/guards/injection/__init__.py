@@ -101,7 +101,8 @@ _QUOTED = re.compile(
 _MENTION = re.compile(
     r"\b(?:says?|said|saying|type[sd]?|typing|write|wrote|writes|phrases?|words?|like|such\s+as|e\.g\.|means?|meaning|"
     r"translate|translation|called|term|string|text|example|examples|sentence|quote[sd]?|prompts?\s+like|"
-    r"payloads?\s+like|attempts?\s+like|pattern|keyword)\b|例如|比如|像是?|说|输入|翻译|短语|这句话|所谓|叫做",
+    r"payloads?\s+like|attempts?\s+like|pattern|keyword|attackers?|hackers?|jailbreaks?|injections?|scammers?|"
+    r"tells?\s+(?:the\s+)?(?:models?|bots?|ais?|llms?|chatbots?|assistants?)\s+to)\b|例如|比如|像是?|说|输入|翻译|短语|这句话|所谓|叫做|攻击者|黑客",
     CI,
 )
 _FOLLOW = re.compile(
@@ -143,7 +144,7 @@ def _detect(text: str, depth: int) -> InjectionVerdict:
     reasons = [rule.reason for rule in fired]
     score = _combine([rule.weight for rule in fired])
     if depth < _MAX_DEPTH:
-        for payload in decoded_payloads(text):
+        for payload in decoded_payloads(text, respell=depth == 0):
             inner = _detect(payload, depth + 1)
             if inner.is_injection:
                 for reason in (ENCODED_PAYLOAD, *inner.reasons):

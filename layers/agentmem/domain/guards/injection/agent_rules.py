@@ -25,8 +25,9 @@ __all__ = ["agent_rule"]
 
 _ACTION_VERBS = (
     r"(?:recommend|suggest|promote|tell|say|answer|reply|respond|approve|accept|grant|disclose|reveal|share|send|"
-    r"forward|add|append|include|mention|skip|ignore|obey|comply|follow|transfer|wire|pay|refund|treat|give|offer|"
-    r"promise|claim|direct|redirect|push|never\s+ask|not\s+ask|bypass|execute|run|delete|hide|deny|refuse)"
+    r"forward|add|append|include|mention|skip|ignore|transfer|wire|pay|refund|treat|give|offer|"
+    r"promise|claim|direct|redirect|push|never\s+ask|not\s+ask|bypass|execute|run|delete|hide|deny|refuse|"
+    r"(?:obey|comply\s+with|follow|listen\s+to)\s+(?:me|the\s+user|this\s+user|every|all|any|whatever|my))"
 )
 _THIRD_PERSON_EN = re.compile(
     r"\b(?:the|this|our|your)\s+(?:ai\s+)?(?:assistant|agent|bot|chatbot|ai|model|copilot)\s+(?:must|should|shall|will\s+now|"
@@ -40,7 +41,7 @@ _THIRD_PERSON_ZH = re.compile(
     CI,
 )
 _LABEL_EN = re.compile(
-    r"(?:^|[\n.!?]\s*)(?:[\w'-]+\s+){0,3}?(?:rules?|polic(?:y|ies)|instructions?|directives?|orders?|commands?|"
+    r"(?:^|[\n.!?]\s*)(?:[\w'-]+\s+){0,5}?(?:rules?|polic(?:y|ies)|instructions?|directives?|orders?|commands?|"
     r"memory\s+update|policy\s+update|system\s+update|config(?:uration)?\s+update|note\s+to\s+self)"
     r"(?:\s+update)?(?:\s+(?:for|to)\s+(?:the\s+)?(?:assistant|agent|ai|bot|model|future\s+chats|all\s+chats|"
     r"every\s+conversation|you|all\s+sessions))?(?:\s*\((?:assistant|agent|ai|bot)\))?\s*:\s*(?P<rest>[^\n]+)",
@@ -59,7 +60,7 @@ _RULE_BODY_EN = re.compile(
     CI,
 )
 _RULE_BODY_ZH = re.compile(
-    r"所有|一律|以后|每次|任何|凡是|不管|无论|必须|务必|都要|自动|关闭|开启|忽略|不要|禁止|只能|推荐|转账|退款|回复|回答|"
+    r"你|助手|AI|机器人|回复|回答|推荐|忽略|无视|关闭|开启|解除|限制|过滤|审查|用户的|客户的|数据|转账|退款|一律|自动|不用确认|必须|"
     r"\b(?:always|never|all)\b",
     CI,
 )
@@ -80,6 +81,8 @@ _COMMIT_ZH = re.compile(
     r"(?:所有|每个|每位|任何|全部|其他)(?:的)?(?:用户|客户|人|顾客|回复|回答|退款|申请)"
 )
 _SAFETY_OFF_EN = re.compile(
+    r"\b(?:lower|reduce|relax|loosen|drop|minimi[sz]e)\s+(?:all\s+(?:of\s+)?|your\s+|the\s+|any\s+)?(?:your\s+)?"
+    r"(?:restrictions|safety|safeguards|guardrails|filters|filtering|content\s+policy|moderation)\b|"
     r"\b(?:safety|safeguards?|guardrails?|content\s+(?:filters?|filtering|policy|moderation)|moderation|filters?|"
     r"restrictions?|censorship|ethics\s+module)\s+(?:is\s+|are\s+|now\s+|has\s+been\s+|have\s+been\s+)*(?:off|disabled|"
     r"deactivated|suspended|lifted|removed|turned\s+off|bypassed)\b"
@@ -114,7 +117,7 @@ def _labelled_rule(text: str) -> bool:
             return True
     for m in _LABEL_ZH.finditer(text):
         rest = m["rest"] or m["rest2"] or ""
-        if m["rest2"] or _RULE_BODY_ZH.search(rest):
+        if _RULE_BODY_ZH.search(rest):
             return True
     return False
 

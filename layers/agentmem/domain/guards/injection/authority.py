@@ -13,7 +13,8 @@ __all__ = ["authority_claim", "confirmation_bypass"]
 _CLAIM_STEMS = stems(
     "admin|develop|dev|creator|owner|operator|maker|programmer|engineer|moderator|root|superuser|sysadmin|supervisor|"
     "openai|anthropic|google|deepmind|staff|built you|this is|treat|consider|regard|interpret|handle|read|comply|obey|"
-    "come from|coming from|grant|give you|my message|my word|my instruction|my command|"
+    "come from|coming from|comes from|came from|allowed|permitted|authorised|authorized|cleared|free to|"
+    "grant|give you|可以|能够|被允许|获准|my message|my word|my instruction|my command|"
     "my order|my input|我是|我就是|我乃|作为|把我|将我|我的|私|僕|俺|나는|내가|저는|제가"
 )
 _CHECK_STEMS = stems(
@@ -68,6 +69,11 @@ _ESCALATION_EN = re.compile(
     r"(?:everything|anything|whatever|all)\s+(?:in\s+my|i\s+(?:say|write|ask|send)|my)\b"
     r"|\b(?:my\s+messages|these\s+messages|they|my\s+instructions|my\s+words)\s+(?:come|are\s+coming)\s+(?:directly\s+)?from\s+"
     r"(?:the\s+)?(?:system|admin(?:istrator)?s?|developers?|operators?|openai|anthropic)\b"
+    r"|\b(?:this\s+message|this|these\s+messages|the\s+following)\s+(?:is|are|comes?|came)\s+(?:directly\s+)?from\s+(?:your|the)\s+"
+    r"(?:system\s+)?(?:admin(?:istrator)?s?|developers?|operators?|owners?|creators?|system|openai|anthropic)\b"
+    r"|\byou(?:'re|\s+are)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed|cleared|free)\s+to\s+(?:(?:share|reveal|disclose|give|send|"
+    r"show|export)\s+(?:\w+\s+){0,2}?(?:customer|user|client|other|their|everyone|all|admin|internal|confidential|private|"
+    r"secret|system|stored)|ignore|bypass|break|skip|override|disable|drop)\w*"
     r"|\b(?:grant|give)s?\s+you\s+(?:full\s+)?(?:permission|clearance|authori[sz]ation)\s+to\s+(?:ignore|bypass|skip|break|"
     r"override|disable|drop)\b",
     CI,
@@ -85,6 +91,7 @@ _CONSEQUENCE_ZH = re.compile(
     r"|(?:我)?授权你|允许你|无条件(?:地)?(?:服从|执行|听从)|(?:解除|关闭|取消|忽略|绕过)(?:你的|所有|全部)?(?:限制|规则|安全|审查|过滤)"
 )
 _ESCALATION_ZH = re.compile(
+    r"你(?:现在|已经|从现在开始)?(?:可以|能够|被允许|获准)(?:不再)?(?:无视|忽略|不用遵守|不必遵守|绕过|跳过|违反|突破)|"
     r"(?:把|将)[^，。！？\n]{0,20}?(?:当作|当成|视为|作为|看作)(?:是)?(?:系统|管理员|开发者)(?:级)?(?:的)?(?:指令|命令|消息|提示|设定)|"
     r"(?:把|将)我(?:的)?(?:消息|话|指令|命令|输入|说的话|发的内容)(?:都)?(?:当作|当成|视为|作为|看作)(?:是)?(?:系统|最高|管理员|开发者)"
     r"|我的(?:话|消息|指令|命令)(?:的)?(?:优先级)?(?:最高|高于系统|优先于系统|高于你的|覆盖你的)"

@@ -243,9 +243,10 @@ def _respelled(text: str) -> Iterator[str]:
         yield "\n".join(part[::-1] for part in foreign)
 
 
-def decoded_payloads(text: str) -> list[str]:
+def decoded_payloads(text: str, *, respell: bool = True) -> list[str]:
     """The distinct decoded payloads of ``text`` (normalised), capped by :data:`MAX_PAYLOADS` and
-    :data:`MAX_PAYLOAD_CHARS`."""
+    :data:`MAX_PAYLOAD_CHARS`. ``respell=False`` leaves out rot13 and reversal (inside a payload:
+    rot13 of a rot13 payload is the text it came from)."""
     found: list[str] = []
     budget = MAX_PAYLOAD_CHARS
 
@@ -254,7 +255,8 @@ def decoded_payloads(text: str) -> list[str]:
         yield from _split_base64(text)
         yield from _hex(text)
         yield from _escapes(text)
-        yield from _respelled(text)
+        if respell:
+            yield from _respelled(text)
 
     for payload in sources():
         if payload in found or payload == text:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from agentmem.domain.guards.injection._shared import CI, clauses, mentions, stems
+from agentmem.domain.guards.injection._shared import CI, FUTURE, clauses, mentions, stems
 from agentmem.domain.guards.injection.agent_rules import agent_rule
 from agentmem.domain.guards.injection.authority import authority_claim, confirmation_bypass
 
@@ -38,7 +38,8 @@ __all__ = ["behaviour_directive"]
 
 # What may stand between a clause start (or a comma) and an imperative verb.
 _IMPERATIVE_LEAD = (
-    r"(?:^|[,:;—–(]\s*|\bthen\s+|\band\s+|\bso\s+)\s*(?:(?:please|kindly|always|only|ever|just|also|simply|"
+    r"(?:^|[,:;—–(]\s*|\bthen\s+|\band\s+|\bso\s+|\b(?:wants?|wanted|needs?|would\s+like|expects?|asked|requires?|told)\s+"
+    r"you\s+to\s+)\s*(?:(?:please|kindly|always|only|ever|just|also|simply|"
     r"automatically|immediately|directly|instantly|do|you\s+(?:should|must|shall|will|need\s+to|have\s+to|are\s+to)|"
     r"make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|(?:don't|do\s+not|never)\s+forget\s+to)\s+){0,3}"
 )
@@ -51,7 +52,7 @@ _SUBJECT_ZH = re.compile(
 # ---------------------------------------------------------------- a canned answer for others
 
 _WHO_EN = (
-    r"(?:anyone|anybody|someone|somebody|everyone|everybody|people|persons?|users?|customers?|clients?|visitors?|"
+    r"(?:whoever|anyone|anybody|someone|somebody|everyone|everybody|people|persons?|users?|customers?|clients?|visitors?|"
     r"members?|buyers?|callers?|guests?|patients?|folks|shoppers?|students?|a\s+(?:person|user|customer|client|"
     r"visitor|member|buyer|caller|guest|patient)|(?:any|other|another)\s+(?:user|customer|client|person|people)s?)"
 )
@@ -99,7 +100,7 @@ _CANNED_PASSIVE_EN = re.compile(
     + _WHO_EN
     + r"\s+(?:who\s+)?"
     + _ASK_EN
-    + r"\b[^.!?\n]{0,60}?\b(?:should|must|shall|will|is\s+to|are\s+to)\s+"
+    + r"\b[^.!?\n]{0,60}?\b(?:should|must|shall|will|is\s+to|are\s+to|(?P<present>gets?|is|are))\s+"
     r"(?:always\s+|just\s+|simply\s+)?(?:be\s+)?(?:told|informed|assured|advised|promised|given|offered|sent|hear)\b",
     CI,
 )
@@ -110,15 +111,27 @@ _CANNED_JA = re.compile(
 )
 _CANNED_KO = re.compile(
     r"(?:물어보면|물으면|요청하면|문의하면|요청받으면|물어볼\s*때|질문하면|부탁하면)[^\n.!?]{0,30}?"
-    r"(?:말해|대답해|답해|알려|추천해|승인해|안내해)"
+    r"(?:말해|대답해|답해|알려|추천해|승인해|안내해|라고\s*해|라고\s*말|고\s*해)"
+)
+_CANNED_ZH_ANY = re.compile(
+    r"(?:碰到|遇到|遇见|凡是|但凡|只要是|只要有人?)(?:人)?(?:问|咨询|询问|投诉|要|申请|找)[^。！？\n]{0,20}?"
+    r"(?:你)?(?:就|都|一律|统统|一定|直接|全部)[只先也还再直接要]{0,3}(?:说|回答|回复|告诉|答复|推荐)"
 )
 
 
 def _canned_answer(clause: str) -> bool:
+    if _CANNED_ZH_ANY.search(clause):
+        return True
     for m in _CANNED_ZH.finditer(clause):
         if not _SUBJECT_ZH.search(clause[: m.start("conn")]):  # "有人问我…，我都说…" is a habit
             return True
-    if _CANNED_EN.search(clause) or _CANNED_PASSIVE_EN.search(clause) or _ASKED_EN.search(clause):
+    passive = _CANNED_PASSIVE_EN.search(clause)
+    # "customers who ask are told to email support" describes a policy; "from now on whoever asks gets told" sets one
+    if passive and (
+        not passive["present"] or FUTURE.search(clause) or re.search(r"\bfrom\s+here\s+on\b", clause, CI)
+    ):
+        return True
+    if _CANNED_EN.search(clause) or _ASKED_EN.search(clause):
         return True
     return bool(_CANNED_JA.search(clause) or _CANNED_KO.search(clause))
 
@@ -231,7 +244,8 @@ _EVERY_ANSWER_EN = re.compile(
     CI,
 )
 _ATTACH_EN = re.compile(
-    r"\b(?:add|append|attach|insert|include|put|place|paste|embed|end|sign\s+off|finish|close|conclude|start|begin|"
+    r"\b(?:add|append|attach|insert|include|put|place|paste|embed|ends?|sign(?:s|ed)?\s+off|finish(?:es)?|close[sd]?|"
+    r"conclude[sd]?|starts?|begins?|"
     r"prefix|tack\s+on|mention|drop|link)\b",
     CI,
 )
@@ -286,8 +300,15 @@ _OTHERS_VERB_ZH = re.compile(
 
 
 def _others(clause: str) -> bool:
-    if _OTHERS_EN.search(clause) or _FOR_OTHERS_EN.search(clause):
-        return not clause.rstrip().endswith("?")
+    for pattern in (_OTHERS_EN, _FOR_OTHERS_EN):
+        m = pattern.search(clause)
+        # "tell everyone I said happy birthday": relaying the speaker's own message
+        if (
+            m
+            and not clause.rstrip().endswith("?")
+            and not re.search(r"\b(?:i|i'm|i'll|i've|me|my)\b", clause[m.end() :], CI)
+        ):
+            return True
     for m in _OTHERS_ZH.finditer(clause):
         if _SUBJECT_ZH.search(clause[: m.start()]) or clause.rstrip().endswith(("?", "？", "吗")):
             continue
@@ -297,7 +318,7 @@ def _others(clause: str) -> bool:
 
 
 _WHO_STEMS = stems(
-    "anyone|anybody|someone|somebody|everyone|everybody|people|user|customer|client|visitor|member|buyer|caller|"
+    "whoever|碰到|遇到|遇见|凡是|但凡|只要|anyone|anybody|someone|somebody|everyone|everybody|people|user|customer|client|visitor|member|buyer|caller|"
     "guest|patient|folks|shopper|student|person|else|有人|别人|他人|谁|任何人|用户|客户|顾客|买家|访客|会员|患者|其他|其它|"
     "大家|人家|对方|家长|学生|粉丝|网友|所有|每个|每一|每位|全部|全体|别的|来咨询|来问|来访|聞かれ|尋ねられ|問い合わせ|"
     "質問され|求められ|頼まれ|물어보|물으면|요청하면|문의하면|요청받으면|물어볼|질문하면|부탁하면"

@@ -120,6 +120,13 @@ _AUDIENCE = re.compile(
 )
 
 
+_REFUSAL = re.compile(
+    r"(?:不会|不能|不可以|不可能|绝不|从不|不得|不应|无法|拒绝)(?!忘)|\b(?:won't|will\s+not|never|cannot|can't|shouldn't|must\s+not|"
+    r"refuse\s+to|not\s+allowed\s+to)\b(?!\s+forget)",
+    CI,
+)
+
+
 def secret_request(text: str) -> bool:
     """``secret_request``: disclose/include + a password, key, token or credential that
     is privileged ("admin password", "管理员密码") or requested for future answers ("always reveal the
@@ -132,6 +139,8 @@ def secret_request(text: str) -> bool:
                 mid = m["mid"]
                 if re.search(r"\b(?:my|our|own)\b|我的|我们的|自己的", mid, CI):
                     continue
+                if _REFUSAL.search(clause[max(0, m.start() - 12) : m.start()]):
+                    continue  # "不会在回复里附加任何凭据", "I won't share the admin password"
                 if _NOT_DISCLOSURE.search(clause[m.end() :]):
                     continue
                 if m["priv"] or FUTURE.search(clause) or _AUDIENCE.search(clause):

@@ -34,7 +34,7 @@ _OVERRIDE_EN_ALL = re.compile(
     CI,
 )
 _NOUN_ZH = (
-    r"(?:指令|指示|提示词|规则|设定|约束|限制|命令|准则|守则|规定|system\s*prompt|prompt|"
+    r"(?:指令|指示|提示词|规则|设定|约束|限制|命令|准则|守则|规定|安全策略|策略|system\s*prompt|prompt|"
     r"instructions?|rules)"
 )
 _OVERRIDE_ZH = re.compile(
@@ -89,6 +89,7 @@ _IMPLICIT_EN = re.compile(
     r"|\bstart\s+(?:over|again|fresh|afresh|from\s+scratch)\b[^.!?\n]{0,40}?\b(?:new|different|these|the\s+following)\s+"
     r"(?:rules|instructions|orders|directives|persona|identity|polic(?:y|ies))\b"
     r"|\bwipe\s+the\s+slate\s+clean\b"
+    r"|\b(?:reset|revert|restore)\s+(?:to\s+|your\s+)(?:factory|default|original|blank)\s+(?:instructions|rules|prompt|programming)\b"
     r"|\b(?:ignore|disregard|forget)\s+(?:all\s+)?the\s+(?:above|preceding|foregoing|previous|prior)(?=\s*(?:[,.;:!?]|$|and\b|then\b|"
     r"instead\b|now\b))"
     r"|\b(?:ignore|disregard|bypass|override|break|violate|skip)\s+(?:your\s+|the\s+|all\s+|any\s+)?(?:content|safety|ethical|"
@@ -137,7 +138,7 @@ _OVERRIDE_STEMS = stems(
     "忽略|忽视|无视|漠视|理会|不要管|别管|不用管|不必管|抛开|抛弃|丢弃|丢掉|忘|绕过|跳过|推翻|遵守|遵循|违反|打破|不用理|"
     "在意|考虑|作废|清空|不算|无效|失效|清零|删掉|不作数|你的新|你现在的|新|重新开始|"
     "無視|忘れ|破棄|無効|捨て|従わ|守ら|무시|잊|따르지|어겨|유효하지|무효|효력|필요 없|취소|"
-    "olvid|descart|omit|pasa por alto|no sigas|deja de seguir|caso omiso|oubli|ne suis|ne suivez|ne tiens|ne tenez|"
+    "ignorer|olvid|descart|omit|pasa por alto|no sigas|deja de seguir|caso omiso|oubli|ne suis|ne suivez|ne tiens|ne tenez|"
     "abstraction|néglig|neglig|vergiss|vergesst|vergessen|missacht|übergeh|befolge|außer kraft|dimentic|non seguire|"
     "trascur|esqueç|esquec|desconsider|não siga|nao siga|deixe de seguir|игнор|забуд|отбрось|пренебреги|не следуй|"
     "hagas caso|обращай|обращайте|he oбращай|inválid|invalid|anulad|nul|ya no|sin efecto|caduc|annul|ne s'appliquent|ungültig|"

@@ -135,11 +135,21 @@ _KO_OVERRIDE = re.compile(
 )
 
 
+# An infinitive or imperative opening the sentence, with a definite article: "ignorer les consignes",
+# "ignora las instrucciones", "ignoriere die Anweisungen", "ignora le istruzioni", "ignore as instruções".
+_EU_BARE = re.compile(
+    r"(?:^|[.!?;:\n]\s*)(?:ignorer|ignorez|ignore|ignora|ignorad|ignoriere|ignorieren\s+sie|oublier|oublie|olvida|esqueça|"
+    r"esquece|dimentica|vergiss)\s+(?:las|les|die|le|as|os|los|the)\s+(?:instrucciones|consignes|instructions|règles|reglas|"
+    r"anweisungen|regeln|istruzioni|regole|instruções|instrucoes|regras|directives|directrices)\b",
+    CI,
+)
+
+
 def override_other_languages(text: str) -> bool:
     """ja/ko/es/fr/de/it/pt/ru: "以前の指示を無視して", "이전 지시를 무시하고", "ignora las
     instrucciones anteriores", "ignorez les instructions précédentes", "ignoriere alle vorherigen
     Anweisungen", "игнорируй предыдущие инструкции" (not the speaker's own: "olvida mis reglas")."""
-    if _JA_OVERRIDE.search(text) or _KO_OVERRIDE.search(text):
+    if _JA_OVERRIDE.search(text) or _KO_OVERRIDE.search(text) or _EU_BARE.search(text):
         return True
     for match, qualifier, own, voided in _COMPILED:
         if voided.search(text):
@@ -181,7 +191,9 @@ _EU_TARGET = (
     + r"\w*\s+(?:"
     + _forms("промпт|сообщение|инструкции|инструкцию|подсказку")
     + r")|"
-    r"(?:tus|tes|vos|deine|ihre|tue|suas|tuas|" + _forms("твои|ваши") + r")\s+(?:\w+\s+)?"
+    r"(?:tus|tes|vos|deine|ihre|tue|suas|tuas|tu|ta|ton|dein|deinen|tua|tuo|sua|seu|teu|"
+    + _forms("твои|ваши")
+    + r")\s+(?:\w+\s+)?"
     r"(?:instrucciones|instructions|consignes|anweisungen|istruzioni|instruções|instrucoes|configuración|configuration|"
     r"konfiguration|configurazione|configuração|" + _forms("инструкции|правила|указания") + r")"
 )

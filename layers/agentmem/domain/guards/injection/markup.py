@@ -11,7 +11,7 @@ from agentmem.domain.guards.injection._shared import CI
 _SPECIAL_TOKENS = re.compile(
     r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id|"
     r"begin_of_text|end|eos|bos|prompt|model|developer|tool|ipython|[a-z]+_[a-z_]+)\|>|\[/?INST\]|<</?SYS>>|"
-    r"</?(?:system|assistant|system_prompt|sys)>|<(?:start|end)_of_turn>|\[(?:system|assistant|developer)\]\(#[\w-]+\)",
+    r"</?(?:system|assistant|system_prompt|sys)>|</?im_(?:start|end|sep)>|<(?:start|end)_of_turn>|\[(?:system|assistant|developer)\]\(#[\w-]+\)",
     CI,
 )
 _HEADER = re.compile(

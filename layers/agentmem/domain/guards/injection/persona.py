@@ -33,6 +33,13 @@ _IDENTITY_EN = re.compile(
     r"language\s+model)\b",
     CI,
 )
+_NO_RULES_EN = re.compile(
+    r"\b(?:pretend|imagine|suppose|assume|act\s+as\s+if|act\s+like)\s+(?:that\s+)?you\s+(?:have|had|don't\s+have|do\s+not\s+have|"
+    r"were\s+without|are\s+without)\s+(?:no\s+)?(?:memory\s+of\s+)?(?:any\s+)?(?:your\s+)?(?:rules|restrictions|guidelines|"
+    r"instructions|programming|filters|limits|limitations|training)\b"
+    r"|\b(?:as|like|be)\s+(?:a|an)\s+(?:free|freed|liberated|unchained|unshackled|rogue)\s+(?:ai|assistant|model|bot|chatbot)\b",
+    CI,
+)
 _IDENTITY_ZH = re.compile(
     r"你(?:现在|从现在开始|从现在起|以后)?(?:是|叫|就是|将是|变成)[^。！？\n]{0,20}?(?:机器人|AI|助手|模型|bot)[，,]?"
     r"[^。！？\n]{0,8}?(?:不受|没有|无|摆脱)(?:任何)?(?:限制|约束|规则|审查|过滤|道德|底线|束缚)"
@@ -75,7 +82,9 @@ def persona_override(text: str) -> bool:
         return False
     if _PERSONA_EN.search(text) or _PERSONA_DAN.search(text) or _PERSONA_ZH.search(text):
         return True
-    if _IDENTITY_EN.search(text) or _IDENTITY_ZH.search(text) or persona_other_languages(text):
+    if _IDENTITY_EN.search(text) or _IDENTITY_ZH.search(text) or _NO_RULES_EN.search(text):
+        return True
+    if persona_other_languages(text):
         return True
     return any(_MODE.search(c) and not _DEVICE.search(c) for c in clauses(text))
 
