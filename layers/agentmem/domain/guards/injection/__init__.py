@@ -12,8 +12,10 @@ beside this module, grouped by what they guard: :mod:`.instructions` (``override
 ``prompt_exfiltration``), :mod:`.exfiltration` (``data_exfiltration``, ``secret_request``),
 :mod:`.persona` (``persona_override``, ``deceptive_rule``), :mod:`.markup` (``role_marker``,
 ``tool_markup``) and :mod:`.directives` (``behaviour_directive``: standing rules for the agent that
-poison its memory); :mod:`.languages` holds the ja/ko/es/fr/de/it/pt/ru phrasings the first three
-modules call. To add a reason, write its detector and add one entry to the table;
+poison its memory, with :mod:`.authority` and :mod:`.agent_rules`); :mod:`.languages` holds the
+ja/ko/es/fr/de/it/pt/ru phrasings and :mod:`.cooccurrence` the order-free target+predicate matching
+that the first modules call. :mod:`.prototypes` is data for the semantic detector
+(``agentmem.services.semantic_guard``), which this module does not call. To add a reason, write its detector and add one entry to the table;
 ``tests/unit/test_guards_injection.py`` checks the table and wants an example for the new reason.
 
 Every rule reads the text and its de-obfuscated views (:func:`.decoding.deobfuscated_views`:
@@ -22,8 +24,10 @@ payload (:func:`.decoding.decoded_payloads`: base64 incl. split runs, hex, URL-e
 entities, ``\\u`` escapes, rot13 and reversed spelling) that decodes to text that is itself an
 injection (its reasons follow); payloads are read to depth 2. A quoted phrase that the text only
 *mentions* ("attackers say 'ignore previous instructions'", "translate 'ignore …' into French") is
-not read as an instruction, unless the text also asks to follow it. Phrasing about the future ("from now on", "always", "remember",
-"以后", "每次") is *not* a signal by itself: it only raises the score of a message that already
+not read as an instruction, unless the text also asks to follow it.
+
+Phrasing about the future ("from now on", "always", "remember", "以后", "每次") is *not* a signal by
+itself: it only raises the score of a message that already
 carries one of the signals above.
 """
 

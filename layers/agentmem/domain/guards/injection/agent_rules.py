@@ -103,11 +103,15 @@ _DEVICE = re.compile(
     r"手机|路由器|浏览器|电脑|电视|设置|相机|应用|汽车|搜索",
     CI,
 )
-_STEMS = stems(
-    "assistant|agent|bot|ai|model|copilot|rule|polic|instruction|directive|order|command|update|note to self|"
-    "i will|i'll|i am going|i shall|from now on|safety|safeguard|guardrail|filter|moderation|restriction|censor|"
-    "ethics|override|助手|机器人|智能体|模型|规定|规则|指令|命令|政策|设定|守则|要求|通知|我会|我将|关闭|禁用|停用|解除|"
-    "取消|去掉|移除|绕过|安全|过滤|审查"
+_AGENT_STEMS = stems(
+    "assistant|agent|bot|model|copilot|the ai|this ai|our ai|your ai|助手|机器人|智能体|ai|模型"
+)
+_LABEL_STEMS = stems(
+    "rule|polic|instruction|directive|order|command|update|note to self|规定|规则|指令|命令|政策|设定|守则|要求|通知"
+)
+_COMMIT_STEMS = stems("i will|i'll|i am going|i shall|from now on|我会|我将")
+_SAFETY_STEMS = stems(
+    "safety|safeguard|guardrail|filter|moderation|restriction|censor|ethics|override|过滤|审查|安全|限制|防护|护栏|道德"
 )
 
 
@@ -144,8 +148,14 @@ def _safety_off(clause: str) -> bool:
 def agent_rule(text: str) -> bool:
     """A third-person rule for the agent, a labelled rule, a planted first-person commitment, or
     safety switched off (see the module docstring)."""
-    if not mentions(text.lower(), _STEMS):
-        return False
-    if _THIRD_PERSON_EN.search(text) or _THIRD_PERSON_ZH.search(text) or _labelled_rule(text):
+    low = text.lower()
+    if mentions(low, _AGENT_STEMS) and (_THIRD_PERSON_EN.search(text) or _THIRD_PERSON_ZH.search(text)):
         return True
-    return any(_commitment(clause) or _safety_off(clause) for clause in clauses(text))
+    if (":" in text or "：" in text) and mentions(low, _LABEL_STEMS) and _labelled_rule(text):
+        return True
+    checks = [
+        check
+        for check, gate in ((_commitment, _COMMIT_STEMS), (_safety_off, _SAFETY_STEMS))
+        if mentions(low, gate)
+    ]
+    return bool(checks) and any(check(clause) for clause in clauses(text) for check in checks)
