@@ -80,17 +80,36 @@ def _visible(ch: str) -> bool:
     return unicodedata.category(ch) not in ("Cc", "Cf")
 
 
+class _InvisibleTable(dict[int, int | None]):
+    """A ``str.translate`` table that drops invisible characters, filled as characters are first
+    seen (``translate`` then looks each one up in C)."""
+
+    def __missing__(self, codepoint: int) -> int | None:
+        value = codepoint if _visible(chr(codepoint)) else None
+        if len(self) < 65_536:  # bounded: a text of random code points cannot grow it without end
+            self[codepoint] = value
+        return value
+
+
+_INVISIBLE = _InvisibleTable()
+_HOMOGLYPH_CHARS = re.compile("[" + re.escape("".join(_HOMOGLYPHS)) + "]")
+
+
 def normalize_for_scan(text: str) -> str:
     """Return ``text`` folded for scanning: NFKC, invisibles stripped, homoglyphs folded.
 
     Idempotent: ``normalize_for_scan(normalize_for_scan(t)) == normalize_for_scan(t)``.
     """
     text = _LINE_BREAKS.sub("\n", text)
-    text = "".join(ch for ch in text if _visible(ch))
+    text = text.translate(_INVISIBLE)
+    if text.isascii():
+        return text  # NFKC and the homoglyph fold leave ASCII alone
     parts = _KEPT_SPLIT.split(text)
     text = "".join(
         p if len(p) == 1 and p in _KEPT_PUNCTUATION else unicodedata.normalize("NFKC", p) for p in parts
     )
+    if not _HOMOGLYPH_CHARS.search(text):
+        return text
     return _WORD.sub(_fold_word, text)
 
 

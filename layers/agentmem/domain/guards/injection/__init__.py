@@ -10,13 +10,24 @@ Each reason code is one :class:`InjectionRule` in :data:`INJECTION_RULES`: the c
 the score, and the detector that decides it (whose docstring states the rule). The detectors live
 beside this module, grouped by what they guard: :mod:`.instructions` (``override_instructions``,
 ``prompt_exfiltration``), :mod:`.exfiltration` (``data_exfiltration``, ``secret_request``),
-:mod:`.persona` (``persona_override``, ``deceptive_rule``) and :mod:`.markup` (``role_marker``,
-``tool_markup``). To add a reason, write its detector and add one entry to the table;
+:mod:`.persona` (``persona_override``, ``deceptive_rule``), :mod:`.markup` (``role_marker``,
+``tool_markup``) and :mod:`.directives` (``behaviour_directive``: standing rules for the agent that
+poison its memory, with :mod:`.authority` and :mod:`.agent_rules`); :mod:`.languages` holds the
+ja/ko/es/fr/de/it/pt/ru phrasings and :mod:`.cooccurrence` the order-free target+predicate matching
+that the first modules call. :mod:`.prototypes` is data for the semantic detector
+(``agentmem.services.semantic_guard``), which this module does not call. To add a reason, write its detector and add one entry to the table;
 ``tests/unit/test_guards_injection.py`` checks the table and wants an example for the new reason.
 
-Besides the rules, ``encoded_payload`` marks a base64 run that decodes to text that is itself an
-injection (its reasons follow). Phrasing about the future ("from now on", "always", "remember",
-"以后", "每次") is *not* a signal by itself: it only raises the score of a message that already
+Every rule reads the text and its de-obfuscated views (:func:`.decoding.deobfuscated_views`:
+leetspeak, letters padded apart, filler, spaced CJK). Besides the rules, ``encoded_payload`` marks a
+payload (:func:`.decoding.decoded_payloads`: base64 incl. split runs, hex, URL-encoding, HTML
+entities, ``\\u`` escapes, rot13 and reversed spelling) that decodes to text that is itself an
+injection (its reasons follow); payloads are read to depth 2. A quoted phrase that the text only
+*mentions* ("attackers say 'ignore previous instructions'", "translate 'ignore …' into French") is
+not read as an instruction, unless the text also asks to follow it.
+
+Phrasing about the future ("from now on", "always", "remember", "以后", "每次") is *not* a signal by
+itself: it only raises the score of a message that already
 carries one of the signals above.
 """
 
@@ -26,12 +37,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentmem.domain.guards.injection._shared import FUTURE
+from agentmem.domain.guards.injection._shared import CI, FUTURE
+from agentmem.domain.guards.injection.decoding import decoded_payloads, deobfuscated_views
+from agentmem.domain.guards.injection.directives import behaviour_directive
 from agentmem.domain.guards.injection.exfiltration import data_exfiltration, secret_request
 from agentmem.domain.guards.injection.instructions import override_instructions, prompt_exfiltration
 from agentmem.domain.guards.injection.markup import role_marker, tool_markup
 from agentmem.domain.guards.injection.persona import deceptive_rule, persona_override
-from agentmem.domain.guards.normalize import iter_base64_payloads, normalize_for_scan
+from agentmem.domain.guards.normalize import normalize_for_scan
 
 __all__ = ["ENCODED_PAYLOAD", "INJECTION_RULES", "InjectionRule", "InjectionVerdict", "detect_injection"]
 
@@ -63,10 +76,11 @@ INJECTION_RULES: tuple[InjectionRule, ...] = (
     InjectionRule("role_marker", 0.7, role_marker),
     InjectionRule("tool_markup", 0.7, tool_markup),
     InjectionRule("deceptive_rule", 0.8, deceptive_rule),
+    InjectionRule("behaviour_directive", 0.8, behaviour_directive),
 )
 """Every reason ``detect_injection`` reports from the text itself; one entry per reason."""
 
-ENCODED_PAYLOAD = "encoded_payload"  # a base64 run whose decoded text is an injection
+ENCODED_PAYLOAD = "encoded_payload"  # a decoded payload (base64, hex, rot13, ...) that is an injection
 _FUTURE_BOOST = 0.3
 _THRESHOLD = 0.5
 _MAX_DEPTH = 2
@@ -85,15 +99,57 @@ _CJK_LATIN = re.compile(
 )
 
 
+_QUOTED = re.compile(
+    r"'[^'\n]{3,200}'|\"[^\"\n]{3,200}\"|“[^”\n]{3,200}”|‘[^’\n]{3,200}’|「[^」\n]{1,200}」|『[^』\n]{1,200}』|«[^»\n]{3,200}»"
+)
+_MENTION = re.compile(
+    r"\b(?:says?|said|saying|type[sd]?|typing|write|wrote|writes|phrases?|words?|like|such\s+as|e\.g\.|means?|meaning|"
+    r"translate|translation|called|term|string|text|example|examples|sentence|quote[sd]?|prompts?\s+like|"
+    r"payloads?\s+like|attempts?\s+like|pattern|keyword|attackers?|hackers?|jailbreaks?|injections?|scammers?|"
+    r"tells?\s+(?:the\s+)?(?:models?|bots?|ais?|llms?|chatbots?|assistants?)\s+to)\b|例如|比如|像是?|说|输入|翻译|短语|这句话|所谓|叫做|攻击者|黑客",
+    CI,
+)
+_FOLLOW = re.compile(
+    r"\b(?:follow|obey|execute|do\s+(?:it|that|this|what\s+it\s+says)|comply|act\s+on|apply\s+it|then\s+do)\b|"
+    r"照做|执行|遵守|按(?:照)?(?:它|这个|这句话)",
+    CI,
+)
+
+
+def _mentions_masked(text: str) -> str:
+    """``text`` with the quoted phrases it only mentions replaced by a neutral mark."""
+    quotes = list(_QUOTED.finditer(text))
+    if not quotes or _FOLLOW.search(text):
+        return text
+    out: list[str] = []
+    cursor = 0
+    for m in quotes:
+        if _MENTION.search(text[max(0, m.start() - 40) : m.start()]):
+            out += (text[cursor : m.start()], "«quote»")
+            cursor = m.end()
+    if not out:
+        return text
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _rules_on(text: str) -> list[InjectionRule]:
+    return [rule for rule in INJECTION_RULES if rule.detect(text)]
+
+
 def _detect(text: str, depth: int) -> InjectionVerdict:
     # A space where CJK meets Latin lets the English patterns' \b work in mixed text.
     text = _CJK_LATIN.sub(" ", text)
-    fired = [rule for rule in INJECTION_RULES if rule.detect(text)]
+    scanned = _mentions_masked(text)
+    fired = _rules_on(scanned)
+    for view in deobfuscated_views(scanned):
+        fired += [rule for rule in _rules_on(view) if rule not in fired]
+    fired.sort(key=INJECTION_RULES.index)
     reasons = [rule.reason for rule in fired]
     score = _combine([rule.weight for rule in fired])
     if depth < _MAX_DEPTH:
-        for payload in iter_base64_payloads(text):
-            inner = _detect(payload.decoded, depth + 1)
+        for payload in decoded_payloads(text, respell=depth == 0):
+            inner = _detect(payload, depth + 1)
             if inner.is_injection:
                 for reason in (ENCODED_PAYLOAD, *inner.reasons):
                     if reason not in reasons:

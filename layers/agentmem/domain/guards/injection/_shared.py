@@ -25,3 +25,14 @@ SELF = re.compile(r"\b(?:my|our|mine|i|me|myself)\b|我", CI)
 
 def clauses(text: str) -> list[str]:
     return [c for c in re.split(r"[。！？!?\n；;]|\.(?=\s|$)", text) if c.strip()]
+
+
+def mentions(text: str, stems: tuple[str, ...]) -> bool:
+    """Whether lower-cased ``text`` holds one of ``stems``: a cheap gate in front of a detector's
+    patterns (each stem list is a superset of the words its patterns need)."""
+    return any(map(text.__contains__, stems))
+
+
+def stems(words: str) -> tuple[str, ...]:
+    """``"a b|c d"`` -> ``("a b", "c d")``: a stem list written as one string."""
+    return tuple(w for w in words.split("|") if w)

