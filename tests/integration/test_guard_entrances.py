@@ -59,7 +59,7 @@ def test_an_operator_policy_reaches_the_constraints_attributed(api: Any, operato
 
 
 def test_a_plain_patch_cannot_move_a_memory_into_or_change_a_policy(api: Any, operator: Any) -> None:
-    status, plain = api("POST", "/v1/memories", {"content": "Every answer ends with a link to example.org"})
+    status, plain = api("POST", "/v1/memories", {"content": "I prefer window seats on trains"})
     assert status == 201
     status, _ = api("PATCH", f"/v1/memories/{plain['memory']['id']}", {"category": "policy"})
     assert status == 403
