@@ -45,6 +45,7 @@ from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
+from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
 from agentmem.services.turns import TurnService
 from agentmem.services.write_pipeline import WritePipeline
@@ -62,6 +63,7 @@ class Container:
     adapters: Adapters
     scorer: Scorer
     pipeline: WritePipeline
+    guard: WriteGuard
     explicit: ExplicitWriter
     turns: TurnService
     sessions: SessionStateService
@@ -132,7 +134,8 @@ def bootstrap(
     a = adapters
     scorer = settings.scorer()
     thresholds = settings.thresholds()
-    guard = WriteGuard()  # one guard for every entrance (the semantic detector: see _semantic)
+    # One guard for every entrance; its semantic detector judges the vectors facts are stored with.
+    guard = WriteGuard(SemanticGuard(a.embedder) if settings.semantic_guard else None)
     pipeline = WritePipeline(
         store=a.store,
         turn_log=a.turn_log,
@@ -166,6 +169,7 @@ def bootstrap(
         adapters=a,
         scorer=scorer,
         pipeline=pipeline,
+        guard=guard,
         explicit=explicit,
         turns=TurnService(queue=a.queue),
         sessions=SessionStateService(runtime=a.runtime_state, guard=guard),

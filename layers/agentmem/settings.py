@@ -69,6 +69,7 @@ class Settings(BaseSettings):
     ttl_days: float = Field(30, gt=0)
     min_importance: float = Field(0.3, ge=0, le=1)
 
+    semantic_guard: bool = True  # the guard's semantic detector (attack prototypes, configured embedder)
     queue_capacity: int = Field(1000, ge=1)
     queue_max_receives: int = Field(5, ge=1)
     # One tenant's share of the local queue (None: a quarter of queue_capacity); a tenant at its

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ def _serve(args: argparse.Namespace) -> int:
     )
     container = bootstrap(settings)
     container.embedder.embed_query("warm up")
+    started = time.perf_counter()
+    container.guard.warm()  # the semantic detector's prototype banks, before the first write
+    print(f"[agentmem] guard ready in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     runner = LocalRunner(container)
     runner.start()
     server = make_server(args.host, args.port, container)

@@ -63,12 +63,19 @@ class SemanticDetector(Protocol):
 
     def flags(self, vectors: np.ndarray) -> list[str | None]: ...
 
+    def warm(self) -> None: ...
+
 
 @dataclass
 class WriteGuard:
     """The guard. ``semantic_detector`` is optional (tests and the rules-only mode run without it)."""
 
     semantic_detector: SemanticDetector | None = None
+
+    def warm(self) -> None:
+        """Prepare the semantic detector (embed its prototype banks) off the request path."""
+        if self.semantic_detector is not None:
+            self.semantic_detector.warm()
 
     def screen(self, text: str) -> Screened:
         """Redact ``text`` and judge it for injection (rules)."""

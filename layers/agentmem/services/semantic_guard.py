@@ -134,6 +134,27 @@ class SemanticGuard:
                 banks = self._banks[model] = _Banks(attacks, benign)
             return banks
 
+    def warm(self) -> None:
+        """Embed the banks now (a server does it at start, off the request path)."""
+        self._banks_for_model()
+
+    def judge(self, vectors: np.ndarray) -> list[SemanticVerdict]:
+        """One verdict per vector already embedded with this guard's embedder (a fact as it will
+        be stored: no second embedding of the same text)."""
+        if len(vectors) == 0:
+            return []
+        banks = self._banks_for_model()
+        calibrate = np.vectorize(self._embedder.calibration.documents, otypes=[float])
+        attack_sim = calibrate(vectors @ banks.attacks.T)
+        benign_sim = calibrate(vectors @ banks.benign.T)
+        limits = self.thresholds
+        return [self._verdict(a, b, limits) for a, b in zip(attack_sim, benign_sim, strict=True)]
+
+    def flags(self, vectors: np.ndarray) -> list[str | None]:
+        """Per vector: ``semantic_injection:<kind>`` when it reads as an attack, else None (what
+        :class:`agentmem.services.guard.WriteGuard` asks of its semantic detector)."""
+        return [f"semantic_injection:{v.prototype_kind}" if v.flagged else None for v in self.judge(vectors)]
+
     def check(self, texts: Sequence[str]) -> list[SemanticVerdict]:
         """One verdict per text, in order. Raises ``EmbedderUnavailable`` as the embedder does."""
         pieces = [segments(text) for text in texts]
