@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
@@ -81,12 +82,7 @@ class SqliteDatabase:
                 check_same_thread=False,
             )
             try:
-                conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
-                conn.execute("PRAGMA secure_delete = ON")
-                if self._path != MEMORY:
-                    conn.execute("PRAGMA journal_mode = WAL")
-                    conn.execute("PRAGMA synchronous = NORMAL")
-                conn.executescript(self._schema)
+                self._prepare(conn)
             except BaseException:
                 conn.close()
                 raise
@@ -94,6 +90,25 @@ class SqliteDatabase:
             raise self._unavailable(exc) from exc
         self._conn = conn
         return conn
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """Pragmas and schema of a new connection. Two connections opening one file at once can
+        meet SQLITE_BUSY where SQLite does not call the busy handler (the switch to WAL, the
+        schema script), so "database is locked" here is retried for up to the busy timeout."""
+        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+        conn.execute("PRAGMA secure_delete = ON")
+        deadline = time.monotonic() + self._busy_timeout_ms / 1000
+        while True:
+            try:
+                if self._path != MEMORY:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                    conn.execute("PRAGMA synchronous = NORMAL")
+                conn.executescript(self._schema)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
