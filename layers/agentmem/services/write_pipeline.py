@@ -174,15 +174,18 @@ class WritePipeline:
                 self.store.update(record.evolve(now=turn.at, status=Status.QUARANTINED), record.version)
             except VersionConflict:
                 continue  # changed meanwhile; consolidation and the next scan see it again
-            append_audit(
-                self.audit,
-                turn.scope,
-                AuditAction.QUARANTINED,
-                turn.at,
-                memory_id=record.memory_id,
-                reason=",".join(reasons),
-                message_id=turn.message_id,
-            )
+            self._audit_quarantined(turn, record.memory_id, reasons)
+
+    def _audit_quarantined(self, turn: Turn, memory_id: str, reasons: Sequence[str]) -> None:
+        append_audit(
+            self.audit,
+            turn.scope,
+            AuditAction.QUARANTINED,
+            turn.at,
+            memory_id=memory_id,
+            reason=",".join(reasons),
+            message_id=turn.message_id,
+        )
 
     def _quarantine(
         self, turn: Turn, redacted_user: str, reasons: Sequence[str], outcome: TurnOutcome
@@ -193,15 +196,7 @@ class WritePipeline:
         if self.store.get(turn.scope, record.memory_id) is None:
             self.store.create(record)
         outcome.quarantined.append(record.memory_id)
-        append_audit(
-            self.audit,
-            turn.scope,
-            AuditAction.QUARANTINED,
-            turn.at,
-            memory_id=record.memory_id,
-            reason=",".join(reasons),
-            message_id=turn.message_id,
-        )
+        self._audit_quarantined(turn, record.memory_id, reasons)
 
     def _record_drops(
         self, turn: Turn, kept: Sequence[Candidate], drops: Sequence[str], outcome: TurnOutcome
