@@ -51,6 +51,8 @@ _IP_CONTEXT_WORDS = frozenset(
         "telnet",
         "connect",
         "to",
+        "into",
+        "onto",
         "at",
         "on",
         "from",

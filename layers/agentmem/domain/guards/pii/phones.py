@@ -77,17 +77,18 @@ _PHONE_LABEL = re.compile(
     r"(?<![A-Za-z])(?i:(?:tele)?phone(?:[ \t]+number)?|tel|mobile|cell(?:phone)?|"
     r"call(?:[ \t]+me)?(?:[ \t]+(?:at|on))?|text(?:[ \t]+me)?(?:[ \t]+(?:at|on))?|ring(?:[ \t]+me)?|"
     r"whats[ \t]?app|signal|fax|contact(?:[ \t]+number)?|my[ \t]+number|reach[ \t]+me[ \t]+(?:at|on))"
-    r"(?![A-Za-z])|手机(?:号码|号)?|电话(?:号码)?|座机|固话|联系方式|联系电话|传真|致电|打给我|打电话给我|拨打|"
+    r"(?![A-Za-zÀ-ÿ])|手机(?:号码|号)?|电话(?:号码)?|座机|固话|联系方式|联系电话|传真|致电|打给我|打电话给我|拨打|"
     r"(?<![单件证卡账帐户码牌照编序批票货型])号码"
     # Japanese and Korean (the particles after them are part of the lead-in)
     r"|(?P<ja>携帯(?:電話)?(?:番号)?|ケータイ(?:番号)?|電話(?:番号)?|固定電話|連絡先|ファックス|FAX番号)"
     r"|(?P<ko>휴대(?:폰|전화)(?:[ \t]?번호)?|핸드폰(?:[ \t]?번호)?|전화(?:[ \t]?번호)?|연락처|폰[ \t]?번호)"
-    # other languages' words for a phone, with their "number of" in front
+    # other languages' words for a phone, with their "number of" in front (a word goes on past an
+    # accented letter: "tel" is not a label inside "teléfono")
     r"|(?<![A-Za-z])(?i:(?P<fr>(?:num[ée]ro[ \t]+de[ \t]+)?(?:portable|t[ée]l[ée]phone|t[ée]l\.?|fixe))"
     r"|(?P<de>handy(?:nummer)?|telefon(?:nummer)?|mobil(?:nummer|telefon)?|rufnummer)"
     r"|(?P<es>(?:n[úu]mero[ \t]+de[ \t]+)?(?:m[óo]vil|tel[ée]fono))"
     r"|(?P<mx>(?:n[úu]mero[ \t]+de[ \t]+)?celular|telefone|telem[óo]vel)"
-    r"|(?P<it>(?:numero[ \t]+di[ \t]+)?(?:cellulare|telefono)))(?![A-Za-z])"
+    r"|(?P<it>(?:numero[ \t]+di[ \t]+)?(?:cellulare|telefono)))(?![A-Za-zÀ-ÿ])"
 )
 _PHONE_LABEL_LOWER = re.compile(_PHONE_LABEL.pattern.replace("(?i:", "(?:").replace("FAX番号", "fax番号"))
 # The regions a label's language implies, tried after the defaults.
