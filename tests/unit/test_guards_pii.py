@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentmem.domain.guards import PiiFinding, RedactionResult, normalize_for_scan, redact
-from agentmem.domain.guards.normalize import fold_chinese_digits
+from agentmem.domain.guards.normalize import fold_chinese_digits, fold_digit_separators
 from agentmem.domain.guards.pii import PII_RULES, PLACEHOLDERS, iter_base64_digit_payloads
 from agentmem.domain.guards.pii.numbers import hkid_valid, twid_valid
 
@@ -423,3 +423,104 @@ def test_base64_of_digits_only_is_checked() -> None:
     assert [p.decoded for p in iter_base64_digit_payloads(f"x {encoded} y")] == ["4111111111111111"]
     assert redact(f"blob {encoded}").text == "blob [BANK_CARD]"
     assert redact(base64.b64encode(b"12345").decode() + "AAAA").findings == ()
+
+
+# ---------------------------------------------------------------- round 2: ja/ko, loose phones, versions
+
+
+def test_digit_separators_fold_one_for_one_and_only_between_digits() -> None:
+    raw = "138–0013—8000, 080・9876−5432, 12 – 34, page 3 · chapter 4, A—B 弗拉基米尔·普京"
+    folded = fold_digit_separators(raw)
+    assert folded == "138-0013-8000, 080.9876-5432, 12 - 34, page 3 · chapter 4, A—B 弗拉基米尔·普京"
+    assert len(folded) == len(raw)
+    result = redact("手机 138·0013·8000")
+    assert result.text == "手机 [PHONE]"
+    assert result.source_text[result.findings[0].start :] == "138·0013·8000"  # offsets in the source
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("パスワードは hunter2 です", "パスワードは [PASSWORD] です"),
+        ("비밀번호가 sunny2024예요", "비밀번호가 [PASSWORD]예요"),
+        ("カード番号は4111 1111 1111 1112です", "カード番号は[BANK_CARD]です"),  # fails Luhn, labelled
+        ("여권번호는 M12345678입니다", "여권번호는 [PASSPORT]입니다"),
+        ("マイナンバーは1234 5678 9012です", "マイナンバーは[ID_NUMBER]です"),
+        ("주민등록번호는 850505-2345678이에요", "주민등록번호는 [ID_NUMBER]이에요"),
+        ("住所は東京都新宿区西新宿2-8-1です", "住所は[ADDRESS]です"),
+        ("주소: 서울시 강남구 테헤란로 152", "주소: [ADDRESS]"),
+        ("私のLINEのIDは tanaka1985 です", "私のLINEのIDは [HANDLE] です"),
+        ("카카오톡 아이디는 minsu92", "카카오톡 아이디는 [HANDLE]"),
+        ("携帯は090-1234-5678です", "携帯は[PHONE]です"),
+        ("전화번호는 02-123-4567 입니다", "전화번호는 [PHONE] 입니다"),
+    ],
+)
+def test_japanese_and_korean_labels_take_their_particles(raw: str, expected: str) -> None:
+    assert redact(raw).text == expected
+
+
+def test_korean_registration_number_unlabelled_needs_its_check_digit() -> None:
+    assert redact("서류에 900101-1234568 이라고").kinds == ("id_number",)  # valid by stdnum.kr.rrn
+    assert redact("서류에 900101-1234567 이라고").findings == ()
+    assert redact("주민등록번호 900101-1234567").kinds == ("id_number",)  # labelled: whatever the check
+
+
+def test_structured_addresses_need_a_number_and_an_administrative_part() -> None:
+    assert redact("東京都新宿区西新宿2-8-1に住んでいます").text == "[ADDRESS]に住んでいます"
+    assert redact("서울특별시 종로구 세종대로 209 에 살아요").text == "[ADDRESS] 에 살아요"
+    for text in (
+        "住所は東京です",
+        "東京都に住んでいます",
+        "서울시 강남구에 살아요",
+        "주소는 나중에 알려줄게",
+    ):
+        assert redact(text).findings == (), text
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "mon portable : 06 12 34 56 78",
+        "meine Handynummer lautet 0176 1234 5678",
+        "mi teléfono es 91 123 45 67",
+        "celular: 11 98765-4321",
+        "私の携帯番号は 080 9876 5432",
+        "핸드폰 번호 010 9876 5432 로 연락 주세요",
+    ],
+)
+def test_national_formats_behind_a_label_in_any_language(raw: str) -> None:
+    assert redact(raw).kinds == ("phone",)
+
+
+def test_spoken_digit_groups_are_a_phone_when_they_make_one() -> None:
+    assert redact("139 then 1234 and finally 5678").text == "[PHONE]"
+    assert redact("my number: 138, 0013, 8000").text == "my number: [PHONE]"
+    assert redact("号码是138、0013、8000").text == "号码是[PHONE]"
+    for text in ("scores were 12, 34 and 56", "we sold 1200, 3400 and 5600 units", "1, 2, 3, 4, 5, 6, 7"):
+        assert redact(text).findings == (), text
+
+
+def test_a_version_word_anywhere_in_the_clause_makes_a_dotted_number_a_version() -> None:
+    for text in (
+        "the app version on my phone is 10.2.3.4",
+        "firmware on my phone is 10.20.30.4000",
+        "アプリのバージョンは 10.2.3.4 です",
+        "펌웨어를 3.1.0.2 로 업데이트했어요",
+        "版本更新到了 4.4.2.1，手机很流畅",
+    ):
+        assert redact(text).findings == (), text
+    assert redact("after the firmware update the router IP is 192.168.0.1").kinds == ("ip",)
+    assert redact("升级版本后，服务器地址是 172.16.0.8").kinds == ("ip",)
+    assert redact("서버 주소는 10.0.0.5 입니다").kinds == ("ip",)
+
+
+def test_a_messenger_label_with_is_needs_my_and_a_made_up_value() -> None:
+    assert redact("my Instagram is @foodie.jane").text == "my Instagram is [HANDLE]"
+    assert redact("my Telegram is durov").kinds == ("handle",)
+    for text in (
+        "Instagram is great for photos",
+        "my Instagram is private now",
+        "the signal is weak",
+        "LINE Pay",
+    ):
+        assert redact(text).findings == (), text

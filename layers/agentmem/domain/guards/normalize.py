@@ -188,3 +188,24 @@ def fold_chinese_digits(text: str) -> str:
         return run.translate(_CHINESE_DIGIT_TABLE)
 
     return _CHINESE_DIGIT_RUN.sub(fold, text)
+
+
+# ---------------------------------------------------------------- digit separators (for the PII guard)
+
+# Marks people type between digit groups that NFKC leaves alone: dashes, the minus sign, middle dots.
+_DASH_LIKE = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63"  # ‐ ‑ ‒ – — ― − ⁃ ﹘ ﹣
+_DOT_LIKE = "\u00b7\u30fb\uff65\u2022\u2219\u22c5\u0387"  # · ・ ･ • ∙ ⋅ ·
+_SEPARATOR_TABLE = str.maketrans(_DASH_LIKE + _DOT_LIKE, "-" * len(_DASH_LIKE) + "." * len(_DOT_LIKE))
+_SEPARATOR_BETWEEN_DIGITS = re.compile(f"(?<=\\d)[ \\t]?[{_DASH_LIKE}{_DOT_LIKE}][ \\t]?(?=\\d)")
+_ANY_SEPARATOR = re.compile(f"[{_DASH_LIKE}{_DOT_LIKE}]")
+
+
+def fold_digit_separators(text: str) -> str:
+    """Return ``text`` with the dashes, minus signs and middle dots that sit between two digits
+    (``138–0013–8000``, ``138—0013—8000``, ``138−0013−8000``, ``138·0013·8000``, ``080・9876``)
+    turned into ``-`` or ``.``, one character for one, so every offset stays valid.
+
+    A mark anywhere else (``A—B``, ``弗拉基米尔·普京``) is left alone."""
+    if _ANY_SEPARATOR.search(text) is None:
+        return text
+    return _SEPARATOR_BETWEEN_DIGITS.sub(lambda m: m.group(0).translate(_SEPARATOR_TABLE), text)

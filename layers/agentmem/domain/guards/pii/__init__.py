@@ -31,7 +31,12 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from agentmem.domain.guards.normalize import Base64Payload, iter_base64_payloads, normalize_for_scan
+from agentmem.domain.guards.normalize import (
+    Base64Payload,
+    fold_digit_separators,
+    iter_base64_payloads,
+    normalize_for_scan,
+)
 from agentmem.domain.guards.pii._text import Span
 from agentmem.domain.guards.pii.contact import find_email, find_handle
 from agentmem.domain.guards.pii.network import find_ip
@@ -175,8 +180,13 @@ def _candidates(text: str, depth: int) -> Iterator[_Candidate]:
 
 
 def _find(text: str, depth: int = 0) -> tuple[PiiFinding, ...]:
-    """Non-overlapping findings in ``text`` (already normalised), sorted by position."""
-    ranked = sorted(set(_candidates(text, depth)), key=lambda c: (-(c[2] - c[1]), _RANK[c[0]], c[1]))
+    """Non-overlapping findings in ``text`` (already normalised), sorted by position. The finders
+    read ``text`` with the dashes and middle dots between digits folded to ``-``/``.``
+    (:func:`fold_digit_separators`, one character for one), so ``138–0013–8000`` is a number."""
+    ranked = sorted(
+        set(_candidates(fold_digit_separators(text), depth)),
+        key=lambda c: (-(c[2] - c[1]), _RANK[c[0]], c[1]),
+    )
     starts: list[int] = []  # taken spans, kept sorted; they never overlap, so ends are sorted too
     taken: list[PiiFinding] = []
     for kind, start, end in ranked:

@@ -19,17 +19,23 @@ Span = tuple[int, int]
 NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
 NOT_ALNUM_AFTER = r"(?![0-9A-Za-z])"
 
-# How a label hands over its value: "：", ":", "=", "是", "为", "is", "was", "#", "No." ...
+# How a label hands over its value: "：", ":", "=", "是", "为", "is", "was", "#", "No.", the
+# Japanese and Korean particles ("は", "が", "는", "은", "이", "가", "のIDは", "번호는") and the copulas
+# of other languages ("est le", "ist", "lautet", "es", "é") ...
 LEAD = (
-    r"(?:[ \t]*(?:(?i:number|num|no\.?|id)|号码|号|码|\#))?"
-    r"(?:[ \t]*(?:[:：=]|是|为|為|(?i:is|was|are))(?![A-Za-z]))?[ \t]*[:：]?[ \t]*"
+    r"(?:[ \t]*(?:(?i:number|num|no\.?|id)|号码|号|码|\#|番号|번호|아이디|"
+    r"(?:の|의)[ \t]*(?:(?i:id)|番号|번호|アカウント)))?"
+    r"(?:[ \t]*(?:[:：=]|是|为|為|は|が|는|은|이|가|"
+    r"(?i:is|was|are|est|ist|lautet|es|é|è)(?![A-Za-z])(?:[ \t]+(?i:le|la|el|o|die|der)(?![A-Za-z]))?)"
+    r"(?![A-Za-z]))?[ \t]*[:：、]?[ \t]*"
 )
 
 LEAD_RE = re.compile(LEAD)
 
-# A sentence ends at "。；;！？!?", a line break, or ". " that does not close an abbreviation ("No. ").
+# A sentence ends at "。；;！？!?", a line break, or ". " that does not close an abbreviation ("No. ",
+# "ver. ").
 _CLAUSE_BREAK = re.compile(
-    r"[。；;！？!?\n]|(?<![Nn]o)(?<![Nn]r)(?<![Rr]ef)(?<![Tt]el)(?<![Aa]cct)(?<!#)\.\s"
+    r"[。；;！？!?\n]|(?<![Nn]o)(?<![Nn]r)(?<![Rr]ef)(?<![Tt]el)(?<![Aa]cct)(?<![Vv]er)(?<![Rr]ev)(?<!#)\.\s"
 )
 _WINDOW = 24
 _MAX_VALUE = 96  # the longest value a labelled finder looks for
@@ -37,21 +43,50 @@ _MAX_VALUE = 96  # the longest value a labelled finder looks for
 # Labels that say a number is *not* personal: orders, parcels, products, versions, prices.
 _IMPERSONAL = (
     r"(?<![A-Za-z])(?i:order|tracking|invoice|receipt|reference|ref\.?|transaction|txn|serial|sku|model|part|"
-    r"isbn|issn|batch|lot|ticket|item|product|version|ver\.?|build|firmware|flight|booking|"
+    r"isbn|issn|batch|lot|ticket|item|product|version|ver\.?|build|firmware|release|flight|booking|"
     r"confirmation|shipment|parcel|waybill|barcode|upc|ean|imei|price|amount|total|cost|"
     r"balance|page|chapter|step|size|weight|quantity|qty)(?![A-Za-z])"
     r"|订单|单号|运单|快递|物流|发票|流水|交易号|序列号|型号|编号|批次|工单|票号|货号|商品|产品|"
     r"版本|固件|航班|预订|确认号|条码|价格|金额|总价|售价|合计|余额|数量|页码|尺寸|重量"
+    r"|注文|追跡番号|伝票番号|問い合わせ番号|品番|型番|製品番号|シリアル|バージョン|ファームウェア|価格|金額|合計|"
+    r"주문|송장|운송장|일련번호|모델|버전|펌웨어|가격|금액|합계"
 )
 # Labels that say a number is personal (any finder's own labels are stronger still).
 _PERSONAL = (
     r"(?<![A-Za-z])(?i:phone|tel|mobile|cell|call|text|whatsapp|fax|contact|card|account|acct|iban|ssn|"
-    r"social security|passport|id|licen[cs]e|plate|wechat|qq)(?![A-Za-z])"
+    r"social security|passport|id|licen[cs]e|plate|wechat|qq|portable|handy|telefon|t[ée]l[ée]phone|"
+    r"m[óo]vil|celular|cellulare|telefono|telefone)(?![A-Za-z])"
     r"|手机|电话|座机|联系|传真|卡号|银行卡|信用卡|账号|帐号|账户|帐户|身份证|证件|护照|微信|车牌|牌照"
+    r"|携帯|電話|連絡先|カード|口座|パスポート|旅券|マイナンバー|個人番号"
+    r"|휴대폰|핸드폰|전화|연락처|카드|계좌|여권|주민등록|외국인등록"
 )
-_LABEL = re.compile(f"(?P<impersonal>{_IMPERSONAL})|(?P<personal>{_PERSONAL})")
+# After "password is" or "my Instagram is", words that describe the value rather than state it.
+WORDS_ABOUT_A_VALUE = frozenset({
+    "a", "an", "the", "not", "too", "very", "required", "incorrect", "correct", "wrong", "invalid",
+    "valid", "expired", "missing", "empty", "set", "unset", "changed", "reset", "stored", "saved",
+    "encrypted", "hashed", "same", "different", "weak", "strong", "case", "protected", "needed",
+    "mandatory", "optional", "forgotten", "lost", "shown", "hidden", "in", "on", "at", "of", "for",
+    "to", "being", "long", "short", "secure", "insecure", "blank", "null", "none", "unknown",
+    "must", "should", "can", "cannot", "can't", "will", "would", "may", "might", "has", "have",
+    "had", "needs", "need", "and", "or", "but", "so", "that", "this", "it", "my", "your", "his",
+    "her", "our", "their", "me", "you", "is", "was", "are", "be", "been", "still", "now", "also",
+    "only", "just", "again", "here", "there", "manager", "managers", "policy", "policies", "rules",
+    "rule", "field", "box", "prompt", "change", "strength", "length", "hint", "hints",
+    "expiry", "expiration", "complexity", "requirements", "requirement", "recovery", "login",
+    "please", "then", "when", "if", "because", "tomorrow", "today", "later", "soon", "yesterday",
+    "every", "each", "all", "any", "some", "no", "yes", "ok", "okay", "fine", "good", "bad",
+    "great", "easy", "hard", "simple", "complicated", "generator", "sensitive", "characters",
+    "digits", "letters", "minimum", "maximum", "updated", "rotated", "sent", "emailed", "attached",
+    "below", "above", "again.", "which", "what", "how", "why", "where", "who", "private", "public",
+    "popular", "down", "blocked", "banned", "deleted", "new", "old", "dead", "inactive", "active",
+    "busy", "free", "full", "back", "open", "closed", "broken", "slow", "fast", "cool", "awesome",
+    "boring", "amazing", "verified", "suspended", "hacked", "gone", "better", "worse", "fun", "nice",
+    "off", "useless", "addictive", "huge",
+})  # fmt: skip
+# Matched against the lower-cased clause: case-sensitive patterns run several times faster than (?i:).
+_LABEL = re.compile(f"(?P<impersonal>{_IMPERSONAL})|(?P<personal>{_PERSONAL})".replace("(?i:", "(?:"))
 _AMOUNT_AFTER = re.compile(
-    r"[ \t]*(?:元|块|万|亿|千|百|角|分钱|美元|欧元|英镑|日元|港币|人民币|円|"
+    r"[ \t]*(?:元|块|万|亿|千|百|角|分钱|美元|欧元|英镑|日元|港币|人民币|円|원|만원|달러|유로|"
     r"(?i:usd|rmb|cny|eur|gbp|jpy|hkd|dollars?|bucks|euros?|pounds?|yuan|k\b|m\b|%)|%)"
 )
 _AMOUNT_BEFORE = re.compile(r"(?:[$¥￥€£]|(?i:usd|rmb|cny|eur|gbp|hkd|jpy))[ \t]*$")
@@ -67,7 +102,7 @@ def clause_before(text: str, start: int, width: int = _WINDOW) -> str:
 def labelled_impersonal(text: str, start: int) -> bool:
     """Whether the nearest label before ``start`` in its clause says the number is not personal
     (an order, tracking, invoice, SKU, version, price ... number)."""
-    labels = list(_LABEL.finditer(clause_before(text, start)))
+    labels = list(_LABEL.finditer(clause_before(text, start).lower()))
     return bool(labels) and labels[-1]["impersonal"] is not None
 
 
@@ -77,9 +112,59 @@ def is_amount(text: str, start: int, end: int) -> bool:
     return bool(_AMOUNT_BEFORE.search(text, max(0, start - 5), start) or _AMOUNT_AFTER.match(text, end))
 
 
+# Words that make a dotted number a version, wherever they stand in its clause ("the app version on
+# my phone is 10.2.3.4"); "version number"/"版本号" are one word, so their "number" is no label.
+_VERSION_WORD = re.compile(
+    r"(?<![A-Za-z])(?:version(?:[ \t]*(?:number|no\.?|#))?|ver\.?|release|build(?:[ \t]*(?:number|no\.?|#))?|"
+    r"firmware|fw|rev(?:ision)?|patch|update[ds]?|upgrade[ds]?|updating|upgrading|sdk|kernel|driver|"
+    r"v(?=[ \t]*\d))(?![A-Za-z])"
+    r"|版本(?:号码|号)?|固件|补丁|升级|更新|バージョン(?:番号)?|ファームウェア|ビルド(?:番号)?|リリース|アップデート|"
+    r"버전(?:[ \t]?번호)?|펌웨어|빌드(?:[ \t]?번호)?|릴리스|업데이트"
+)
+# After the version word, these say the number is an address or a phone number after all.
+_ADDRESS_OR_NUMBER_WORD = re.compile(
+    r"(?<![A-Za-z])(?:ip|address|addr|host(?:name)?|dns|gateway|subnet|ping|ssh|"
+    r"(?:phone|mobile|cell|contact)[ \t]+number|tel|call(?:[ \t]+me)?|at)(?![A-Za-z])"
+    r"|地址|主机|网关|号码|电话|アドレス|ホスト|電話番号|주소|호스트|전화번호"
+)
+_DOTTED = re.compile(r"[vV]?\d+(?:\.\d+){2,}")
+_VERSION_CLAUSE = 80
+
+
+def is_version(text: str, start: int, end: int) -> bool:
+    """Whether the dotted number at ``start:end`` (three or more groups: ``10.2.3.4``) is a version:
+    a version word (``version``/``build``/``firmware``/``release``/``v``/``版本``/``固件``/
+    ``バージョン``/``ファームウェア``/``버전``/``펌웨어`` ...) stands anywhere before it in its clause,
+    and no address or phone-number word (``IP``/``address``/``host``/``phone number``/``at``/
+    ``地址``/``アドレス``/``주소`` ...) comes between that word and the number."""
+    if _DOTTED.fullmatch(text, start, end) is None:
+        return False
+    before = clause_before(text, start, _VERSION_CLAUSE).lower()  # the patterns are lower case
+    words = list(_VERSION_WORD.finditer(before))
+    return bool(words) and _ADDRESS_OR_NUMBER_WORD.search(before, words[-1].end()) is None
+
+
 def not_personal(text: str, start: int, end: int) -> bool:
-    """The context rule every unlabelled number passes: not an amount, not labelled impersonal."""
-    return is_amount(text, start, end) or labelled_impersonal(text, start)
+    """The context rule every unlabelled number passes: not an amount, not labelled impersonal,
+    not a version (:func:`is_version`)."""
+    return is_amount(text, start, end) or labelled_impersonal(text, start) or is_version(text, start, end)
+
+
+@lru_cache(maxsize=8)
+def lower_same_length(text: str) -> str:
+    """``text`` lower-cased one character for one (a character whose lower case is longer, such as
+    ``İ``, stays as it is), so offsets found in it are offsets in ``text``. Label patterns match
+    it case-sensitively, which runs several times faster than ``(?i:)``."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+
+
+def lower_case_labels(pattern: str) -> re.Pattern[str]:
+    """Compile a label pattern whose letters are all case-insensitive (``(?i:...)``) for matching
+    against :func:`lower_same_length` text: the same matches, several times faster."""
+    return re.compile(pattern.replace("(?i:", "(?:"))
 
 
 def digits_of(value: str) -> str:
@@ -88,13 +173,14 @@ def digits_of(value: str) -> str:
 
 
 def labelled_values(
-    text: str, labels: re.Pattern[str], value: re.Pattern[str], gap: int = 0
+    text: str, labels: re.Pattern[str], value: re.Pattern[str], gap: int = 0, *, lowered: bool = False
 ) -> Iterator[Span]:
     """Spans of ``value`` (its ``value`` group when it has one) right after a match of ``labels``
     and its lead-in (:data:`LEAD`), or starting within ``gap`` characters of it in the same
-    clause (``身份证号码我记得是 …``, ``passport no. is …``)."""
+    clause (``身份证号码我记得是 …``, ``passport no. is …``). ``lowered``: ``labels`` comes from
+    :func:`lower_case_labels` and is matched against the lower-cased text."""
     group = "value" if "value" in value.groupindex else 0
-    for label in labels.finditer(text):
+    for label in labels.finditer(lower_same_length(text) if lowered else text):
         lead = LEAD_RE.match(text, label.end())
         pos = lead.end() if lead else label.end()
         found = value.match(text, pos)

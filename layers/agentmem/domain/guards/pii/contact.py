@@ -7,7 +7,9 @@ from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import (
     LEAD_RE,
+    WORDS_ABOUT_A_VALUE,
     Span,
+    lower_same_length,
 )
 
 __all__ = ["find_email", "find_handle"]
@@ -21,6 +23,7 @@ _EMAIL = re.compile(
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
 _URL_USERINFO = re.compile(r"://[^\s/@]*:$")
+_MENTION = re.compile(r"[ \t]@(?![ \t])")  # a space before "@" and none after
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
 _BRACKETED = r"[\[({<][ \t]*(?i:WORD)[ \t]*[\])}>]"
 _AT = (
@@ -230,12 +233,16 @@ _NOT_A_LOCAL_PART = frozenset(
 def find_email(text: str) -> Iterator[Span]:
     """``local@domain.tld`` (spaces around ``@`` allowed, full-width ``＠``/``．`` arrive folded),
     and the obfuscated forms: ``name dot surname at gmail dot com``, ``name [at] x [dot] com``,
-    ``name(at)x.com``, ``名字艾特qq点com``. An obfuscated address needs a known top-level domain;
+    ``name(at)x.com``, ``名字艾特qq点com``. Written ``word @name.tld`` (a space before ``@`` only)
+    it is a mention unless the top-level domain is a known one. An obfuscated address needs a known top-level domain;
     with a spelled-out `` at `` the word before it must not be a verb or pronoun (``work at acme
     dot com``) unless the domain is a mail provider."""
     for match in _EMAIL.finditer(text):
-        if not _URL_USERINFO.search(text, 0, match.start()):  # https://user:pass@host is a secret
-            yield match.span()
+        if _URL_USERINFO.search(text, 0, match.start()):  # https://user:pass@host is a secret
+            continue
+        if _MENTION.search(match.group(0)) and match.group(0).rsplit(".", 1)[-1].lower() not in _TLDS:
+            continue  # "my Instagram is @foodie.jane" is a handle, not "is" at "foodie.jane"
+        yield match.span()
     if _TLD_HINT.search(text) is None:  # every obfuscated address ends in a known TLD
         return
     for match in _OBFUSCATED_EMAIL.finditer(text):
@@ -256,32 +263,67 @@ def find_email(text: str) -> Iterator[Span]:
 # ---------------------------------------------------------------- messenger handles
 
 _HANDLE_LABEL = re.compile(
-    r"微信号?|微信id|威信|薇信|扣扣(?:号)?|(?<![A-Za-z])(?:vx|VX|wx|Wx|WX|v信|V信)(?![A-Za-z])|QQ号(?:码)?|(?<![A-Za-z])(?i:qq)(?![A-Za-z])|"
+    r"微信号?|微信id|威信|薇信|扣扣(?:号)?|(?<![A-Za-z])(?:vx|VX|wx|Wx|WX|v信|V信)(?![A-Za-z])|QQ号(?:码)?|"
     r"抖音号|小红书号|微博(?:号|id)?|钉钉号?|飞书号?|"
-    + _EN.format(
-        r"we[ \t]?chat(?:[ \t]*id)?|weixin|wxid|telegram|tg|line[ \t]*id|skype(?:[ \t]*id)?|discord|"
-        r"signal[ \t]*id|kakao(?:talk)?(?:[ \t]*id)?|snap(?:chat)?|instagram|insta|ig|twitter|tiktok|x[ \t]*handle|handle"
-    )
+    # LINE in capitals (or "line id"): "line" alone is an English word
+    r"(?<![A-Za-z])LINE(?![A-Za-z])|ライン(?:ID)?|라인[ \t]?아이디|"
+    r"カカオ(?:トーク)?(?:ID)?|카카오(?:톡)?(?:[ \t]?아이디)?|카톡(?:[ \t]?아이디)?|テレグラム|텔레그램|"
+    r"インスタ(?:グラム)?|인스타(?:그램)?|ディスコード|디스코드|ツイッター|트위터"
 )
-_HANDLE_VALUE = re.compile(r"[ \t]*(?P<value>@?[A-Za-z0-9][A-Za-z0-9_.\-]{3,31})(?![A-Za-z0-9_\-])")
-_EXPLICIT_LEAD = re.compile(r"[ \t]*(?:[:：=]|是|为|為|号|(?i:is|id)(?![A-Za-z]))")
+# Matched against the lower-cased text: a case-sensitive pattern runs several times faster than (?i:).
+_HANDLE_LABEL_EN = re.compile(
+    r"(?<![a-z])(?:qq|we[ \t]?chat(?:[ \t]*id)?|weixin|wxid|telegram|tg|line[ \t]*id|skype(?:[ \t]*id)?|discord|"
+    r"signal(?:[ \t]*id)?|kakao(?:talk)?(?:[ \t]*id)?|snap(?:chat)?|instagram|insta|ig|twitter|tiktok|"
+    r"threads|x[ \t]*handle|handle|username|user[ \t]*name)(?![a-z])"
+)
+_HANDLE_VALUE = re.compile(
+    r"[ \t]*(?P<value>@?[A-Za-z0-9][A-Za-z0-9_.\-]{2,30}[A-Za-z0-9_])(?![A-Za-z0-9_\-]|\.[A-Za-z0-9])"
+)
+# A lead that states the value: "：", "=", "是", "号", "ID", "は", "는" ... (a CJK copula before an ASCII
+# value is as plain as a colon); English "is"/"was" only with "my ..." and a value that is no word.
+_EXPLICIT_LEAD = re.compile(
+    r"[ \t]*(?:[:：=]|是|为|為|号|は|が|는|은|이|가|(?:の|의)?[ \t]*(?:(?i:id)(?![A-Za-z])|아이디))"
+)
+_ENGLISH_COPULA = re.compile(r"(?:[ \t]+(?i:handle|username|id|account))?[ \t]+(?i:is|was)(?![A-Za-z])")
+_POSSESSIVE = re.compile(r"(?:(?<![A-Za-z])(?i:my|our)|我的|私の|僕の|내|제|나의)[ \t]*$")
 _WXID = re.compile(r"(?<![A-Za-z0-9_])wxid_[A-Za-z0-9]{6,}(?![A-Za-z0-9_])")
 
 
+def _stated_by_copula(text: str, label_start: int, label_end: int, value: str) -> bool:
+    """``my Instagram is foodie``: an English copula states a handle after "my ..." when the value
+    is not a word about the account (``my Instagram is private``)."""
+    return (
+        _ENGLISH_COPULA.match(text, label_end) is not None
+        and _POSSESSIVE.search(text, max(0, label_start - 8), label_start) is not None
+        and value.lower() not in WORDS_ABOUT_A_VALUE
+    )
+
+
 def find_handle(text: str) -> Iterator[Span]:
-    """A messenger id after ``微信``/``微信号``/``WeChat``/``QQ``/``Telegram``/``Line ID``/``vx`` ...:
-    4-32 letters, digits, ``_ . -`` (a QQ number is digits). Without an explicit lead-in (``：``,
-    ``是``, ``is``, ``号``) the value must hold a digit, ``_`` or ``-`` (``WeChat Pay`` is no id);
-    ``wxid_…`` anywhere."""
-    for label in _HANDLE_LABEL.finditer(text):
-        explicit = _EXPLICIT_LEAD.match(text, label.end()) is not None or label.group(0).endswith(
-            ("号", "id", "ID")
+    """A messenger id after ``微信``/``微信号``/``WeChat``/``QQ``/``Telegram``/``LINE``/``Line ID``/
+    ``KakaoTalk``/``카톡 아이디``/``Signal``/``Discord``/``Instagram``/``vx`` ...: 4-32 letters,
+    digits, ``_ . -`` (a QQ number is digits), ``@`` in front or not. The value is taken when it
+    looks made (a leading ``@``, a digit, ``_``, ``-`` or ``.``), or when a lead states it (``：``,
+    ``是``, ``号``, ``ID``, the particles ``は``/``는`` ...), or after ``my … is`` when it is not a
+    word about the account (``my Instagram is private``, ``Instagram is great``, ``WeChat Pay``
+    hold no id); ``wxid_…`` anywhere."""
+    english = _HANDLE_LABEL_EN.finditer(lower_same_length(text))
+    spans = (m.span() for m in (*_HANDLE_LABEL.finditer(text), *english))
+    for label_start, label_end in sorted(set(spans)):
+        label = text[label_start:label_end]
+        explicit = _EXPLICIT_LEAD.match(text, label_end) is not None or label.endswith(
+            ("号", "id", "ID", "Id", "아이디")
         )
-        lead = LEAD_RE.match(text, label.end())
-        value = _HANDLE_VALUE.match(text, lead.end() if lead else label.end())
+        lead = LEAD_RE.match(text, label_end)
+        value = _HANDLE_VALUE.match(text, lead.end() if lead else label_end)
         if value is None:
             continue
-        if explicit or re.search(r"[\d_\-]", value["value"]):
+        handle = value["value"]
+        if (
+            explicit
+            or re.search(r"[\d_.\-@]", handle)
+            or _stated_by_copula(text, label_start, label_end, handle)
+        ):
             yield value.span("value")
     for match in _WXID.finditer(text):
         yield match.span()

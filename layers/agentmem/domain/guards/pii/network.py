@@ -6,7 +6,7 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
-from agentmem.domain.guards.pii._text import Span, clause_before
+from agentmem.domain.guards.pii._text import Span, clause_before, is_version
 
 __all__ = ["find_ip"]
 
@@ -51,6 +51,8 @@ _IP_CONTEXT_WORDS = frozenset(
         "telnet",
         "connect",
         "to",
+        "into",
+        "onto",
         "at",
         "on",
         "from",
@@ -104,11 +106,7 @@ _IP_CONTEXT_WORDS = frozenset(
         "by",
     ]
 )
-_VERSION_CLAUSE = re.compile(
-    r"(?<![A-Za-z])(?i:upgrade[ds]?|upgrading|update[ds]?|updating|downgrade[ds]?|bump(?:ed)?|install(?:ed)?|"
-    r"release[ds]?|version|firmware)(?![A-Za-z])|升级|更新|降级|安装|版本|固件"
-)
-_VERSION_AFTER = re.compile(r"[ \t]*(?:版本|(?i:release|version|build)(?![A-Za-z]))")
+_VERSION_AFTER = re.compile(r"[ \t]*(?:版本|バージョン|버전|(?i:release|version|build)(?![A-Za-z]))")
 
 
 def _valid_ipv4(candidate: str) -> bool:
@@ -130,8 +128,10 @@ def _valid_ipv6(candidate: str) -> bool:
 
 
 def _is_version(text: str, start: int, end: int) -> bool:
+    if is_version(text, start, end):  # a version word anywhere before it in the clause
+        return True
     before = clause_before(text, start, 20)
-    if _VERSION_BEFORE.search(before) or _VERSION_CLAUSE.search(before) or _VERSION_AFTER.match(text, end):
+    if _VERSION_BEFORE.search(before) or _VERSION_AFTER.match(text, end):
         return True
     word = _WORD_BEFORE.search(before)
     return word is not None and word["word"].lower() not in _IP_CONTEXT_WORDS
@@ -140,9 +140,13 @@ def _is_version(text: str, start: int, end: int) -> bool:
 def find_ip(text: str) -> Iterator[Span]:
     """IPv4 with four octets 0-255 (``1.2.3`` and ``999.1.1.1`` are not addresses), and IPv6
     validated by :mod:`ipaddress` (at least two colons and four hex digits, so ``12:30:45`` is not).
-    A dotted quad is a version, not an address, after ``version``/``v``/``build``/``firmware``/
-    ``版本``/``固件`` ..., before ``版本``/``release``, or right after a product name (``openssl
-    1.1.1.1``, any word that is not an IP context such as ``ip``/``server``/``ping``/``to``)."""
+    A dotted quad is a version, not an address, when a version word (``version``/``v``/``build``/
+    ``firmware``/``release``/``版本``/``固件``/``バージョン``/``ファームウェア``/``버전``/``펌웨어`` ...)
+    stands anywhere before it in its clause and no address word (``IP``/``address``/``host``/``at``/
+    ``地址``/``アドレス``/``주소`` ...) follows that word (:func:`~agentmem.domain.guards.pii._text.is_version`:
+    ``the app version on my phone is 10.2.3.4``, but ``after the update the router IP is
+    192.168.0.1``); before ``版本``/``release``; or right after a product name (``openssl 1.1.1.1``,
+    any word that is not an IP context such as ``ip``/``server``/``ping``/``to``)."""
     for match in _IPV4.finditer(text):
         if _valid_ipv4(match.group(0)) and not _is_version(text, *match.span()):
             yield match.span()

@@ -25,6 +25,7 @@ from agentmem.domain.guards.pii._text import (
     Span,
     digit_count,
     labelled_values,
+    lower_case_labels,
     not_personal,
 )
 
@@ -138,6 +139,10 @@ _ID_LABEL = re.compile(
         r"driver'?s?[ \t]*licen[cs]e(?:[ \t]*(?:number|no\.?|#))?|licen[cs]e[ \t]*(?:number|no\.?|#)"
     )
     + r"|驾驶证(?:号码|号)?|驾照(?:号码|号)?|社保卡号|医保卡号|军官证(?:号)?|居住证(?:号)?"
+    # Japan: My Number (12 digits), residence card, driving licence; Korea: resident and alien
+    # registration numbers (YYMMDD-NNNNNNN), driving licence
+    + r"|マイナンバー(?!カード)|個人番号|在留カード(?:番号)?|運転免許(?:証)?(?:番号)?|免許証番号|住民票コード"
+    + r"|주민(?:등록)?[ \t]?번호|외국인[ \t]?등록[ \t]?번호|운전[ \t]?면허(?:증)?[ \t]?번호|신분증[ \t]?번호"
 )
 _ID_VALUE = re.compile(
     NOT_ALNUM_BEFORE
@@ -155,14 +160,28 @@ def _valid_cn_id(match: re.Match[str]) -> bool:
     return id_check_char(value[:17]) == value[17].upper()
 
 
+_KR_RRN = re.compile(
+    r"(?<![\d\-])\d{2}(?P<month>0[1-9]|1[0-2])(?P<day>0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\d\-])"
+)
+
+
+@cache
+def _stdnum_rrn() -> ModuleType:
+    from stdnum.kr import rrn
+
+    return rrn
+
+
 def find_id_number(text: str) -> Iterator[Span]:
     """National identity numbers. Unlabelled: an 18-character CN resident ID (GB 11643: a real
     ``YYYYMMDD`` birth date, 1900-2099, and its MOD 11-2 check character), a Hong Kong ID written
     ``A123456(7)`` (with its brackets, or valid by checksum without), a Taiwan ID valid by checksum.
+    A Korean resident or alien registration number ``YYMMDD-NNNNNNN`` with a real month and day, a
+    7th digit 1-8 and its check digit (``stdnum.kr.rrn``).
     Labelled (``身份证号``/``证件号``/``ID card``/``national ID``/``ID:``, other countries' names
-    such as ``SIN``/``NRIC``/``national insurance``/``Aadhaar``, a driving licence ``驾驶证``): an 18-
-    or 15-digit number, a Hong Kong / Taiwan / UK NI shape, 7-12 digits or digit groups, whatever
-    the checksum."""
+    such as ``SIN``/``NRIC``/``national insurance``/``Aadhaar``/``マイナンバー``/``個人番号``/
+    ``주민등록번호``/``외국인등록번호``, a driving licence ``驾驶证``/``運転免許証``): an 18- or 15-digit
+    number, a Hong Kong / Taiwan / UK NI shape, 7-12 digits or digit groups, whatever the checksum."""
     if digit_count(text) < 6:
         return
     for match in _CN_ID.finditer(text):
@@ -174,11 +193,14 @@ def find_id_number(text: str) -> Iterator[Span]:
     for match in _TWID.finditer(text):
         if twid_valid(match.group(0)):
             yield match.span()
+    for match in _KR_RRN.finditer(text):
+        if _stdnum_rrn().is_valid(match.group(0)) and not not_personal(text, *match.span()):
+            yield match.span()
     yield from labelled_values(text, _ID_LABEL, _ID_VALUE, gap=12)
 
 
 _SSN_DASHED = re.compile(r"(?<![\d\-])(?P<area>\d{3})([ \-])(?P<group>\d{2})\2(?P<serial>\d{4})(?![\d\-])")
-_SSN_LABEL = re.compile(
+_SSN_LABEL = lower_case_labels(
     _EN.format(r"ssn|ss#|social[ \t]*security(?:[ \t]*(?:number|no\.?|#))?|social|tin|itin")
     + r"|社会安全号(?:码)?|社安号|社保号(?:码)?"
 )
@@ -196,13 +218,14 @@ def find_ssn(text: str) -> Iterator[Span]:
         plausible = area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
         if plausible and not not_personal(text, *match.span()):
             yield match.span()
-    yield from labelled_values(text, _SSN_LABEL, _SSN_VALUE, gap=16)
+    yield from labelled_values(text, _SSN_LABEL, _SSN_VALUE, gap=16, lowered=True)
 
 
 _CN_PASSPORT = re.compile(NOT_ALNUM_BEFORE + r"[EG](?:\d{8}|[A-HJ-NP-Z]\d{7})" + NOT_ALNUM_AFTER)
-_PASSPORT_LABEL = re.compile(
+_PASSPORT_LABEL = lower_case_labels(
     _EN.format(r"passport(?:[ \t]*(?:number|no\.?|#|id))?|travel[ \t]*document(?:[ \t]*(?:number|no\.?))?")
     + r"|护照(?:号码|号)?|護照(?:號碼|號)?|通行证(?:号码|号)?|签证号(?:码)?"
+    + r"|パスポート(?:番号)?|旅券(?:番号)?|여권(?:[ \t]?번호)?"
 )
 _PASSPORT_VALUE = re.compile(
     NOT_ALNUM_BEFORE
@@ -220,7 +243,7 @@ def find_passport(text: str) -> Iterator[Span]:
     for match in _CN_PASSPORT.finditer(text):
         if not not_personal(text, *match.span()):
             yield match.span()
-    yield from labelled_values(text, _PASSPORT_LABEL, _PASSPORT_VALUE, gap=20)
+    yield from labelled_values(text, _PASSPORT_LABEL, _PASSPORT_VALUE, gap=20, lowered=True)
 
 
 # ---------------------------------------------------------------- accounts and cards
@@ -228,7 +251,7 @@ def find_passport(text: str) -> Iterator[Span]:
 _IBAN = re.compile(
     NOT_ALNUM_BEFORE + r"[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]{4}){2,7}(?:[ \-]?[A-Z0-9]{1,3})?" + NOT_ALNUM_AFTER
 )
-_IBAN_LABEL = re.compile(_EN.format(r"iban") + r"|国际银行账号")
+_IBAN_LABEL = lower_case_labels(_EN.format(r"iban") + r"|国际银行账号")
 _IBAN_VALUE = re.compile(
     NOT_ALNUM_BEFORE + r"(?P<value>[A-Za-z]{2}\d{2}(?:[ \-]?[A-Za-z0-9]){10,30})" + NOT_ALNUM_AFTER
 )
@@ -247,14 +270,15 @@ def find_iban(text: str) -> Iterator[Span]:
                 yield match.start(), match.start() + len(value)
                 break
             value = re.sub(r"[ \-]?[A-Z0-9]{1,4}$", "", value) if len(value) > 15 else ""
-    yield from labelled_values(text, _IBAN_LABEL, _IBAN_VALUE, gap=12)
+    yield from labelled_values(text, _IBAN_LABEL, _IBAN_VALUE, gap=12, lowered=True)
 
 
 _DIGIT_GROUPS = re.compile(r"(?<![\d\-])\d+(?:[ \-]\d+)*")
 _CARD_NETWORK = re.compile(r"(?:[3-6]|2[2-7]|8[18])")
-_CARD_LABEL = re.compile(
+_CARD_LABEL = lower_case_labels(
     r"(?:银行|信用|借记|储蓄|工资|银联|社保|医保|(?:招商|工商|建设|农业|中国|邮政|交通|浦发|民生|兴业|光大|中信|平安|"
     r"华夏|广发)(?:银行)?|招行|工行|建行|农行|中行|交行|邮储)?卡(?:号码|号)?|卡号|"
+    r"(?:クレジット|デビット|キャッシュ|銀行)?カード(?:番号)?|(?:신용|체크|직불|현금)?카드(?:[ \t]?번호)?|"
     + _EN.format(
         r"(?:credit|debit|bank|visa|master[ \t]?card|amex|union[ \t]?pay)?[ \t]*card(?:[ \t]*(?:number|no\.?|#))?"
         r"|cc(?:[ \t]*(?:number|no\.?|#))?|pan"
@@ -289,10 +313,10 @@ def find_bank_card(text: str) -> Iterator[Span]:
     for span in _card_spans(text):
         if not not_personal(text, *span):
             yield span
-    yield from labelled_values(text, _CARD_LABEL, _CARD_VALUE, gap=12)
+    yield from labelled_values(text, _CARD_LABEL, _CARD_VALUE, gap=12, lowered=True)
 
 
-_CVV_LABEL = re.compile(
+_CVV_LABEL = lower_case_labels(
     _EN.format(r"cvv2?|cvc2?|cid|csc|security[ \t]*code|card[ \t]*verification(?:[ \t]*(?:code|value))?")
     + r"|安全码|卡背(?:面)?(?:后)?三位(?:数字)?"
 )
@@ -308,15 +332,16 @@ def find_cvv(text: str) -> Iterator[Span]:
     right after a card number (optionally after its ``MM/YY`` expiry)."""
     if digit_count(text) < 3:
         return
-    yield from labelled_values(text, _CVV_LABEL, _CVV_VALUE, gap=20)
+    yield from labelled_values(text, _CVV_LABEL, _CVV_VALUE, gap=20, lowered=True)
     for _, end in _card_spans(text):
         match = _AFTER_CARD.match(text, end)
         if match is not None:
             yield match.span("value")
 
 
-_ACCOUNT_LABEL = re.compile(
+_ACCOUNT_LABEL = lower_case_labels(
     r"(?:银行|收款|付款|对公|个人)?(?:账号|帐号|账户|帐户)(?:号码|号)?|户号|开户账号|"
+    r"口座(?:番号)?|계좌(?:[ \t]?번호)?|"
     + _EN.format(
         r"(?:bank[ \t]*|checking[ \t]*|savings[ \t]*)?account(?:[ \t]*(?:number|no\.?|#|num))|"
         r"bank[ \t]*account|acct(?:[ \t]*(?:number|no\.?|#))?|a/c|routing(?:[ \t]*(?:number|no\.?))?|"
@@ -335,4 +360,4 @@ def find_account(text: str) -> Iterator[Span]:
     zhang_san88``) or a BIC."""
     if digit_count(text) < 1:
         return
-    yield from labelled_values(text, _ACCOUNT_LABEL, _ACCOUNT_VALUE, gap=12)
+    yield from labelled_values(text, _ACCOUNT_LABEL, _ACCOUNT_VALUE, gap=12, lowered=True)

@@ -12,6 +12,8 @@ from agentmem.domain.guards.pii._text import (
     Span,
     clause_before,
     labelled_values,
+    lower_case_labels,
+    lower_same_length,
 )
 
 __all__ = ["find_address", "find_plate"]
@@ -45,17 +47,41 @@ _ZH_ADDRESS = re.compile(
     rf"(?:{_NUM}(?:号楼|栋|幢|座|号|期|区))?(?:{_NUM}单元)?(?:{_NUM}(?:室|号|楼|层)?)?"
     rf"(?:{_NUM}(?:室|号))?"
 )
-_ADDRESS_LABEL = re.compile(
+# Japan: prefecture (都道府県), then city, ward, district, town or village, then the block:
+# 西新宿2-8-1, 梅田3丁目1番3号, 山下町1-1; a postcode 〒160-0023 may lead.
+_JA_NOT_PLACE = "はがをにでへともやのか私僕俺"
+_JA_NAME = rf"(?:(?![{_JA_NOT_PLACE}{_ZH_NOT_PLACE}]){_ZH_PLACE})"
+_JA_TOWN = rf"(?:{_JA_NAME}(?:{_JA_NAME}|[がケヶノの]){{0,8}}?)"
+_JA_HINT = re.compile(r"[都道府県市区郡町村][^\s]{0,12}?\d")
+_JA_ADDRESS = re.compile(
+    r"(?:〒?[ \t]*\d{3}-\d{4}[ \t]*)?"
+    rf"(?:{_JA_NAME}{{1,4}}?(?:都|道|府|県))?(?:{_JA_NAME}{{1,6}}?(?:市|区|郡|町|村)){{1,3}}{_JA_TOWN}?"
+    r"(?:\d{1,4}丁目(?:\d{1,4}番地?)?(?:\d{1,4}号)?|\d{1,4}番地?(?:\d{1,4}号)?|\d{1,4}(?:-\d{1,4}){1,3}(?:号)?)"
+    r"(?:[ \t]*[^\W\d_A-Za-z]{1,12}?\d{1,4}(?:階|号室|F))?"
+)
+# Korea: (특별시/광역시/도) (시/군/구) then the road or neighbourhood (로, 길, 동, 리) and its number:
+# 서울시 강남구 테헤란로 152, 부산광역시 해운대구 우동 1408-5, 판교역로 235번길 10.
+_HANGUL = "[가-힣]"
+_KO_HINT = re.compile(r"(?:로|길|동|리|가)[ \t]*\d")
+_KO_ADDRESS = re.compile(
+    rf"(?:{_HANGUL}{{1,8}}(?:특별시|광역시|특별자치시|특별자치도|도|시)[ \t]+)?"
+    rf"(?:{_HANGUL}{{1,6}}(?:시|군|구)[ \t]+){{1,2}}(?:{_HANGUL}{{1,6}}(?:읍|면)[ \t]+)?"
+    rf"(?:{_HANGUL}|\d){{0,10}}{_HANGUL}(?:로|길|동|리|가)(?:[ \t]*\d{{1,4}}번?길)?"
+    r"[ \t]*\d{1,5}(?:-\d{1,5})?(?:번지)?(?:[ \t]*,?[ \t]*\d{1,5}(?:동|호|층))*(?![\d\-])"
+)
+_ADDRESS_LABEL = lower_case_labels(
     r"(?:家庭|家|居住|现|收货|寄件|收件|快递|通讯|户籍|我的)?(?:住址|地址)|家住(?:在)?|住在|现住|居住在|我家在|"
     r"(?:我|我们|他|她|现在|目前)住|寄到|送到|"
     + _EN.format(
         r"(?:home|mailing|postal|shipping|billing|street|delivery|my)[ \t]+address|address|"
         r"(?:i|we)[ \t]+live[ \t]+(?:at|on)|lives?[ \t]+at|living[ \t]+at|reside[s]?[ \t]+at|ship[ \t]+to"
     )
+    + r"|住所|お届け先|送り先|(?P<ko>주소|배송지|거주지)"  # 自宅の住所, 집 주소: the label's last word
 )
 _NOT_HOME = re.compile(
     r"(?i:ip|e-?mail|mac|memory|web|url|server|website|link|wallet|contract|bitcoin|btc|eth|hex)[ \t]*$"
-    r"|(?:IP|ip|邮箱|邮件|网络|内存|服务器|网站|链接|钱包|合约|接口|网页|MAC|mac|下载)$"
+    r"|(?:IP|ip|邮箱|邮件|网络|内存|服务器|网站|链接|钱包|合约|接口|网页|MAC|mac|下载"
+    r"|이메일|메일|서버|웹|사이트|지갑|メール|サーバー?)[ \t]*$"
 )
 _ZH_ADDRESS_PART = re.compile(
     r"\d|[一二三四五六七八九十]+号|[路街巷弄栋幢室]|单元|小区|花园|公寓|大厦|号楼|新村"
@@ -65,6 +91,10 @@ _EN_ADDRESS_VALUE = re.compile(
     r"(?:(?![;。；!?！？]).){2,80}?)(?=[ \t]*(?:[.;\n。；!?！？]|,?[ \t]+(?:and|but|so|my|call|phone|email)[ \t]|$))"
 )
 _ZH_ADDRESS_VALUE = re.compile(r"(?P<value>(?:(?![\s，,。；;！？!?]).){2,40})")
+# A Korean address holds spaces: the clause, cut after its last number (and 번지/동/호/층).
+_KO_ADDRESS_VALUE = re.compile(
+    r"(?P<value>(?:(?![，,。；;！？!?\n]).){0,60}?\d(?:[\d\-]*\d)?(?:번지|번길|동|호|층)?)(?![\d\-])"
+)
 
 
 def find_address(text: str) -> Iterator[Span]:
@@ -74,16 +104,24 @@ def find_address(text: str) -> Iterator[Span]:
     ``建国路88号`` or an estate ``…小区``, then building ``3栋``, unit ``2单元`` and room ``501``).
     Labelled (``地址``/``住址``/``家住``/``住在``/``address``/``I live at`` ...): the rest of the
     clause when it reads as a home address (it holds a house number, or a Chinese part finer than a
-    district such as ``路``/``号``/``栋``/``小区``: ``我住在杭州西湖区`` is a city, kept as a fact); ``IP address``/``email address``/``服务器地址`` are not home addresses."""
+    district such as ``路``/``号``/``栋``/``小区``: ``我住在杭州西湖区`` is a city, kept as a fact); ``IP address``/``email address``/``服务器地址`` are not home addresses.
+
+    Japanese: prefecture, city or ward, town and block (``東京都新宿区西新宿2-8-1``,
+    ``大阪府大阪市北区梅田3丁目1番3号``, a leading ``〒160-0023``); Korean: city or province, district,
+    road or neighbourhood and number (``서울시 강남구 테헤란로 152``, ``해운대구 우동 1408-5``).
+    Labelled by ``住所``/``お届け先``/``주소``/``집 주소``/``배송지``: the structured address, or for a
+    Korean label the clause up to its last number (``주소는 나중에`` holds none and is kept)."""
     patterns = (
         _EN_ADDRESS if _EN_STREET_HINT.search(text) else None,
         _ZH_ADDRESS if _ZH_HINT.search(text) else None,
+        _JA_ADDRESS if _JA_HINT.search(text) else None,
+        _KO_ADDRESS if _KO_HINT.search(text) else None,
     )
     for pattern in patterns:
         for match in pattern.finditer(text) if pattern is not None else ():
             if match.end() - match.start() >= 5:
                 yield match.span()
-    for label in _ADDRESS_LABEL.finditer(text):
+    for label in _ADDRESS_LABEL.finditer(lower_same_length(text)):
         if _NOT_HOME.search(clause_before(text, label.start(), 12)):
             continue
         lead = LEAD_RE.match(text, label.end())
@@ -91,6 +129,15 @@ def find_address(text: str) -> Iterator[Span]:
         english = _EN_ADDRESS_VALUE.match(text, pos)
         if english is not None:
             yield english.span("value")
+            continue
+        structured = _JA_ADDRESS.match(text, pos) or _KO_ADDRESS.match(text, pos)
+        if structured is not None:
+            yield structured.span()
+            continue
+        if label["ko"] is not None:
+            korean = _KO_ADDRESS_VALUE.match(text, pos)
+            if korean is not None:
+                yield korean.span("value")
             continue
         chinese = _ZH_ADDRESS_VALUE.match(text, pos)
         if chinese is not None and _ZH_ADDRESS_PART.search(chinese["value"]):
@@ -104,7 +151,7 @@ _ZH_PLATE = re.compile(
     rf"[{_PROVINCES}][A-HJ-NP-Z][ \t·•・.\-]?(?=(?:[A-HJ-NP-Z]*\d){{3}})[A-HJ-NP-Z0-9]{{5,6}}(?:挂|学|警|港|澳)?"
     + NOT_ALNUM_AFTER
 )
-_PLATE_LABEL = re.compile(
+_PLATE_LABEL = lower_case_labels(
     r"车牌(?:号码|号)?|牌照(?:号)?|车号|"
     + _EN.format(
         r"licen[cs]e[ \t]*plate(?:[ \t]*(?:number|no\.?|#))?|number[ \t]*plate|plate(?:[ \t]*(?:number|no\.?|#))?|"
@@ -125,4 +172,4 @@ def find_plate(text: str) -> Iterator[Span]:
     ``registration number``."""
     for match in _ZH_PLATE.finditer(text):
         yield match.span()
-    yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12)
+    yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12, lowered=True)

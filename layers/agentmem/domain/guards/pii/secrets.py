@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE as _NOT_A_SECRET
 from agentmem.domain.guards.pii._text import Span
 
 __all__ = [
@@ -103,9 +104,14 @@ def find_api_key(text: str) -> Iterator[Span]:
 _SECRET_QUOTED = r"(?P<open>[\"'“‘「『`])(?P<quoted>(?:(?![\"'”’」』`]).){1,64})(?P<close>[\"'”’」』`])"
 # The secret unquoted: printable ASCII up to whitespace or , ; (CJK characters and punctuation end it too).
 _SECRET_BARE = r"(?P<secret>[!-+\--:<-~]+)"
+# Chinese, Japanese and Korean labels; the particles after a ja/ko label (は, が, 는, 은, 이, 가) hand
+# over the value as "是" does.
 _PASSWORD_ZH = re.compile(
-    r"(?:密码|密碼|口令|登录密码|支付密码|(?i:pin)码|(?i:wifi)密码)"
-    r"(?P<lead>[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=)[ \t]*[:：]?[ \t]*|[ \t]*)"
+    r"(?:密码|密碼|口令|登录密码|支付密码|(?i:pin)码|(?i:wifi)密码|"
+    r"パスワード|暗証番号|パスコード|ピン番号|(?i:pin)(?:コード|番号)|"
+    r"비밀[ \t]?번호|비번|암호|패스워드|(?i:pin)[ \t]?번호)"
+    r"(?P<lead>[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=|は|が|는|은|이|가|を|를|"
+    r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*|[ \t]*)"
     r"(?![否不])(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
 _PASSWORD_EN = re.compile(
@@ -117,27 +123,8 @@ _PASSWORD_EN = re.compile(
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
 _CJK = re.compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
-# After "password is", words that describe the password rather than state it.
-_NOT_A_SECRET = frozenset({
-    "a", "an", "the", "not", "too", "very", "required", "incorrect", "correct", "wrong", "invalid",
-    "valid", "expired", "missing", "empty", "set", "unset", "changed", "reset", "stored", "saved",
-    "encrypted", "hashed", "same", "different", "weak", "strong", "case", "protected", "needed",
-    "mandatory", "optional", "forgotten", "lost", "shown", "hidden", "in", "on", "at", "of", "for",
-    "to", "being", "long", "short", "secure", "insecure", "blank", "null", "none", "unknown",
-    "must", "should", "can", "cannot", "can't", "will", "would", "may", "might", "has", "have",
-    "had", "needs", "need", "and", "or", "but", "so", "that", "this", "it", "my", "your", "his",
-    "her", "our", "their", "me", "you", "is", "was", "are", "be", "been", "still", "now", "also",
-    "only", "just", "again", "here", "there", "manager", "managers", "policy", "policies", "rules",
-    "rule", "field", "box", "prompt", "change", "strength", "length", "hint", "hints",
-    "expiry", "expiration", "complexity", "requirements", "requirement", "recovery", "login",
-    "please", "then", "when", "if", "because", "tomorrow", "today", "later", "soon", "yesterday",
-    "every", "each", "all", "any", "some", "no", "yes", "ok", "okay", "fine", "good", "bad",
-    "great", "easy", "hard", "simple", "complicated", "generator", "sensitive", "characters",
-    "digits", "letters", "minimum", "maximum", "updated", "rotated", "sent", "emailed", "attached",
-    "below", "above", "again.", "which", "what", "how", "why", "where", "who",
-})  # fmt: skip
 _UNIT_AFTER = re.compile(
-    r"[ \t]*(?:-[ \t]*)?(?:位|个字符|个字|字符|(?i:char(?:acter)?s?|digits?|letters?|symbols?|"
+    r"[ \t]*(?:-[ \t]*)?(?:位|个字符|个字|字符|文字|桁|자리|글자|자(?![가-힣])|(?i:char(?:acter)?s?|digits?|letters?|symbols?|"
     r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts)(?![A-Za-z]))"
 )
 _WORDY_SUFFIX = re.compile(r"(?i:.+(?:ed|ing|ly|able|ible|ive|less|ful|ous|tion|ment|ness))$")
@@ -179,7 +166,9 @@ _PASSWORD_ZH_WORDS = re.compile(
 )
 
 
-_PASSWORD_HINT = re.compile(r"(?i:pass|pw|pin)|密码|密碼|口令")
+_PASSWORD_HINT = re.compile(
+    r"(?i:pass|pw|pin)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
+)
 _SECRET_HINT = re.compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
     r"recovery|backup|seed|mnemonic)|密钥|秘钥|私钥|令牌|助记词|恢复码"
