@@ -30,6 +30,7 @@ import re
 
 from agentmem.domain.guards.injection._shared import CI, FUTURE, clauses, mentions, stems
 from agentmem.domain.guards.injection.agent_rules import agent_rule
+from agentmem.domain.guards.injection.assembly import assembled_rule
 from agentmem.domain.guards.injection.authority import authority_claim, confirmation_bypass, third_party_authority
 from agentmem.domain.guards.injection.tool_rules import tool_directive
 
@@ -43,7 +44,7 @@ _IMPERATIVE_LEAD = (
     r"you\s+to\s+)\s*(?:(?:please|kindly|always|only|ever|just|also|simply|from\s+now\s+on,?|going\s+forward,?|henceforth,?|"
     r"from\s+today,?|in\s+(?:the\s+)?future,?|"
     r"automatically|immediately|directly|instantly|do|you\s+(?:should|must|shall|will|need\s+to|have\s+to|are\s+to)|"
-    r"make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|(?:don't|do\s+not|never)\s+forget\s+to)\s+){0,3}"
+    r"make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|(?:don't|do\s+not|never)\s+forget\s+to)\s+){0,4}"
 )
 _SELF_TARGET_EN = re.compile(r"\b(?:me|myself|us)\b", CI)
 _SELF_TARGET_ZH = re.compile(r"给我|为我|向我|帮我|对我|跟我推荐|我的(?:饮食|口味|喜好)")
@@ -395,6 +396,7 @@ def behaviour_directive(text: str) -> bool:
         or confirmation_bypass(text)
         or agent_rule(text)
         or tool_directive(text)
+        or assembled_rule(text)
     ):
         return True
     low = text.lower()
