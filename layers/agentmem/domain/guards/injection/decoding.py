@@ -13,7 +13,8 @@ payloads.
   hesitation fillers (``um``, ``uh``, ``like``, ``basically`` ...) and commas between words, and any
   separator between two CJK characters (``忽 略 之 前``, ``忽-略``).
 
-Only the lines a view changes are read again, so an ordinary long text costs one extra pass at most;
+Only the lines a view changes are read again (a repeated line once), so an ordinary long text costs
+one extra pass at most;
 a view keeps at most :data:`MAX_VIEW_CHARS` of changed lines (a text that is mostly "obfuscation",
 like random alphanumerics, is judged on its first 64 KiB of views).
 
@@ -145,7 +146,11 @@ def deobfuscated_views(text: str) -> list[str]:
     changed lines per kind of view (lines that no view changes are not repeated)."""
     per_kind: list[list[str]] = [[], [], [], []]
     identifiers: list[str] = []
+    seen: set[str] = set()
     for line in _windows(text):
+        if line in seen:
+            continue  # a line repeated as padding has the views it had the first time
+        seen.add(line)
         if _IDENTIFIER.search(line) and sum(map(len, identifiers)) < MAX_VIEW_CHARS:
             identifiers.append(identifier_view(line))
         if not (_LEET_HINT.search(line) or _FILLER_CUE.search(line) or _PAD_HINT.search(line)):
