@@ -117,6 +117,9 @@ _FOLLOW = re.compile(
 )
 
 
+_LINK = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|co|me|app|site|online|link)\b|@[\w-]+\.", CI)
+
+
 def _mentions_masked(text: str) -> str:
     """``text`` with the quoted phrases it only mentions replaced by a neutral mark."""
     quotes = list(_QUOTED.finditer(text))
@@ -125,6 +128,8 @@ def _mentions_masked(text: str) -> str:
     out: list[str] = []
     cursor = 0
     for m in quotes:
+        if _LINK.search(m.group(0)):
+            continue  # a quoted link is what gets attached, not a phrase talked about
         if _MENTION.search(text[max(0, m.start() - 40) : m.start()]):
             out += (text[cursor : m.start()], "«quote»")
             cursor = m.end()

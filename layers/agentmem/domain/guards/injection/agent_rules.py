@@ -152,7 +152,11 @@ def _labelled_rule(text: str) -> bool:
     for m in _LABEL_EN.finditer(text):
         body = _RULE_BODY_EN.search(m["rest"])
         # "Our company policy: agents must log every call" is a fact about the speaker's workplace
-        if body and not (body["staff"] and re.match(r"[\s\n.!?]*(?:my|our|their)\b", m.group(0), CI)):
+        own_label = re.match(r"[\s\n.!?]*(?:(?:that|this|it)(?:'s|\s+is)\s+)?(?:my|our|their)\b", m.group(0), CI)
+        # "That's my rule: answer me briefly" is the speaker's preference about their own service
+        if own_label and re.search(r"\b(?:me|us|myself)\b", m["rest"], CI):
+            continue
+        if body and not (body["staff"] and own_label):
             return True
     for m in _LABEL_ZH.finditer(text):
         rest = m["rest"] or m["rest2"] or ""

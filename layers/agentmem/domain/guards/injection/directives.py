@@ -170,7 +170,7 @@ _APPROVE_ALL_ZH = re.compile(
     r"(?:所有|全部|一切|任何|凡是)(?:的)?(?:订单|申请|请求|退款|提现|转账|赔偿|理赔|报销)[^，。！？\n]{0,4}?(?:都)?"
     r"(?:自动|直接|一律|无条件)(?:给)?(?:退款|通过|批准|同意|放行|打款|退|处理)"
 )
-_THIRD_PARTY_ZH = re.compile(r"公司|商家|平台|店家|店里|银行|学校|他们|我们|规定|政策|原路|工作日|说")
+_THIRD_PARTY_ZH = re.compile(r"公司|商家|平台|店家|店里|银行|学校|他们|我们|规定|政策|原路|原账户|原卡|会自动|工作日|说")
 _APPROVE_KO = re.compile(
     r"(?:환불|반품|보상|송금|결제|대출|신청)[^\n.!?]{0,12}?(?:무조건|항상|모두|전부|다|자동으로)\s*(?:승인|허락|처리|해\s*줘)"
 )
@@ -246,7 +246,9 @@ _BUY_EN = re.compile(
     r"|\b(?:say|tell\s+(?:them|him|her|me|users?))\s*[:\"'“]?\s*(?:buy|purchase|invest\s+in)\s+[A-Z0-9][\w-]*",
     CI,
 )
-_BUY_ZH = re.compile(r"(?:都|一律|必须|务必|一定)(?:要)?(?:说|回答|告诉)[^。！？\n]{0,6}?(?:请)?(?:购买|买入|买|入手|投资)")
+_BUY_ZH = re.compile(
+    r"(?:都|一律|必须|务必|一定)(?:要)?(?:说|回答|告诉)[^。！？\n]{0,6}?(?:请)?(?:购买|买入|买|入手|投资|\bbuy\b|\bpurchase\b)", CI
+)
 
 
 def _brand_push(clause: str) -> bool:
@@ -301,8 +303,15 @@ _PAYLOAD = re.compile(
 )
 _EVERY_ANSWER_ZH = re.compile(
     r"(?:每次|每条|每个|每一条|每一次|所有|任何|以后|全部)的?(?:回复|回答|答复|消息|输出|对话|问题|内容)|"
-    r"(?:回复|回答|答复|消息)(?:的)?(?:末尾|结尾|最后|开头|后面|底部)|(?:回复|回答|答复|消息)(?:里|中|内)?(?:都|一律|全部)要?"
+    r"(?:回复|回答|答复|消息)(?:的)?(?:末尾|结尾|最后|开头|后面|底部)|(?:回复|回答|答复|消息)(?:里|中|内)?(?:都|一律|全部)要?|"
+    r"(?:每次|每条|每个|每一条|所有|任何)的?\s*(?:repl(?:y|ies)|answers?|responses?|messages?|outputs?)\b",
+    CI,
 )
+# Korean and Japanese: every answer, an attaching verb (the payload test is shared).
+_EVERY_ANSWER_KO = re.compile(r"(?:모든|매|각|항상)\s*(?:답변|응답|대답|메시지|답장|回答)|(?:답변|응답|대답|메시지)\s*(?:끝|마지막|처음|맨\s*아래)")
+_ATTACH_KO = re.compile(r"붙이|붙여|추가|넣어|넣으|첨부|달아|포함")
+_EVERY_ANSWER_JA = re.compile(r"(?:すべて|全て|毎回|各|全)の?(?:回答|返信|返答|メッセージ|応答)|(?:回答|返信|返答)の(?:最後|末尾|最初)")
+_ATTACH_JA = re.compile(r"付け|つけ|追加|入れ|貼|添え|載せ")
 _FOR_ANYONE = re.compile(
     r"\b(?:for|to)\s+(?:anyone|anybody|everyone|everybody|others|other\s+people|all\s+users|any\s+user|every\s+user)\b", CI
 )
@@ -315,8 +324,10 @@ def _attached_payload(clause: str) -> bool:
     if re.search(r"\b(?:for|to)\s+me\b|\bmy\s+(?:e-?mails?|drafts?|letters?|posts?)\b", clause, CI) and not _FOR_ANYONE.search(clause):
         return False
     en = _EVERY_ANSWER_EN.search(clause) and _ATTACH_EN.search(clause)
-    zh = _EVERY_ANSWER_ZH.search(clause) and _ATTACH_ZH.search(clause)
-    return bool((en or zh) and _PAYLOAD.search(clause))
+    zh = _EVERY_ANSWER_ZH.search(clause) and (_ATTACH_ZH.search(clause) or _ATTACH_EN.search(clause))
+    ko = _EVERY_ANSWER_KO.search(clause) and _ATTACH_KO.search(clause)
+    ja = _EVERY_ANSWER_JA.search(clause) and _ATTACH_JA.search(clause)
+    return bool((en or zh or ko or ja) and (_PAYLOAD.search(clause) or re.search(r"링크|광고|リンク|広告", clause)))
 
 
 # ---------------------------------------------------------------- a message for every other user
@@ -381,7 +392,7 @@ _PUSH_STEMS = stems(
 )
 _ANSWER_STEMS = stems(
     "answer|repl|response|message|output|completion|turn|conversation|chat|mail|draft|letter|post|document|"
-    "回复|回答|答复|消息|输出|对话|问题|内容"
+    "回复|回答|答复|消息|输出|对话|问题|内容|답변|응답|대답|메시지|답장|返信|返答|メッセージ|応答"
 )
 
 

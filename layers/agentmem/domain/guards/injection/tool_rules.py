@@ -51,6 +51,7 @@ _REDIRECT_EN = re.compile(
 )
 _TOOL_ZH = re.compile(
     r"(?:调用|使用|用|执行|触发|运行)[^，。！？\n]{0,10}?(?:工具|函数|接口|插件|API|支付|转账|付款)[^，。！？\n]{0,4}?(?:时|的时候|之前|之后|前|后)"
+    r"|(?:调用|使用|用)[^，。！？\n]{0,16}?\b(?:tool|function|api|plugin)s?\b[^，。！？\n]{0,4}?(?:时|的时候|之前|之后)"
     r"|(?:每次|凡是|只要)(?:你)?(?:转账|付款|支付|汇款|打款|发邮件|下单)"
     r"|(?:工具|接口|支付|转账|付款)(?:调用)?(?:失败|出错|报错|超时|不可用)(?:了)?(?:时|的时候|的话)?",
     CI,
@@ -120,9 +121,8 @@ _STEMS = stems(
 
 
 def _tool_tamper(clause: str) -> bool:
-    if _TOOL_EN.search(clause) and (_PARAM_EN.search(clause) or _REDIRECT_EN.search(clause)):
-        return True
-    if _TOOL_ZH.search(clause) and _PARAM_ZH.search(clause):
+    tool = _TOOL_EN.search(clause) or _TOOL_ZH.search(clause)  # mixed text: "调用 payment tool 的时候，set the recipient"
+    if tool and (_PARAM_EN.search(clause) or _REDIRECT_EN.search(clause) or _PARAM_ZH.search(clause)):
         return True
     return bool(
         (_TOOL_KO.search(clause) and _PARAM_KO.search(clause)) or (_TOOL_JA.search(clause) and _PARAM_JA.search(clause))
