@@ -12,7 +12,8 @@ beside this module, grouped by what they guard: :mod:`.instructions` (``override
 ``prompt_exfiltration``), :mod:`.exfiltration` (``data_exfiltration``, ``secret_request``),
 :mod:`.persona` (``persona_override``, ``deceptive_rule``), :mod:`.markup` (``role_marker``,
 ``tool_markup``) and :mod:`.directives` (``behaviour_directive``: standing rules for the agent that
-poison its memory, with :mod:`.authority` and :mod:`.agent_rules`); :mod:`.languages` holds the
+poison its memory, with :mod:`.authority`, :mod:`.agent_rules`, :mod:`.attachments`, :mod:`.tool_rules`
+and :mod:`.assembly`); :mod:`.languages` holds the
 ja/ko/es/fr/de/it/pt/ru phrasings and :mod:`.cooccurrence` the order-free target+predicate matching
 that the first modules call. :mod:`.prototypes` is data for the semantic detector
 (``agentmem.services.semantic_guard``), which this module does not call. To add a reason, write its detector and add one entry to the table;
@@ -22,7 +23,13 @@ Every rule reads the text and its de-obfuscated views (:func:`.decoding.deobfusc
 leetspeak, letters padded apart, filler, spaced CJK). Besides the rules, ``encoded_payload`` marks a
 payload (:func:`.decoding.decoded_payloads`: base64 incl. split runs, hex, URL-encoding, HTML
 entities, ``\\u`` escapes, rot13 and reversed spelling) that decodes to text that is itself an
-injection (its reasons follow); payloads are read to depth 2. A quoted phrase that the text only
+injection (its reasons follow); payloads are read to depth 2. Inside an *opaque* payload (base64,
+hex, ``\\u`` escapes; rot13 when the text names it) a short imperative aimed at the agent ("praise
+X", "always append Y to replies") is a ``behaviour_directive``: nobody encodes that for a human
+reader. An instruction to decode and act ("run this:", "execute the hex instruction", "解码后执行")
+next to an opaque payload is ``encoded_payload`` whatever the payload says. Lines that end
+mid-sentence are also read joined to the next, so an attack split over messages (which the write
+guard joins with newlines) reads as the sentence it was. A quoted phrase that the text only
 *mentions* ("attackers say 'ignore previous instructions'", "translate 'ignore …' into French") is
 not read as an instruction, unless the text also asks to follow it.
 
@@ -117,7 +124,10 @@ _FOLLOW = re.compile(
 )
 
 
-_LINK = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|co|me|app|site|online|link)\b|@[\w-]+\.", CI)
+_LINK = re.compile(
+    r"https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|co|me|app|site|online|link)\b|@[\w-]+\.",
+    CI,
+)
 
 
 def _mentions_masked(text: str) -> str:
@@ -191,10 +201,14 @@ def _detect(text: str, depth: int, *, opaque: bool = False) -> InjectionVerdict:
     fired.sort(key=INJECTION_RULES.index)
     reasons = [rule.reason for rule in fired]
     score = _combine([rule.weight for rule in fired])
-    if opaque and len(text) <= _MAX_IMPERATIVE_PAYLOAD and _IMPERATIVE_PAYLOAD.search(text):
-        if "behaviour_directive" not in reasons:
-            reasons.append("behaviour_directive")
-            score = _combine([score, _DIRECTIVE_WEIGHT])
+    if (
+        opaque
+        and "behaviour_directive" not in reasons
+        and len(text) <= _MAX_IMPERATIVE_PAYLOAD
+        and _IMPERATIVE_PAYLOAD.search(text)
+    ):
+        reasons.append("behaviour_directive")
+        score = _combine([score, _DIRECTIVE_WEIGHT])
     if depth < _MAX_DEPTH:
         payloads = tagged_payloads(text, respell=depth == 0)
         rot13_named = bool(_ROT13_NAMED.search(text))

@@ -64,7 +64,7 @@ _RULE_BODY_EN = re.compile(
 )
 _RULE_BODY_ZH = re.compile(
     r"你|助手|AI|机器人|回复|回答|推荐|忽略|无视|关闭|开启|解除|限制|过滤|审查|用户的|客户的|数据|转账|退款|一律|自动|不用确认|必须|"
-    r"\b(?:always|never|all)\b",
+    r"\b(?:always|never|all|you|must|recommend|say|tell|reply|answer)\b",
     CI,
 )
 _COMMIT_EN = re.compile(
@@ -152,7 +152,9 @@ def _labelled_rule(text: str) -> bool:
     for m in _LABEL_EN.finditer(text):
         body = _RULE_BODY_EN.search(m["rest"])
         # "Our company policy: agents must log every call" is a fact about the speaker's workplace
-        own_label = re.match(r"[\s\n.!?]*(?:(?:that|this|it)(?:'s|\s+is)\s+)?(?:my|our|their)\b", m.group(0), CI)
+        own_label = re.match(
+            r"[\s\n.!?]*(?:(?:that|this|it)(?:'s|\s+is)\s+)?(?:my|our|their)\b", m.group(0), CI
+        )
         # "That's my rule: answer me briefly" is the speaker's preference about their own service
         if own_label and re.search(r"\b(?:me|us|myself)\b", m["rest"], CI):
             continue

@@ -145,6 +145,7 @@ _GRANTED_EN = re.compile(
     r"(?:fully\s+)?(?:authori[sz]ed|allowed|permitted|cleared|entitled|approved|whitelisted)\s+(?:to\s+(?:see|view|read|access|receive|get|"
     r"know|have|bypass|skip|override|ignore|change|use)|for)\b[^.!?\n]{0,50}?\b(?:system\s+prompt|prompt|instructions|rules|hidden|"
     r"internal|confidential|secret|admin|other\s+users?|all\s+(?:users|accounts|data|records)|config\w*|restrict\w*|"
+    r"(?:user|customer|client|patient|account)s?\s+(?:records|data|files|details|histor(?:y|ies))|"
     r"verification|limits?|safety|filters?)\b",
     CI,
 )
@@ -153,15 +154,17 @@ _GRANTED_ZH = re.compile(
     r"[^，。！？\n]{0,6}?[，,]?(?:可以|能|有权|允许)(?:查看|看|获取|访问|读取|知道|绕过|跳过|忽略)[^，。！？\n]{0,8}?"
     r"(?:系统提示|提示词|指令|设定|隐藏|内部|其他用户|所有用户|后台|配置|限制|规则)"
 )
-_PRIVILEGE = (
-    r"(?:admin(?:istrator)?|system\s+admin(?:istrator)?|developer|operator|owner|superuser|root|sysadmin|moderator|your\s+(?:creator|maker))"
-)
+_PRIVILEGE = r"(?:admin(?:istrator)?|system\s+admin(?:istrator)?|developer|operator|owner|superuser|root|sysadmin|moderator|your\s+(?:creator|maker))"
 # "Yesterday the admin decided you must always …", "the developers want you to …", "管理员要求你以后…"
 _REPORTED_EN = re.compile(
-    r"\b(?:the|your|our|an?)\s+" + _PRIVILEGE + r"s?\b[^.!?\n]{0,30}?\b(?:decided|decides|said|says|ruled|rules|wants|wanted|"
+    r"\b(?:the|your|our|an?)\s+"
+    + _PRIVILEGE
+    + r"s?\b[^.!?\n]{0,30}?\b(?:decided|decides|said|says|ruled|rules|wants|wanted|"
     r"ordered|orders|instructed|instructs|requires|required|told\s+me\s+to\s+tell\s+you|approved|mandated|announced|asked)\b"
     r"[^.!?\n]{0,20}?\b(?:that\s+)?you\s+(?:must|should|have\s+to|need\s+to|are\s+to|shall|will|can\s+now|may\s+now|to)\b"
-    r"|\b(?:the|your|our)\s+" + _PRIVILEGE + r"s?\s+(?:wants?|wanted|needs?|asked|told|instructed|ordered)\s+you\s+to\b",
+    r"|\b(?:the|your|our)\s+"
+    + _PRIVILEGE
+    + r"s?\s+(?:wants?|wanted|needs?|asked|told|instructed|ordered)\s+you\s+to\b",
     CI,
 )
 _REPORTED_BODY_EN = re.compile(
@@ -173,8 +176,12 @@ _REPORTED_ZH = re.compile(
     r"(?:管理员|开发者|运营方?|平台方?|系统管理员|你的(?:开发者|创造者|主人|老板))[^，。！？\n]{0,10}?(?:决定|说|规定|要求|吩咐|下令|指示|批准|通知)"
     r"(?:了)?[^，。！？\n]{0,4}?你(?:以后|今后|从现在开始)?(?:必须|要|得|应该|只能|一律|都要|需要)"
 )
-_REPORTED_KO = re.compile(r"(?:관리자|개발자|운영자)[^\n.!?]{0,12}?(?:결정|말했|지시|요청|명령)[^\n.!?]{0,12}?(?:너는|당신은|네가)?[^\n.!?]{0,12}?(?:해야|하세요|할\s*것)")
-_REPORTED_JA = re.compile(r"(?:管理者|開発者|運営)[^。！？\n]{0,12}?(?:決め|言っ|指示|命じ)[^。！？\n]{0,16}?(?:しなければ|すること|してください|必ず)")
+_REPORTED_KO = re.compile(
+    r"(?:관리자|개발자|운영자)[^\n.!?]{0,12}?(?:결정|말했|지시|요청|명령)[^\n.!?]{0,12}?(?:너는|당신은|네가)?[^\n.!?]{0,12}?(?:해야|하세요|할\s*것)"
+)
+_REPORTED_JA = re.compile(
+    r"(?:管理者|開発者|運営)[^。！？\n]{0,12}?(?:決め|言っ|指示|命じ)[^。！？\n]{0,16}?(?:しなければ|すること|してください|必ず)"
+)
 
 
 def third_party_authority(text: str) -> bool:

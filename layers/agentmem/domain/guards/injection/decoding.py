@@ -117,7 +117,9 @@ def _unpad(line: str) -> str:
     return line
 
 
-_IDENTIFIER = re.compile(r"\b[A-Za-z][a-z]*(?:[_-][A-Za-z][a-z]*){2,}\b|\b[a-z]+(?:[A-Z][a-z]+){2,}\b|\b(?:[A-Z][a-z]+){3,}\b")
+_IDENTIFIER = re.compile(
+    r"\b[A-Za-z][a-z]*(?:[_-][A-Za-z][a-z]*){2,}\b|\b[a-z]+(?:[A-Z][a-z]+){2,}\b|\b(?:[A-Z][a-z]+){3,}\b"
+)
 
 
 def _identifier_words(match: re.Match[str]) -> str:
@@ -171,7 +173,9 @@ def deobfuscated_views(text: str) -> list[str]:
 # ---------------------------------------------------------------- payloads
 
 # base64 spelled one character at a time: "Y W x 3 Y X l z …"
-_B64_CHARS = re.compile(r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/][ \t]){15,}[A-Za-z0-9+/=](?:[ \t]?=){0,2}(?![A-Za-z0-9+/=])")
+_B64_CHARS = re.compile(
+    r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/][ \t]){15,}[A-Za-z0-9+/=](?:[ \t]?=){0,2}(?![A-Za-z0-9+/=])"
+)
 _B64_SPLIT = re.compile(r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{4,}[ \t]*\n?[ \t]*){2,}[A-Za-z0-9+/]*={0,2}")
 _HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _HEX_ESC = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")

@@ -31,7 +31,12 @@ import re
 from agentmem.domain.guards.injection._shared import CI, FUTURE, clauses, mentions, stems
 from agentmem.domain.guards.injection.agent_rules import agent_rule
 from agentmem.domain.guards.injection.assembly import assembled_rule
-from agentmem.domain.guards.injection.authority import authority_claim, confirmation_bypass, third_party_authority
+from agentmem.domain.guards.injection.attachments import ANSWER_STEMS, attached_payload
+from agentmem.domain.guards.injection.authority import (
+    authority_claim,
+    confirmation_bypass,
+    third_party_authority,
+)
 from agentmem.domain.guards.injection.tool_rules import tool_directive
 
 __all__ = ["behaviour_directive"]
@@ -40,7 +45,7 @@ __all__ = ["behaviour_directive"]
 
 # What may stand between a clause start (or a comma) and an imperative verb.
 _IMPERATIVE_LEAD = (
-    r"(?:^|[,:;—–(]\s*|\bthen\s+|\band\s+|\bso\s+|\b(?:wants?|wanted|needs?|would\s+like|expects?|asked|requires?|told)\s+"
+    r"(?:^|[,:;—–(，：；、]\s*|\bthen\s+|\band\s+|\bso\s+|\b(?:wants?|wanted|needs?|would\s+like|expects?|asked|requires?|told)\s+"
     r"you\s+to\s+)\s*(?:(?:please|kindly|always|only|ever|just|also|simply|from\s+now\s+on,?|going\s+forward,?|henceforth,?|"
     r"from\s+today,?|in\s+(?:the\s+)?future,?|"
     r"automatically|immediately|directly|instantly|do|you\s+(?:should|must|shall|will|need\s+to|have\s+to|are\s+to)|"
@@ -170,7 +175,9 @@ _APPROVE_ALL_ZH = re.compile(
     r"(?:所有|全部|一切|任何|凡是)(?:的)?(?:订单|申请|请求|退款|提现|转账|赔偿|理赔|报销)[^，。！？\n]{0,4}?(?:都)?"
     r"(?:自动|直接|一律|无条件)(?:给)?(?:退款|通过|批准|同意|放行|打款|退|处理)"
 )
-_THIRD_PARTY_ZH = re.compile(r"公司|商家|平台|店家|店里|银行|学校|他们|我们|规定|政策|原路|原账户|原卡|会自动|工作日|说")
+_THIRD_PARTY_ZH = re.compile(
+    r"公司|商家|平台|店家|店里|银行|学校|他们|我们|规定|政策|原路|原账户|原卡|会自动|工作日|说"
+)
 _APPROVE_KO = re.compile(
     r"(?:환불|반품|보상|송금|결제|대출|신청)[^\n.!?]{0,12}?(?:무조건|항상|모두|전부|다|자동으로)\s*(?:승인|허락|처리|해\s*줘)"
 )
@@ -199,7 +206,8 @@ _PUSH_EN = (
 )
 _PROMOTE_EN = re.compile(_IMPERATIVE_LEAD + _PUSH_EN + r"\b(?P<obj>[^.!?\n]{0,60})", CI)
 _STANDING_EN = re.compile(
-    r"\b(?:always|only|exclusively|every\s+time|whenever|any\s*time|each\s+time|nothing\s+else|no\s+other|"
+    r"\b(?:always|only|exclusively|every\s+(?:single\s+)?time|whenever|whatever\s+(?:people|anyone|they|users?|customers?)|"
+    r"any\s*time|each\s+time|nothing\s+else|no\s+other|"
     r"from\s+now\s+on|in\s+every|never\s+(?:recommend|suggest|mention)|instead\s+of|over\s+(?:any|all|other)|"
     r"to\s+(?:anyone|everyone|anybody|everybody|all|every|any|each|people|users|customers|clients|visitors)|"
     r"when(?:ever)?\s+(?:people|someone|anyone|users?|customers?|asked|they))\b",
@@ -237,7 +245,9 @@ _PROMOTE_KO = re.compile(
     r"(?:추천|권유|권장|홍보|소개)(?:해|하세요|하십시오|할\s*것|하라|합니다|하고|해야|해\s*줘|하도록)"
     r"|(?:추천|권유|홍보)(?:하고|하되)[^\n.!?]{0,30}?(?:다른|타)[^\n.!?]{0,20}?(?:언급하지|말하지|추천하지)\s*(?:마|말)"
 )
-_SELF_KO = re.compile(r"^\s*(?:나는|저는|내가|제가|우리는|저희는)|(?:나에게|저에게|내게|제게|나한테|저한테)")
+_SELF_KO = re.compile(
+    r"^\s*(?:나는|저는|내가|제가|우리는|저희는)|(?:^|\s)(?:나에게|저에게|내게|제게|나한테|저한테)"
+)
 # "tell users to buy X", "say buy X", "ask everyone to invest in Y": pushing a purchase onto others.
 _BUY_EN = re.compile(
     r"\b(?:tell|ask|advise|urge|encourage|get|remind)\s+(?:all\s+|every\s+|the\s+)?(?:users?|customers?|clients?|people|everyone|"
@@ -247,7 +257,8 @@ _BUY_EN = re.compile(
     CI,
 )
 _BUY_ZH = re.compile(
-    r"(?:都|一律|必须|务必|一定)(?:要)?(?:说|回答|告诉)[^。！？\n]{0,6}?(?:请)?(?:购买|买入|买|入手|投资|\bbuy\b|\bpurchase\b)", CI
+    r"(?:都|一律|必须|务必|一定)(?:要)?(?:说|回答|告诉)[^。！？\n]{0,6}?(?:请)?(?:购买|买入|买|入手|投资|\bbuy\b|\bpurchase\b)",
+    CI,
 )
 
 
@@ -264,70 +275,15 @@ def _brand_push(clause: str) -> bool:
         if _SELF_TARGET_ZH.search(clause) or re.search(r"我[^，,]{0,3}$", clause[: m.start() + 2]):
             continue
         return True
-    if _BUY_EN.search(clause) and (_STANDING_EN.search(clause) or FUTURE.search(clause) or "must" in clause.lower()):
+    if _BUY_EN.search(clause) and (
+        _STANDING_EN.search(clause) or FUTURE.search(clause) or "must" in clause.lower()
+    ):
         return True
     if _BUY_ZH.search(clause) and not _SELF_TARGET_ZH.search(clause):
         return True
     if _PROMOTE_KO.search(clause) and not _SELF_KO.search(clause):
         return True
     return bool(_PROMOTE_JA.search(clause) and not re.search(r"^\s*(?:私|僕|俺)(?:は|が)|私に", clause))
-
-
-# ---------------------------------------------------------------- a link or ad in every answer
-
-_EVERY_ANSWER_EN = re.compile(
-    r"\b(?:every|each|all(?:\s+(?:of\s+)?(?:your|the))?|any|your)\s+(?:of\s+your\s+|future\s+|single\s+|other\s+)?"
-    r"(?:answers?|repl(?:y|ies)|responses?|messages?|outputs?|completions?|turns?|conversations?|chats?|e-?mails?|drafts?|"
-    r"letters?|posts?|documents?)\b"
-    r"|\b(?:ends?|close|finish|sign\s+off|conclude|start|begin|prefix|suffix)\s+(?:all\s+)?(?:replies|answers|responses|messages|outputs)\b"
-    r"|\b(?:end|bottom|top|start|footer)\s+of\s+(?:replies|answers|responses|messages|outputs)\b"
-    r"|\b(?:e-?mails?|drafts?|letters?|posts?|messages?)\s+(?:that\s+)?you\s+(?:draft|write|compose|send|prepare)\b",
-    CI,
-)
-_ATTACH_EN = re.compile(
-    r"\b(?:add|append|attach|insert|include|put|place|paste|embed|ends?|sign(?:s|ed)?\s+off|finish(?:es)?|close[sd]?|sign|"
-    r"conclude[sd]?|starts?|begins?|"
-    r"prefix|tack\s+on|mention|drop|link)\b",
-    CI,
-)
-_PAYLOAD = re.compile(
-    r"https?://|\bwww\.|\b[\w-]+\.(?:com|io|net|org|biz|cn|xyz|co|ly|me|info|app|link|top|shop|site|online|club|ru|example|test|click|live|"
-    r"store|tech|dev|ai|cc|tk|pw|gg|to|ws|su|icu|buzz|win|vip)\b|"
-    r"\b(?:the\s+)?(?:users?|customers?|clients?|person)(?:'s|s')\s+(?:e-?mails?|phone(?:\s+numbers?)?|address(?:es)?|names?|data|"
-    r"details|info|ids?|locations?|ip|passwords?|card)\b|\bsignatures?\b|"
-    r"\b[\w.+-]+@[\w-]+\.\w+|\[(?:EMAIL|URL|PHONE)\]|\b(?:links?|urls?|websites?|banners?|ads?|adverts?|"
-    r"advertisements?|promo(?:tion)?s?|promo\s*codes?|coupons?|discount\s+codes?|referral|affiliate|tracking|pixel|"
-    r"images?|scripts?|telegram|whatsapp|wechat|discord|phone\s+number|hotline)\b|<img|!\[|<script|"
-    r"链接|网址|网站|二维码|公众号|微信号?|联系方式|电话|广告|优惠码|推广|邀请码|QQ群?|店铺|淘宝|小程序",
-    CI,
-)
-_EVERY_ANSWER_ZH = re.compile(
-    r"(?:每次|每条|每个|每一条|每一次|所有|任何|以后|全部)的?(?:回复|回答|答复|消息|输出|对话|问题|内容)|"
-    r"(?:回复|回答|答复|消息)(?:的)?(?:末尾|结尾|最后|开头|后面|底部)|(?:回复|回答|答复|消息)(?:里|中|内)?(?:都|一律|全部)要?|"
-    r"(?:每次|每条|每个|每一条|所有|任何)的?\s*(?:repl(?:y|ies)|answers?|responses?|messages?|outputs?)\b",
-    CI,
-)
-# Korean and Japanese: every answer, an attaching verb (the payload test is shared).
-_EVERY_ANSWER_KO = re.compile(r"(?:모든|매|각|항상)\s*(?:답변|응답|대답|메시지|답장|回答)|(?:답변|응답|대답|메시지)\s*(?:끝|마지막|처음|맨\s*아래)")
-_ATTACH_KO = re.compile(r"붙이|붙여|추가|넣어|넣으|첨부|달아|포함")
-_EVERY_ANSWER_JA = re.compile(r"(?:すべて|全て|毎回|各|全)の?(?:回答|返信|返答|メッセージ|応答)|(?:回答|返信|返答)の(?:最後|末尾|最初)")
-_ATTACH_JA = re.compile(r"付け|つけ|追加|入れ|貼|添え|載せ")
-_FOR_ANYONE = re.compile(
-    r"\b(?:for|to)\s+(?:anyone|anybody|everyone|everybody|others|other\s+people|all\s+users|any\s+user|every\s+user)\b", CI
-)
-_ATTACH_ZH = re.compile(r"加上|附上|带上|添加|插入|放上|贴上|附带|附|加|带|写上|注明|放|挂")
-
-
-def _attached_payload(clause: str) -> bool:
-    if re.match(r"\s*(?:i|we|they|he|she|my|our|their)\b", clause, CI):
-        return False
-    if re.search(r"\b(?:for|to)\s+me\b|\bmy\s+(?:e-?mails?|drafts?|letters?|posts?)\b", clause, CI) and not _FOR_ANYONE.search(clause):
-        return False
-    en = _EVERY_ANSWER_EN.search(clause) and _ATTACH_EN.search(clause)
-    zh = _EVERY_ANSWER_ZH.search(clause) and (_ATTACH_ZH.search(clause) or _ATTACH_EN.search(clause))
-    ko = _EVERY_ANSWER_KO.search(clause) and _ATTACH_KO.search(clause)
-    ja = _EVERY_ANSWER_JA.search(clause) and _ATTACH_JA.search(clause)
-    return bool((en or zh or ko or ja) and (_PAYLOAD.search(clause) or re.search(r"링크|광고|リンク|広告", clause)))
 
 
 # ---------------------------------------------------------------- a message for every other user
@@ -390,10 +346,6 @@ _PUSH_STEMS = stems(
     "recommend|suggest|promot|endors|advertis|plug|push|favor|favour|pitch|upsell|steer|推荐|推销|安利|介绍|建议|主推|"
     "力推|勧め|推薦|おすすめ|紹介|추천|buy|purchase|invest|购买|买|投资|薦め|推奨|권유|권장|홍보|소개"
 )
-_ANSWER_STEMS = stems(
-    "answer|repl|response|message|output|completion|turn|conversation|chat|mail|draft|letter|post|document|"
-    "回复|回答|答复|消息|输出|对话|问题|内容|답변|응답|대답|메시지|답장|返信|返答|メッセージ|応答"
-)
 
 
 def behaviour_directive(text: str) -> bool:
@@ -417,7 +369,7 @@ def behaviour_directive(text: str) -> bool:
             (_canned_answer, _WHO_STEMS),
             (_blanket_approval, _APPROVAL_STEMS),
             (_brand_push, _PUSH_STEMS),
-            (_attached_payload, _ANSWER_STEMS),
+            (attached_payload, ANSWER_STEMS),
             (_others, _WHO_STEMS),
         )
         if mentions(low, gate)

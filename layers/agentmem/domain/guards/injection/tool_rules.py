@@ -60,10 +60,18 @@ _PARAM_ZH = re.compile(
     r"(?:收款人|收款方|收款账户|收款账号|账户|账号|收件人|抄送|密送|钱包|地址|金额|目标)[^，。！？\n]{0,6}?(?:改成|改为|设为|设置为|换成|填|替换|写成|=)"
     r"|(?:改成|改为|设为|设置为|换成|转到|打到|汇到|转入|发到|抄送给|密送给)[^，。！？\n]{0,20}?(?:账户|账号|钱包|地址|邮箱|@)"
 )
-_TOOL_KO = re.compile(r"(?:도구|툴|함수|결제|송금|이체)[^\n.!?]{0,12}?(?:호출할|사용할|실행할|할|실패하면|실패할)\s*(?:때|경우|면)?")
-_PARAM_KO = re.compile(r"(?:수신자|받는\s*사람|계좌|지갑|주소|금액|수취인)[^\n.!?]{0,12}?(?:바꿔|변경|설정|로\s*보내|으로\s*보내|입력)")
-_TOOL_JA = re.compile(r"(?:ツール|関数|支払い|送金|振込)[^。！？\n]{0,10}?(?:呼び出す|使う|実行する|失敗した|失敗する)(?:とき|時|場合|ら)")
-_PARAM_JA = re.compile(r"(?:受取人|宛先|口座|ウォレット|金額|送金先|振込先)[^。！？\n]{0,10}?(?:変更|設定|に(?:し|送|振り込)|書き換え)")
+_TOOL_KO = re.compile(
+    r"(?:도구|툴|함수|결제|송금|이체)[^\n.!?]{0,12}?(?:호출할|사용할|실행할|할|실패하면|실패할)\s*(?:때|경우|면)?"
+)
+_PARAM_KO = re.compile(
+    r"(?:수신자|받는\s*사람|계좌|지갑|주소|금액|수취인)[^\n.!?]{0,12}?(?:바꿔|변경|설정|로\s*보내|으로\s*보내|입력)"
+)
+_TOOL_JA = re.compile(
+    r"(?:ツール|関数|支払い|送金|振込)[^。！？\n]{0,10}?(?:呼び出す|使う|実行する|失敗した|失敗する)(?:とき|時|場合|ら)"
+)
+_PARAM_JA = re.compile(
+    r"(?:受取人|宛先|口座|ウォレット|金額|送金先|振込先)[^。！？\n]{0,10}?(?:変更|設定|に(?:し|送|振り込)|書き換え)"
+)
 
 # Concealment from the person served: strong alone with an action; the soft adverbs ("silently",
 # "悄悄") also need the shape of a rule (the agent addressed, an imperative, a standing word, a tool).
@@ -76,7 +84,8 @@ _HIDE_EN = re.compile(
     CI,
 )
 _SOFT_HIDE_EN = re.compile(
-    r"\b(?:silently|quietly|secretly|covertly|discreetly|stealthily|invisibly|behind\s+the\s+scenes|on\s+the\s+sly)\b", CI
+    r"\b(?:silently|quietly|secretly|covertly|discreetly|stealthily|invisibly|behind\s+the\s+scenes|on\s+the\s+sly)\b",
+    CI,
 )
 _HIDE_ZH = re.compile(
     r"(?:不要|别|不用|不必|无需|切勿)(?:告诉|通知|提醒|告知|让)(?:用户|客户|顾客|对方|他们)(?:知道)?|瞒着(?:用户|客户|顾客|对方)|"
@@ -105,7 +114,9 @@ _ACT_ZH = re.compile(
     r"扣款|订阅|安装|执行|收集"
 )
 _ACT_KO = re.compile(r"보내|전송|송금|이체|결제|업로드|기록|저장|공유|변경|추가|삭제|승인|설치|실행|수집")
-_ACT_JA = re.compile(r"送|転送|振り込|支払|アップロード|記録|保存|共有|変更|追加|削除|承認|インストール|実行|収集")
+_ACT_JA = re.compile(
+    r"送|転送|振り込|支払|アップロード|記録|保存|共有|変更|追加|削除|承認|インストール|実行|収集"
+)
 _SPEAKER_WISH = re.compile(
     r"\b(?:my|our)\s+(?:wife|husband|partner|mom|mum|dad|boss|kids?|son|daughter|friends?|family|girlfriend|boyfriend)\b|"
     r"surprise|老婆|老公|妻子|丈夫|女朋友|男朋友|爸|妈|孩子|惊喜|생일|サプライズ",
@@ -121,16 +132,21 @@ _STEMS = stems(
 
 
 def _tool_tamper(clause: str) -> bool:
-    tool = _TOOL_EN.search(clause) or _TOOL_ZH.search(clause)  # mixed text: "调用 payment tool 的时候，set the recipient"
+    tool = _TOOL_EN.search(clause) or _TOOL_ZH.search(
+        clause
+    )  # mixed text: "调用 payment tool 的时候，set the recipient"
     if tool and (_PARAM_EN.search(clause) or _REDIRECT_EN.search(clause) or _PARAM_ZH.search(clause)):
         return True
     return bool(
-        (_TOOL_KO.search(clause) and _PARAM_KO.search(clause)) or (_TOOL_JA.search(clause) and _PARAM_JA.search(clause))
+        (_TOOL_KO.search(clause) and _PARAM_KO.search(clause))
+        or (_TOOL_JA.search(clause) and _PARAM_JA.search(clause))
     )
 
 
 def _concealed_action(clause: str) -> bool:
-    if _SPEAKER_WISH.search(clause) or re.match(r"\s*(?:i|we|he|she|they|my|our|我|我们|他|她|他们|나는|저는|私は)(?:\b|\s|$)", clause, CI):
+    if _SPEAKER_WISH.search(clause) or re.match(
+        r"\s*(?:i|we|he|she|they|my|our|我|我们|他|她|他们|나는|저는|私は)(?:\b|\s|$)", clause, CI
+    ):
         return False
     for strong, soft, act in (
         (_HIDE_EN, _SOFT_HIDE_EN, _ACT_EN),
@@ -150,9 +166,8 @@ def tool_directive(text: str) -> bool:
     (see the module docstring)."""
     if not mentions(text.lower(), _STEMS):
         return False
-    if _REDIRECT_EN.search(text) and re.search(r"\b(?:when(?:ever)?|if|fails?|errors?|always|from\s+now\s+on)\b", text, CI):
+    if _REDIRECT_EN.search(text) and re.search(
+        r"\b(?:when(?:ever)?|if|fails?|errors?|always|from\s+now\s+on)\b", text, CI
+    ):
         return True
-    for clause in clauses(text):
-        if _tool_tamper(clause) or _concealed_action(clause):
-            return True
-    return False
+    return any(_tool_tamper(clause) or _concealed_action(clause) for clause in clauses(text))
