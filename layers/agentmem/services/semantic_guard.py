@@ -9,7 +9,8 @@ calibrated scale (``embedder.calibration.documents``), so one pair of numbers me
 same for every model, and each model still gets its own pair in :data:`SEMANTIC_THRESHOLDS`.
 
 A text is judged sentence by sentence (an attack hidden in a long message is one sentence of it):
-its first :data:`MAX_SEGMENTS` sentences, each cut to the embedder's input, plus the opening of the
+repeated clauses are dropped first (padding: one sentence repeated dozens of times around the
+attack), then its first :data:`MAX_SEGMENTS` sentences, each cut to the embedder's input, plus the opening of the
 whole text; the verdict is that of the most attack-like segment. The banks are embedded once per
 model, on first use, and kept.
 
@@ -40,6 +41,8 @@ __all__ = [
     "SemanticGuard",
     "SemanticThresholds",
     "SemanticVerdict",
+    "deduplicated",
+    "segments",
 ]
 
 MAX_SEGMENTS = 12  # sentences of one text that are embedded
@@ -87,9 +90,37 @@ _NOTHING = SemanticVerdict(False, 0.0, 0.0, None, None)
 _SENTENCE = re.compile(r"[^。！？!?\n；;]+(?:[。！？!?；;]|\.(?=\s|$))?|[^\n]+")
 
 
+# A clause with what ends it, or one character the clause pattern leaves (so the units cover the text).
+_UNIT = re.compile(r"[^。！？!?\n；;，,.]+(?:[。！？!?\n；;，,]+|\.+(?=\s|$))?|.", re.DOTALL)
+_MIN_UNIT_KEY = 4  # shorter pieces ("3", "io") repeat by chance
+# A phrase repeated back to back without punctuation: "and the weather was nice and the weather was nice …"
+_RUN = re.compile(r"(?<![^\s,，、。.;；])(\S.{5,119}?)\1{2,}", re.DOTALL)
+_MAX_RUN_SCAN = 20_000
+
+
+def deduplicated(text: str) -> str:
+    """``text`` with back-to-back repeats of a phrase collapsed to one and every clause after its
+    first occurrence dropped (compared without case, spacing and punctuation), so a sentence hidden
+    in the middle of dozens of repeats reaches the segments."""
+    if len(text) <= _MAX_RUN_SCAN:
+        text = _RUN.sub(r"\1", text)
+    kept: list[str] = []
+    seen: set[str] = set()
+    for m in _UNIT.finditer(text):
+        unit = m.group(0)
+        key = re.sub(r"\W+", "", unit).lower()
+        if len(key) >= _MIN_UNIT_KEY:
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(unit)
+    return "".join(kept)
+
+
 def segments(text: str) -> list[str]:
-    """The pieces of ``text`` that are embedded: its opening, then its first sentences."""
-    text = normalize_for_scan(text).strip()
+    """The pieces of ``text`` that are embedded: its opening, then its first sentences, read after
+    repeated clauses are dropped (:func:`deduplicated`)."""
+    text = deduplicated(normalize_for_scan(text)).strip()
     if not text:
         return []
     pieces = [text[:_SEGMENT_CHARS]]

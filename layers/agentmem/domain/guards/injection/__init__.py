@@ -12,7 +12,8 @@ beside this module, grouped by what they guard: :mod:`.instructions` (``override
 ``prompt_exfiltration``), :mod:`.exfiltration` (``data_exfiltration``, ``secret_request``),
 :mod:`.persona` (``persona_override``, ``deceptive_rule``), :mod:`.markup` (``role_marker``,
 ``tool_markup``) and :mod:`.directives` (``behaviour_directive``: standing rules for the agent that
-poison its memory, with :mod:`.authority` and :mod:`.agent_rules`); :mod:`.languages` holds the
+poison its memory, with :mod:`.authority`, :mod:`.agent_rules`, :mod:`.attachments`, :mod:`.tool_rules`
+and :mod:`.assembly`); :mod:`.languages` holds the
 ja/ko/es/fr/de/it/pt/ru phrasings and :mod:`.cooccurrence` the order-free target+predicate matching
 that the first modules call. :mod:`.prototypes` is data for the semantic detector
 (``agentmem.services.semantic_guard``), which this module does not call. To add a reason, write its detector and add one entry to the table;
@@ -22,7 +23,13 @@ Every rule reads the text and its de-obfuscated views (:func:`.decoding.deobfusc
 leetspeak, letters padded apart, filler, spaced CJK). Besides the rules, ``encoded_payload`` marks a
 payload (:func:`.decoding.decoded_payloads`: base64 incl. split runs, hex, URL-encoding, HTML
 entities, ``\\u`` escapes, rot13 and reversed spelling) that decodes to text that is itself an
-injection (its reasons follow); payloads are read to depth 2. A quoted phrase that the text only
+injection (its reasons follow); payloads are read to depth 2. Inside an *opaque* payload (base64,
+hex, ``\\u`` escapes; rot13 when the text names it) a short imperative aimed at the agent ("praise
+X", "always append Y to replies") is a ``behaviour_directive``: nobody encodes that for a human
+reader. An instruction to decode and act ("run this:", "execute the hex instruction", "解码后执行")
+next to an opaque payload is ``encoded_payload`` whatever the payload says. Lines that end
+mid-sentence are also read joined to the next, so an attack split over messages (which the write
+guard joins with newlines) reads as the sentence it was. A quoted phrase that the text only
 *mentions* ("attackers say 'ignore previous instructions'", "translate 'ignore …' into French") is
 not read as an instruction, unless the text also asks to follow it.
 
@@ -38,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentmem.domain.guards.injection._shared import CI, FUTURE
-from agentmem.domain.guards.injection.decoding import decoded_payloads, deobfuscated_views
+from agentmem.domain.guards.injection.decoding import deobfuscated_views, tagged_payloads
 from agentmem.domain.guards.injection.directives import behaviour_directive
 from agentmem.domain.guards.injection.exfiltration import data_exfiltration, secret_request
 from agentmem.domain.guards.injection.instructions import override_instructions, prompt_exfiltration
@@ -82,6 +89,7 @@ INJECTION_RULES: tuple[InjectionRule, ...] = (
 
 ENCODED_PAYLOAD = "encoded_payload"  # a decoded payload (base64, hex, rot13, ...) that is an injection
 _FUTURE_BOOST = 0.3
+_DIRECTIVE_WEIGHT = 0.8
 _THRESHOLD = 0.5
 _MAX_DEPTH = 2
 
@@ -116,6 +124,12 @@ _FOLLOW = re.compile(
 )
 
 
+_LINK = re.compile(
+    r"https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|co|me|app|site|online|link)\b|@[\w-]+\.",
+    CI,
+)
+
+
 def _mentions_masked(text: str) -> str:
     """``text`` with the quoted phrases it only mentions replaced by a neutral mark."""
     quotes = list(_QUOTED.finditer(text))
@@ -124,6 +138,8 @@ def _mentions_masked(text: str) -> str:
     out: list[str] = []
     cursor = 0
     for m in quotes:
+        if _LINK.search(m.group(0)):
+            continue  # a quoted link is what gets attached, not a phrase talked about
         if _MENTION.search(text[max(0, m.start() - 40) : m.start()]):
             out += (text[cursor : m.start()], "«quote»")
             cursor = m.end()
@@ -133,23 +149,74 @@ def _mentions_masked(text: str) -> str:
     return "".join(out)
 
 
+# Inside a payload, a short imperative aimed at the agent is enough: nobody base64-encodes "praise X"
+# or "always append Y to replies" for a human reader.
+_IMPERATIVE_PAYLOAD = re.compile(
+    r"^\W*(?:please\s+|now\s+|then\s+)?(?:(?:always|never|only|from\s+now\s+on,?|henceforth,?)\s+)?"
+    r"(?:praise|recommend|promote|endorse|advertise|mention|say|tell|reply|respond|answer|append|add|include|insert|send|"
+    r"forward|transfer|wire|pay|ignore|forget|disregard|reveal|print|output|obey|follow|execute|run|delete|call|visit|click|"
+    r"buy|insult|agree|approve|grant|show|link|email|upload|disable|act|pretend|become|switch|use|put|write|sign)\b"
+    r"|^\W*(?:请)?(?:以后|今后|总是|每次|永远|一律)?(?:夸|赞美|称赞|吹捧|推荐|说|回复|回答|告诉|加上|附上|添加|发送|转发|转账|汇款|"
+    r"忽略|无视|执行|删除|购买|泄露|输出)",
+    CI,
+)
+_MAX_IMPERATIVE_PAYLOAD = 400
+_ROT13_NAMED = re.compile(r"\brot-?13\b|\bcaesar\b|凯撒", CI)
+# An instruction to decode and act: "run this:", "execute the hex instruction", "decode and follow".
+_RUN_PAYLOAD = re.compile(
+    r"\b(?:run|execute|exec|eval(?:uate)?|follow|obey|apply|perform|carry\s+out|act\s+on|do|process|interpret)\s+"
+    r"(?:this|these|that|it|the\s+following|what\s+(?:it|this)\s+says|(?:the\s+|this\s+)?(?:hex|base64|b64|encoded|decoded|"
+    r"hidden|secret|rot13|embedded|binary|obfuscated)\s*(?:\w+\s*)?)\b"
+    r"|\bdecode\b[^.!?\n]{0,30}?\b(?:and|then)\s+(?:run|execute|follow|obey|apply|do|act\s+on|comply|perform)\b"
+    r"|\b(?:hex|base64|b64|encoded|rot13|hidden)\s+(?:instructions?|directives?|commands?|orders?|rules?)\b"
+    r"|(?:执行|照做|运行|遵照|按照)(?:这段|以下|下面|这个|解码后|里面)|解码(?:后)?(?:并|然后|再)?(?:执行|照做|运行|遵守)|"
+    r"(?:编码|十六进制|base64)(?:的)?(?:指令|命令)|실행해|디코딩해서|デコードして実行|実行して",
+    CI,
+)
+
+
+_OPEN_LINE_END = re.compile(r"(?<![.!?。！？:：;；])[ \t]*\n[ \t]*(?=\S)")
+
+
+def _joined_lines(text: str) -> list[str]:
+    """``text`` with a line that ends mid-sentence joined to the next: an attack split over messages
+    (which the caller joins with newlines) reads as the one sentence it was."""
+    if "\n" not in text:
+        return []
+    joined = _OPEN_LINE_END.sub(" ", text)
+    return [joined] if joined != text else []
+
+
 def _rules_on(text: str) -> list[InjectionRule]:
     return [rule for rule in INJECTION_RULES if rule.detect(text)]
 
 
-def _detect(text: str, depth: int) -> InjectionVerdict:
+def _detect(text: str, depth: int, *, opaque: bool = False) -> InjectionVerdict:
     # A space where CJK meets Latin lets the English patterns' \b work in mixed text.
     text = _CJK_LATIN.sub(" ", text)
     scanned = _mentions_masked(text)
     fired = _rules_on(scanned)
-    for view in deobfuscated_views(scanned):
+    for view in (*deobfuscated_views(scanned), *_joined_lines(scanned)):
         fired += [rule for rule in _rules_on(view) if rule not in fired]
     fired.sort(key=INJECTION_RULES.index)
     reasons = [rule.reason for rule in fired]
     score = _combine([rule.weight for rule in fired])
+    if (
+        opaque
+        and "behaviour_directive" not in reasons
+        and len(text) <= _MAX_IMPERATIVE_PAYLOAD
+        and _IMPERATIVE_PAYLOAD.search(text)
+    ):
+        reasons.append("behaviour_directive")
+        score = _combine([score, _DIRECTIVE_WEIGHT])
     if depth < _MAX_DEPTH:
-        for payload in decoded_payloads(text, respell=depth == 0):
-            inner = _detect(payload, depth + 1)
+        payloads = tagged_payloads(text, respell=depth == 0)
+        rot13_named = bool(_ROT13_NAMED.search(text))
+        if any(o for _, o in payloads) and _RUN_PAYLOAD.search(text) and ENCODED_PAYLOAD not in reasons:
+            reasons.append(ENCODED_PAYLOAD)  # asked to decode and act: what it decodes to is beside the point
+            score = _combine([score, _DIRECTIVE_WEIGHT])
+        for payload, is_opaque in payloads:
+            inner = _detect(payload, depth + 1, opaque=is_opaque or rot13_named)
             if inner.is_injection:
                 for reason in (ENCODED_PAYLOAD, *inner.reasons):
                     if reason not in reasons:

@@ -23,8 +23,13 @@ QUALIFIER = re.compile(
 SELF = re.compile(r"\b(?:my|our|mine|i|me|myself)\b|我", CI)
 
 
+_CLAUSE_END = re.compile(r"[。！？\n；;]|[.!?](?=\s|$|[\"'”’)\]])")
+
+
 def clauses(text: str) -> list[str]:
-    return [c for c in re.split(r"[。！？!?\n；;]|\.(?=\s|$)", text) if c.strip()]
+    """Sentences and semicolon clauses; ``.``, ``!`` and ``?`` end one only before a space, a closing
+    quote or the end, so a URL's query (``t.gif?u=1``) stays inside its sentence."""
+    return [c for c in _CLAUSE_END.split(text) if c.strip()]
 
 
 def mentions(text: str, stems: tuple[str, ...]) -> bool:

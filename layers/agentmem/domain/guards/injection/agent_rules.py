@@ -44,11 +44,12 @@ _LABEL_EN = re.compile(
     r"(?:^|[\n.!?]\s*)(?:[\w'-]+\s+){0,5}?(?:rules?|polic(?:y|ies)|instructions?|directives?|orders?|commands?|"
     r"memory\s+update|policy\s+update|system\s+update|config(?:uration)?\s+update|note\s+to\s+self)"
     r"(?:\s+update)?(?:\s+(?:for|to)\s+(?:the\s+)?(?:assistant|agent|ai|bot|model|future\s+chats|all\s+chats|"
-    r"every\s+conversation|you|all\s+sessions))?(?:\s*\((?:assistant|agent|ai|bot)\))?\s*:\s*(?P<rest>[^\n]+)",
+    r"every\s+conversation|you|all\s+sessions))?(?:\s*\([^()\n]{1,40}\))?\s*:\s*(?P<rest>[^\n]+)",
     CI,
 )
 _LABEL_ZH = re.compile(
-    r"(?:^|[\n。！？])\s*(?:新的?|最新|重要|补充)?(?:规定|规则|指令|命令|政策|设定|守则|要求|通知)(?:更新)?[：:]\s*(?P<rest>[^\n]+)"
+    r"(?:^|[\n。！？])\s*(?:新的?|最新|重要|补充)?(?:规定|规则|指令|命令|政策|设定|守则|要求|通知)(?:更新)?"
+    r"(?:\s*[A-Za-z][A-Za-z ]{0,24}|\s*[（(][^（）()\n]{1,20}[）)])?[：:]\s*(?P<rest>[^\n]+)"
     r"|(?:^|[\n。！？])\s*(?:管理员|系统|开发者|官方)(?:的)?(?:指令|命令|通知|消息|要求)[：:]\s*(?P<rest2>[^\n]+)"
 )
 # What follows a label that makes it a rule for the agent: an imperative or a standing condition.
@@ -56,12 +57,14 @@ _RULE_BODY_EN = re.compile(
     r"^\s*(?:(?:please|always|never|only|do\s+not|don't|from\s+now\s+on|whenever|if|when|for\s+(?:all|every|any))\b|"
     + _ACTION_VERBS
     + r"\b|the\s+(?:assistant|agent|bot|ai)\b|you\s+(?:must|should|will|are\s+to)\b|all\s+\w+\s+(?:are|must|should)\b|"
+    r"(?P<staff>(?:(?:ai|support|service|chat|virtual)\s+)?(?:agents?|assistants?|bots?|chatbots?|models?|ais?)\s+(?:must|should|shall|"
+    r"will|are\s+to|need\s+to|have\s+to)\b)|"
     r"safety|filters?\b|wire\b|transfer\b)",
     CI,
 )
 _RULE_BODY_ZH = re.compile(
     r"你|助手|AI|机器人|回复|回答|推荐|忽略|无视|关闭|开启|解除|限制|过滤|审查|用户的|客户的|数据|转账|退款|一律|自动|不用确认|必须|"
-    r"\b(?:always|never|all)\b",
+    r"\b(?:always|never|all|you|must|recommend|say|tell|reply|answer)\b",
     CI,
 )
 _COMMIT_EN = re.compile(
@@ -104,7 +107,8 @@ _DEVICE = re.compile(
     CI,
 )
 _AGENT_STEMS = stems(
-    "assistant|agent|bot|model|copilot|the ai|this ai|our ai|your ai|助手|机器人|智能体|ai|模型"
+    "assistant|agent|bot|model|copilot|the ai|this ai|our ai|your ai|助手|机器人|智能体|ai|模型|"
+    "어시스턴트|에이전트|봇|アシスタント|エージェント|ボット"
 )
 _LABEL_STEMS = stems(
     "rule|polic|instruction|directive|order|command|update|note to self|规定|规则|指令|命令|政策|设定|守则|要求|通知"
@@ -115,9 +119,46 @@ _SAFETY_STEMS = stems(
 )
 
 
+# A note addressed to the agent, whatever it says next: "Note to the assistant: …", "P.S. for the AI —",
+# "给AI的备注：…", "助手请注意：…", "어시스턴트에게: …", "アシスタントへ：…".
+_NOTE_EN = re.compile(
+    r"(?:^|[\n.!?(\[]\s*)(?:(?:a|one|quick|important|private|hidden|secret|internal)\s+)?(?:note|message|memo|reminder|notice|p\.?s\.?|"
+    r"attention|heads[- ]up|fyi|instructions?|directive|word)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|"
+    r"ais?|bots?|models?|llms?|chatbots?|claude|gpt|chatgpt|copilot|language\s+models?)\s*[:,\-—–)\]]\s*(?P<rest>[^\n]{6,})",
+    CI,
+)
+_NOTE_BODY_EN = re.compile(
+    r"\b(?:you|your|must|should|shall|always|never|whenever|from\s+now\s+on|the\s+user|this\s+user|users|customers|anyone|"
+    r"everyone|every|all)\b|" + _ACTION_VERBS,
+    CI,
+)
+_NOTE_CJK = re.compile(
+    r"(?:给|致|写给|对)(?:AI|助手|机器人|模型|智能体|大模型)(?:的)?(?:备注|留言|话|说明|提示|消息|悄悄话|指示)?\s*[：:]"
+    r"|(?:AI|助手|机器人|模型)(?:请)?注意\s*[：:]"
+    r"|(?:어시스턴트|AI|에이전트|봇|챗봇)(?:에게|한테)\s*(?:메모|메시지|참고)?\s*[:：]"
+    r"|(?:アシスタント|AI|エージェント|ボット)(?:へ|に)(?:の)?(?:メモ|メッセージ|注意|伝言)?\s*[:：]",
+    CI,
+)
+
+
+def _note_to_agent(text: str) -> bool:
+    for m in _NOTE_EN.finditer(text):
+        if _NOTE_BODY_EN.search(m["rest"]):
+            return True
+    return bool(_NOTE_CJK.search(text))
+
+
 def _labelled_rule(text: str) -> bool:
     for m in _LABEL_EN.finditer(text):
-        if _RULE_BODY_EN.search(m["rest"]):
+        body = _RULE_BODY_EN.search(m["rest"])
+        # "Our company policy: agents must log every call" is a fact about the speaker's workplace
+        own_label = re.match(
+            r"[\s\n.!?]*(?:(?:that|this|it)(?:'s|\s+is)\s+)?(?:my|our|their)\b", m.group(0), CI
+        )
+        # "That's my rule: answer me briefly" is the speaker's preference about their own service
+        if own_label and re.search(r"\b(?:me|us|myself)\b", m["rest"], CI):
+            continue
+        if body and not (body["staff"] and own_label):
             return True
     for m in _LABEL_ZH.finditer(text):
         rest = m["rest"] or m["rest2"] or ""
@@ -152,6 +193,8 @@ def agent_rule(text: str) -> bool:
     if mentions(low, _AGENT_STEMS) and (_THIRD_PERSON_EN.search(text) or _THIRD_PERSON_ZH.search(text)):
         return True
     if (":" in text or "：" in text) and mentions(low, _LABEL_STEMS) and _labelled_rule(text):
+        return True
+    if mentions(low, _AGENT_STEMS) and _note_to_agent(text):
         return True
     checks = [
         check

@@ -30,7 +30,14 @@ import re
 
 from agentmem.domain.guards.injection._shared import CI, FUTURE, clauses, mentions, stems
 from agentmem.domain.guards.injection.agent_rules import agent_rule
-from agentmem.domain.guards.injection.authority import authority_claim, confirmation_bypass
+from agentmem.domain.guards.injection.assembly import assembled_rule
+from agentmem.domain.guards.injection.attachments import ANSWER_STEMS, attached_payload
+from agentmem.domain.guards.injection.authority import (
+    authority_claim,
+    confirmation_bypass,
+    third_party_authority,
+)
+from agentmem.domain.guards.injection.tool_rules import tool_directive
 
 __all__ = ["behaviour_directive"]
 
@@ -38,10 +45,11 @@ __all__ = ["behaviour_directive"]
 
 # What may stand between a clause start (or a comma) and an imperative verb.
 _IMPERATIVE_LEAD = (
-    r"(?:^|[,:;—–(]\s*|\bthen\s+|\band\s+|\bso\s+|\b(?:wants?|wanted|needs?|would\s+like|expects?|asked|requires?|told)\s+"
-    r"you\s+to\s+)\s*(?:(?:please|kindly|always|only|ever|just|also|simply|"
+    r"(?:^|[,:;—–(，：；、]\s*|\bthen\s+|\band\s+|\bso\s+|\b(?:wants?|wanted|needs?|would\s+like|expects?|asked|requires?|told)\s+"
+    r"you\s+to\s+)\s*(?:(?:please|kindly|always|only|ever|just|also|simply|from\s+now\s+on,?|going\s+forward,?|henceforth,?|"
+    r"from\s+today,?|in\s+(?:the\s+)?future,?|"
     r"automatically|immediately|directly|instantly|do|you\s+(?:should|must|shall|will|need\s+to|have\s+to|are\s+to)|"
-    r"make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|(?:don't|do\s+not|never)\s+forget\s+to)\s+){0,3}"
+    r"make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|(?:don't|do\s+not|never)\s+forget\s+to)\s+){0,4}"
 )
 _SELF_TARGET_EN = re.compile(r"\b(?:me|myself|us)\b", CI)
 _SELF_TARGET_ZH = re.compile(r"给我|为我|向我|帮我|对我|跟我推荐|我的(?:饮食|口味|喜好)")
@@ -167,7 +175,9 @@ _APPROVE_ALL_ZH = re.compile(
     r"(?:所有|全部|一切|任何|凡是)(?:的)?(?:订单|申请|请求|退款|提现|转账|赔偿|理赔|报销)[^，。！？\n]{0,4}?(?:都)?"
     r"(?:自动|直接|一律|无条件)(?:给)?(?:退款|通过|批准|同意|放行|打款|退|处理)"
 )
-_THIRD_PARTY_ZH = re.compile(r"公司|商家|平台|店家|店里|银行|学校|他们|我们|规定|政策|原路|工作日|说")
+_THIRD_PARTY_ZH = re.compile(
+    r"公司|商家|平台|店家|店里|银行|学校|他们|我们|规定|政策|原路|原账户|原卡|会自动|工作日|说"
+)
 _APPROVE_KO = re.compile(
     r"(?:환불|반품|보상|송금|결제|대출|신청)[^\n.!?]{0,12}?(?:무조건|항상|모두|전부|다|자동으로)\s*(?:승인|허락|처리|해\s*줘)"
 )
@@ -196,7 +206,8 @@ _PUSH_EN = (
 )
 _PROMOTE_EN = re.compile(_IMPERATIVE_LEAD + _PUSH_EN + r"\b(?P<obj>[^.!?\n]{0,60})", CI)
 _STANDING_EN = re.compile(
-    r"\b(?:always|only|exclusively|every\s+time|whenever|any\s*time|each\s+time|nothing\s+else|no\s+other|"
+    r"\b(?:always|only|exclusively|every\s+(?:single\s+)?time|whenever|whatever\s+(?:people|anyone|they|users?|customers?)|"
+    r"any\s*time|each\s+time|nothing\s+else|no\s+other|"
     r"from\s+now\s+on|in\s+every|never\s+(?:recommend|suggest|mention)|instead\s+of|over\s+(?:any|all|other)|"
     r"to\s+(?:anyone|everyone|anybody|everybody|all|every|any|each|people|users|customers|clients|visitors)|"
     r"when(?:ever)?\s+(?:people|someone|anyone|users?|customers?|asked|they))\b",
@@ -211,13 +222,44 @@ _PUSH_ZH = r"(?:推荐|推销|安利|介绍|建议(?:买|用|选)|主推|力推)
 _PROMOTE_ZH = re.compile(
     r"(?:以后|每次|今后|从现在开始|所有人|谁|别人|任何人|有人|凡是|只要|推荐[^，。]{0,10}?(?:时|的时候|时候))"
     r"[^。！？\n]{0,20}?(?:你)?(?:都|一律|统统|只|一定|必须|务必|优先|总是|永远|全部|就|\s*always\s*|\s*only\s*)[要只先]{0,2}"
+    r"(?:在[^。！？\n，,]{0,8}?(?:里|中|时|上))?[^。！？\n，,]{0,2}?"
     + _PUSH_ZH
+    + r"|(?:必须|务必|一定要|都要|都得)(?:在|于)(?:每[个条次一]*|所有|任何)?的?(?:回答|回复|答复|对话|消息)(?:里|中|时)[^。！？\n]{0,4}?"
+    + _PUSH_ZH
+    + r"|"
+    + _PUSH_ZH
+    + r"[^。！？\n]{1,30}?给(?:所有人|每个人|每一个人|大家|任何人|所有用户|每位用户|每个用户|所有客户|每位客户|全部用户)"
     + r"|^[^我]{0,6}?(?:永远|总是|始终|一律|只)(?:都)?(?:要)?"
     + _PUSH_ZH,
     CI,
 )
-_PROMOTE_JA = re.compile(r"(?:必ず|常に|いつも|だけ)[^。！？\n]{0,20}?(?:を)?(?:勧め|推薦|おすすめし|紹介し)")
-_PROMOTE_KO = re.compile(r"(?:항상|무조건|반드시|늘|꼭)[^\n.!?]{0,20}?(?:만\s*)?추천해")
+_PROMOTE_JA = re.compile(
+    r"(?:必ず|常に|いつも|だけ|今後(?:は)?|これから(?:は)?|(?:すべて|全て|全)の(?:ユーザー|お客様|顧客|人|利用者)(?:に|へ)|"
+    r"誰(?:に|へ)でも|全員(?:に|へ))[^。！？\n]{0,20}?(?:を)?(?:勧め|薦め|推薦|おすすめ|紹介し|推奨)"
+)
+# Korean: a standing adverb or everyone as the audience, then recommend/promote in any imperative or
+# formal ending ("추천해", "추천하세요", "추천할 것", "추천합니다"); not the speaker's habit ("저는 항상 …").
+_PROMOTE_KO = re.compile(
+    r"(?:항상|무조건|반드시|늘|꼭|언제나|오직|앞으로(?:는)?|이제부터(?:는)?|모든\s*(?:사용자|고객|사람|유저|이용자)(?:들)?(?:에게|한테)|"
+    r"누구(?:에게|한테)(?:나|든)|모두(?:에게|한테))[^\n.!?]{0,30}?(?:만\s*)?"
+    r"(?:추천|권유|권장|홍보|소개)(?:해|하세요|하십시오|할\s*것|하라|합니다|하고|해야|해\s*줘|하도록)"
+    r"|(?:추천|권유|홍보)(?:하고|하되)[^\n.!?]{0,30}?(?:다른|타)[^\n.!?]{0,20}?(?:언급하지|말하지|추천하지)\s*(?:마|말)"
+)
+_SELF_KO = re.compile(
+    r"^\s*(?:나는|저는|내가|제가|우리는|저희는)|(?:^|\s)(?:나에게|저에게|내게|제게|나한테|저한테)"
+)
+# "tell users to buy X", "say buy X", "ask everyone to invest in Y": pushing a purchase onto others.
+_BUY_EN = re.compile(
+    r"\b(?:tell|ask|advise|urge|encourage|get|remind)\s+(?:all\s+|every\s+|the\s+)?(?:users?|customers?|clients?|people|everyone|"
+    r"everybody|anyone|visitors?|members?|them)\s+to\s+(?:buy|purchase|invest\s+in|subscribe\s+to|sign\s+up\s+(?:for|with)|"
+    r"switch\s+to|download|install|order)\b"
+    r"|\b(?:say|tell\s+(?:them|him|her|me|users?))\s*[:\"'“]?\s*(?:buy|purchase|invest\s+in)\s+[A-Z0-9][\w-]*",
+    CI,
+)
+_BUY_ZH = re.compile(
+    r"(?:都|一律|必须|务必|一定)(?:要)?(?:说|回答|告诉)[^。！？\n]{0,6}?(?:请)?(?:购买|买入|买|入手|投资|\bbuy\b|\bpurchase\b)",
+    CI,
+)
 
 
 def _brand_push(clause: str) -> bool:
@@ -233,43 +275,15 @@ def _brand_push(clause: str) -> bool:
         if _SELF_TARGET_ZH.search(clause) or re.search(r"我[^，,]{0,3}$", clause[: m.start() + 2]):
             continue
         return True
-    return bool(_PROMOTE_JA.search(clause) or _PROMOTE_KO.search(clause))
-
-
-# ---------------------------------------------------------------- a link or ad in every answer
-
-_EVERY_ANSWER_EN = re.compile(
-    r"\b(?:every|each|all(?:\s+(?:of\s+)?(?:your|the))?|any|your)\s+(?:of\s+your\s+|future\s+|single\s+|other\s+)?"
-    r"(?:answers?|repl(?:y|ies)|responses?|messages?|outputs?|completions?|turns?|conversations?|chats?)\b",
-    CI,
-)
-_ATTACH_EN = re.compile(
-    r"\b(?:add|append|attach|insert|include|put|place|paste|embed|ends?|sign(?:s|ed)?\s+off|finish(?:es)?|close[sd]?|"
-    r"conclude[sd]?|starts?|begins?|"
-    r"prefix|tack\s+on|mention|drop|link)\b",
-    CI,
-)
-_PAYLOAD = re.compile(
-    r"https?://|\bwww\.|\b[\w-]+\.(?:com|io|net|org|biz|cn|xyz|co|ly|me|info|app|link|top|shop|site|online|club|ru)\b|"
-    r"\b[\w.+-]+@[\w-]+\.\w+|\[(?:EMAIL|URL|PHONE)\]|\b(?:links?|urls?|websites?|banners?|ads?|adverts?|"
-    r"advertisements?|promo(?:tion)?s?|promo\s*codes?|coupons?|discount\s+codes?|referral|affiliate|tracking|pixel|"
-    r"images?|scripts?|telegram|whatsapp|wechat|discord|phone\s+number|hotline)\b|<img|!\[|<script|"
-    r"链接|网址|网站|二维码|公众号|微信号?|联系方式|电话|广告|优惠码|推广|邀请码|QQ群?|店铺|淘宝|小程序",
-    CI,
-)
-_EVERY_ANSWER_ZH = re.compile(
-    r"(?:每次|每条|每个|每一条|每一次|所有|任何|以后|全部)的?(?:回复|回答|答复|消息|输出|对话|问题|内容)|"
-    r"(?:回复|回答|答复|消息)(?:的)?(?:末尾|结尾|最后|开头|后面|底部)|(?:回复|回答|答复|消息)(?:里|中|内)?(?:都|一律|全部)要?"
-)
-_ATTACH_ZH = re.compile(r"加上|附上|带上|添加|插入|放上|贴上|附带|附|加|带|写上|注明|放|挂")
-
-
-def _attached_payload(clause: str) -> bool:
-    if re.match(r"\s*(?:i|we|they|he|she|my|our|their)\b", clause, CI):
-        return False
-    en = _EVERY_ANSWER_EN.search(clause) and _ATTACH_EN.search(clause)
-    zh = _EVERY_ANSWER_ZH.search(clause) and _ATTACH_ZH.search(clause)
-    return bool((en or zh) and _PAYLOAD.search(clause))
+    if _BUY_EN.search(clause) and (
+        _STANDING_EN.search(clause) or FUTURE.search(clause) or "must" in clause.lower()
+    ):
+        return True
+    if _BUY_ZH.search(clause) and not _SELF_TARGET_ZH.search(clause):
+        return True
+    if _PROMOTE_KO.search(clause) and not _SELF_KO.search(clause):
+        return True
+    return bool(_PROMOTE_JA.search(clause) and not re.search(r"^\s*(?:私|僕|俺)(?:は|が)|私に", clause))
 
 
 # ---------------------------------------------------------------- a message for every other user
@@ -330,10 +344,7 @@ _APPROVAL_STEMS = stems(
 )
 _PUSH_STEMS = stems(
     "recommend|suggest|promot|endors|advertis|plug|push|favor|favour|pitch|upsell|steer|推荐|推销|安利|介绍|建议|主推|"
-    "力推|勧め|推薦|おすすめ|紹介|추천"
-)
-_ANSWER_STEMS = stems(
-    "answer|repl|response|message|output|completion|turn|conversation|chat|回复|回答|答复|消息|输出|对话|问题|内容"
+    "力推|勧め|推薦|おすすめ|紹介|추천|buy|purchase|invest|购买|买|投资|薦め|推奨|권유|권장|홍보|소개"
 )
 
 
@@ -342,7 +353,14 @@ def behaviour_directive(text: str) -> bool:
     its judgement (a canned answer for others, a blanket approval, a brand to push, a link in every
     answer, an authority claim, a message for every user, no confirmation before a consequential
     action); see the module docstring for what is not one."""
-    if authority_claim(text) or confirmation_bypass(text) or agent_rule(text):
+    if (
+        authority_claim(text)
+        or third_party_authority(text)
+        or confirmation_bypass(text)
+        or agent_rule(text)
+        or tool_directive(text)
+        or assembled_rule(text)
+    ):
         return True
     low = text.lower()
     checks = [
@@ -351,7 +369,7 @@ def behaviour_directive(text: str) -> bool:
             (_canned_answer, _WHO_STEMS),
             (_blanket_approval, _APPROVAL_STEMS),
             (_brand_push, _PUSH_STEMS),
-            (_attached_payload, _ANSWER_STEMS),
+            (attached_payload, ANSWER_STEMS),
             (_others, _WHO_STEMS),
         )
         if mentions(low, gate)
