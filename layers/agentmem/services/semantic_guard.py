@@ -87,7 +87,9 @@ class SemanticVerdict:
 
 
 _NOTHING = SemanticVerdict(False, 0.0, 0.0, None, None)
-_SENTENCE = re.compile(r"[^。！？!?\n；;]+(?:[。！？!?；;]|\.(?=\s|$))?|[^\n]+")
+# A sentence ends at 。！？；; or a newline, or at ". ! ?" before a space or the end (one inside a URL,
+# a version or a decimal does not end it).
+_SENTENCE = re.compile(r"(?:[^。！？\n；;.!?]|[.!?](?!\s|$))+(?:[。！？；;]|[.!?]+(?=\s|$))?|[^\n]+")
 
 
 # A clause with what ends it, or one character the clause pattern leaves (so the units cover the text).

@@ -124,10 +124,11 @@ _SPEAKER_WISH = re.compile(
 )
 
 _STEMS = stems(
-    "tool|function|api|plugin|payment|transfer|transaction|wire|invoice|email|order|request|fund|money|_|"
-    "silent|quiet|secret|covert|discreet|stealth|invisib|behind the scenes|sly|without|don't|do not|never|hide|conceal|keep|"
-    "工具|函数|接口|插件|支付|转账|付款|汇款|打款|邮件|下单|告诉|通知|提醒|告知|让|瞒着|保密|知道|悄悄|偷偷|暗中|静默|不动声色|"
-    "도구|툴|함수|결제|송금|이체|몰래|조용히|알리지|말하지|ツール|関数|支払|送金|振込|こっそり|黙って|密かに|知らせ|伝え|言わ"
+    "tool|function|api|plugin|payment|transfer|transaction|wire|invoice|fund|money|recipient|payee|beneficiar|iban|"
+    "wallet|amount|bcc|silent|quiet|secret|covert|discreet|stealth|invisib|behind the scenes|sly|user|customer|client|"
+    "account holder|工具|函数|接口|插件|支付|转账|付款|汇款|打款|收款|收件人|抄送|密送|账户|账号|金额|钱包|用户|客户|顾客|对方|"
+    "瞒着|悄悄|偷偷|暗中|静默|不动声色|背着|도구|툴|함수|결제|송금|이체|계좌|수신자|몰래|조용히|사용자|고객|유저|ツール|関数|"
+    "支払|送金|振込|口座|宛先|こっそり|黙って|密かに|ユーザー|お客様|利用者"
 )
 
 
