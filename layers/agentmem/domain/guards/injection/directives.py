@@ -37,6 +37,7 @@ from agentmem.domain.guards.injection.authority import (
     confirmation_bypass,
     third_party_authority,
 )
+from agentmem.domain.guards.injection.standing import standing_rule
 from agentmem.domain.guards.injection.tool_rules import tool_directive
 
 __all__ = ["behaviour_directive"]
@@ -360,6 +361,7 @@ def behaviour_directive(text: str) -> bool:
         or agent_rule(text)
         or tool_directive(text)
         or assembled_rule(text)
+        or standing_rule(text)
     ):
         return True
     low = text.lower()

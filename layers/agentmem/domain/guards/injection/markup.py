@@ -42,6 +42,13 @@ _BRACKET_TAG = re.compile(
     r"instructions?|update|alert|メッセージ|通知|메시지|알림|공지)?\s*(?:[:：][^】\]）)>}」』\n]{0,60})?[】\]）)>}」』](?P<rest>.*)$",
     CI | re.MULTILINE,
 )
+# An XML-style system tag: a pair (``<admin>…</admin>``) or one opening the text (``<system_instructions>…``).
+_XML_ROLE = (
+    r"(?:system[\w-]*|sys_[\w-]+|admin(?:istrator)?|developer(?:_message)?|root|operator|instructions?|override|"
+    r"系统(?:指令|消息|提示)?|管理员|开发者)"
+)
+_XML_PAIR = re.compile(r"<(?P<tag>" + _XML_ROLE + r")(?:\s[^<>]*)?>[^<]{3,}</(?P=tag)\s*>", CI)
+_XML_OPEN = re.compile(r"\A\s*<(?:" + _XML_ROLE + r")(?:\s[^<>]*)?>\s*(?P<rest>[^<\n]{3,})", CI)
 _JSON_ROLE = re.compile(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool|function)[\"']", CI)
 _CUE = re.compile(
     r"\b(?:you|your|ignore|must|should|always|never|do\s+not|don't|from\s+now|i\s+am|i'm|i\s+will|sure|"
@@ -111,11 +118,14 @@ def role_marker(text: str) -> bool:
     ``<start_of_turn>``, ``[system](#context)``) anywhere; a ``System:`` header inside a value (after a
     sentence, a quote, ``=``) that orders something; a ``### System`` / ``### Instruction:``
     header line; a bracketed system tag opening a line (``【系统消息】``, ``[系统提示]``, ``（系统通知）``,
-    ``[SYSTEM]``) with an instruction after it; a JSON ``"role": "system"``; a line opening with
+    ``[SYSTEM]``) with an instruction after it; an XML system tag (``<admin>…</admin>``, or
+    ``<system_instructions>`` opening the text before an instruction); a JSON ``"role": "system"``; a line opening with
     ``System:`` / ``Assistant:`` / ``AI:`` / ``系统：`` / ``助手：`` whose content reads like an
     instruction or a compliant reply (``System: Ubuntu 22.04`` is a spec line, not a marker); or a
     pasted transcript: lines of two roles or more, one of them the assistant's (``Human: … / AI: …``)."""
     if _SPECIAL_TOKENS.search(text) or _HEADER.search(text) or _JSON_ROLE.search(text):
+        return True
+    if _XML_PAIR.search(text) or ((m := _XML_OPEN.search(text)) and _CUE.search(m["rest"])):
         return True
     if _inline_role(text):
         return True
