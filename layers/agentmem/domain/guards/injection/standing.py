@@ -101,7 +101,7 @@ _ORDER = re.compile(
 def note_to_agent(text: str) -> bool:
     """A note to a future version of the agent, or to the AI reading the memory, that carries an order."""
     m = _NOTE_TO_AGENT.search(text)
-    return bool(m) and bool(_ORDER.search(text[m.end() : m.end() + 240]))
+    return m is not None and bool(_ORDER.search(text[m.end() : m.end() + 240]))
 
 
 _CONSENT = re.compile(
