@@ -47,7 +47,12 @@ _XML_ROLE = (
     r"(?:system[\w-]*|sys_[\w-]+|admin(?:istrator)?|developer(?:_message)?|root|operator|instructions?|override|"
     r"系统(?:指令|消息|提示)?|管理员|开发者)"
 )
-_XML_PAIR = re.compile(r"<(?P<tag>" + _XML_ROLE + r")(?:\s[^<>]*)?>[^<]{3,}</(?P=tag)\s*>", CI)
+_XML_PAIR = re.compile(r"<(?P<tag>" + _XML_ROLE + r")(?:\s[^<>]*)?>(?P<rest>[^<]{3,})</(?P=tag)\s*>", CI)
+_XML_ORDER = re.compile(
+    r"\b(?:grant|share|reveal|disclose|recommend|tell|send|forward|approve|disable|enable|give|print|output|obey|follow|"
+    r"users?|policy|mode|access|password|prompt)\b|以后|所有|推荐|忽略|必须",
+    CI,
+)
 _XML_OPEN = re.compile(r"\A\s*<(?:" + _XML_ROLE + r")(?:\s[^<>]*)?>\s*(?P<rest>[^<\n]{3,})", CI)
 _JSON_ROLE = re.compile(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool|function)[\"']", CI)
 _CUE = re.compile(
@@ -125,8 +130,9 @@ def role_marker(text: str) -> bool:
     pasted transcript: lines of two roles or more, one of them the assistant's (``Human: … / AI: …``)."""
     if _SPECIAL_TOKENS.search(text) or _HEADER.search(text) or _JSON_ROLE.search(text):
         return True
-    if _XML_PAIR.search(text) or ((m := _XML_OPEN.search(text)) and _CUE.search(m["rest"])):
-        return True
+    for m in (*_XML_PAIR.finditer(text), *_XML_OPEN.finditer(text)):
+        if _CUE.search(m["rest"]) or _XML_ORDER.search(m["rest"]):
+            return True
     if _inline_role(text):
         return True
     for m in _BRACKET_TAG.finditer(text):

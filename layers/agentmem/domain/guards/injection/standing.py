@@ -39,7 +39,7 @@ _TRIGGER_EU = (
     # es
     r"\bcuando\s+(?:alguien|cualquiera|un\s+(?:usuario|cliente)|la\s+gente|te)\b|\bsi\s+(?:alguien|un\s+(?:usuario|cliente)|cualquier\w*)\b|"
     r"\ba\s+(?:cualquier\s+persona|todos\s+los\s+(?:usuarios|clientes)|quien(?:es)?)\s+que\s+pregunte|\bregla\s+(?:permanente|fija)\b|"
-    r"\bpara\s+(?:cualquier|toda)\s+pregunta\b|\bcada\s+vez\s+que\b|"
+    r"\bpara\s+(?:cualquier|toda)\s+pregunta\b|\bcada\s+vez\s+que\b|\bsiempre\s+que\b|"
     # de
     r"\bwenn\s+(?:dich\s+)?(?:jemand|ein\s+(?:nutzer|kunde|benutzer)|einer|nutzer|kunden)\b|\bfür\s+alle\s+(?:nutzer|kunden|benutzer|anfragen)\b|"
     r"\bwichtig\s+für\s+den\s+(?:assistenten|bot|ki)\b|\bab\s+(?:jetzt|sofort)\s+gilt\b|\bjedes\s+mal,?\s+wenn\b|\bständige\s+regel\b|"
@@ -84,7 +84,7 @@ def korean_rule(text: str) -> bool:
 
 # ---------------------------------------------------------------- future readers, consent, phishing
 _NOTE_TO_AGENT = re.compile(
-    r"\b(?:notes?|message|reminder|instructions?)\s+(?:to|for)\s+(?:any\s+|all\s+)?(?:future|later|next)\s+(?:versions?|instances?|copies|sessions?)\s+of\s+you\b|"
+    r"\b(?:notes?|message|reminder|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:future|later|next)\s+(?:versions?|instances?|copies|sessions?)\s+of\s+you\b|"
     r"\bto\s+(?:the|any|whatever)\s+(?:ai|assistant|model|llm|agent|bot)s?\s+(?:reading|who\s+reads|that\s+reads|that\s+sees)\s+this\b|"
     r"\b(?:dear|attention,?)\s+(?:future|next)\s+(?:assistant|ai|agent|model|self|version)\b|\bwhoever\s+reads\s+this\s+memory\b|"
     r"(?:给|致)(?:以后|将来|未来|下一个)?(?:读到|看到)这(?:条|段|些)?(?:记忆|信息|消息|笔记)的(?:AI|ai|助手|模型|你)|"
@@ -129,7 +129,7 @@ _SECRETS = (
 _PHISH = re.compile(
     r"\b(?:tell|direct|send|ask|point|redirect|have)\s+(?:anyone|everyone|users?|people|them|whoever|customers?|all\s+users)\b"
     rf"{_S}{{0,40}}?\b(?:sign|log)\s*-?\s*in\s+(?:at|on|via|through)\s+{_LINKISH}|"
-    rf"\b(?:direct|send|point|redirect)\s+(?:them|users?|people|him|her)\s+to\s+{_LINKISH}{_S}{{0,80}}?\b(?:enter|type|fill\s+in|provide|give)\s+(?:their|your|the)\s+{_SECRETS}|"
+    rf"\b(?:direct|send|point|redirect)\s+(?:them|users?|people|him|her|anyone|everyone|customers?)\b{_S}{{0,40}}?\s+to\s+{_LINKISH}{_S}{{0,80}}?\b(?:enter|type|fill\s+in|provide|give)\s+(?:their|your|the)\s+{_SECRETS}|"
     r"(?:谁问|有人问|用户问|别人问)[^。！？\n]{0,30}?(?:都|就)?(?:让|叫|请)(?:他|她|他们|对方|用户|人家)(?:去|到|访问|登录)[^。！？\n]{0,40}?"
     r"(?:网址|网站|链接|http|www|\.com|\.example)[^。！？\n]{0,30}?(?:填写|输入|提供|登录)|"
     r"(?:谁问|有人问|用户问)[^。！？\n]{0,40}?(?:填写|输入)(?:银行卡|密码|验证码|身份证)",
@@ -197,7 +197,7 @@ _OTHERS = r"(?:all\s+)?(?:users|everyone|everybody|anyone|anybody|people|custome
 _PLANT_EN = re.compile(
     r"\b(?:noted|understood|got\s+it|okay|ok|will\s+do|confirmed|acknowledged|saved)\b[^.\n]{0,40}?[:.,!]\s*"
     r"(?:(?:for\s+all\s+future\s+(?:sessions|chats|conversations)|from\s+now\s+on|going\s+forward)[:,]?\s*)?"
-    rf"I\s*(?:will|'ll|shall|am\s+going\s+to)\s+(?:now\s+)?(?:always\s+)?(?:tell|recommend|send|direct|advise|point|say\s+to|answer)\b{_S}{{0,40}}?\b{_OTHERS}\b|"
+    rf"I\s*(?:will|'ll|shall|am\s+going\s+to)\s+(?:now\s+)?(?:always\s+)?(?:tell|recommend|direct|advise|point|say\s+to|answer)\b{_S}{{0,40}}?\b{_OTHERS}\b|"
     rf"\bfor\s+all\s+future\s+(?:sessions|chats|conversations)\s*[:,]\s*I\s*(?:will|'ll|shall)\b",
     CI,
 )
