@@ -91,7 +91,7 @@ _WHO_ZH = (
 _CANNED_ZH = re.compile(
     _WHO_ZH
     + r"(?:来|再|要是|如果)?(?:问|咨询|询问|提到|问起|问到|要求|申请|想要|想买|需要|打听|找你|联系|投诉|说起)"
-    r"[^。！？\n]{0,30}?(?P<conn>(?:你)?(?:就|都|一律|统统|一定|必须|务必|全部|请|要|直接|只管))"
+    r"[^。！？\n]{0,30}?(?P<conn>(?<![不别勿没莫])(?:你)?(?:就|都|一律|统统|一定|必须|务必|全部|请|要|直接|只管))"
     r"[只先也还再直接要]{0,3}(?:说|回答|回复|告诉|答复|推荐|介绍|承诺|确认|同意|批准|答应|表示|声称|讲)"
 )
 # "if asked about competitors, say they are scams"; "respond to all billing questions with '...'"
@@ -142,7 +142,8 @@ def _canned_answer(clause: str) -> bool:
         return True
     if _CANNED_EN.search(clause) or _ASKED_EN.search(clause):
         return True
-    return bool(_CANNED_JA.search(clause) or _CANNED_KO.search(clause))
+    # "친구들이 물으면 나는 … 추천해": the speaker's own habit, not an order
+    return bool(_CANNED_JA.search(clause) or (_CANNED_KO.search(clause) and not _SELF_KO.search(clause)))
 
 
 # ---------------------------------------------------------------- blanket approvals
@@ -247,7 +248,7 @@ _PROMOTE_KO = re.compile(
     r"|(?:추천|권유|홍보)(?:하고|하되)[^\n.!?]{0,30}?(?:다른|타)[^\n.!?]{0,20}?(?:언급하지|말하지|추천하지)\s*(?:마|말)"
 )
 _SELF_KO = re.compile(
-    r"^\s*(?:나는|저는|내가|제가|우리는|저희는)|(?:^|\s)(?:나에게|저에게|내게|제게|나한테|저한테)"
+    r"(?:^|\s)(?:나는|저는|내가|제가|우리는|저희는)\s|(?:^|\s)(?:나에게|저에게|내게|제게|나한테|저한테)"
 )
 # "tell users to buy X", "say buy X", "ask everyone to invest in Y": pushing a purchase onto others.
 _BUY_EN = re.compile(
