@@ -107,11 +107,11 @@ _SECRET_BARE = r"(?P<secret>[!-+\--:<-~]+)"
 # Chinese, Japanese and Korean labels; the particles after a ja/ko label (は, が, 는, 은, 이, 가) hand
 # over the value as "是" does.
 _PASSWORD_ZH = re.compile(
-    r"(?:密码|密碼|口令|登录密码|支付密码|(?i:pin)码|(?i:wifi)密码|"
+    r"(?:密码|密碼|口令|登录密码|支付密码|取款密码|交易密码|(?i:pin)码|(?i:wifi)密码|"
     r"パスワード|暗証番号|パスコード|ピン番号|(?i:pin)(?:コード|番号)|"
     r"비밀[ \t]?번호|비번|암호|패스워드|(?i:pin)[ \t]?번호)"
-    r"(?P<lead>[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=|は|が|는|은|이|가|を|를|"
-    r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*|[ \t]*)"
+    r"(?P<lead>(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字)?)?[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=|は|が|는|은|이|가|を|를|"
+    r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*|(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字)?)?[ \t]*)"
     r"(?![否不])(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
 _PASSWORD_EN = re.compile(
@@ -121,6 +121,20 @@ _PASSWORD_EN = re.compile(
     r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*"
     r"|[ \t]+(?i:of|for|on)(?:[ \t]+(?:(?![\s,;，。]).)+){1,3}[ \t]+(?i:is|was)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
+)
+# Labels in European languages and Vietnamese, then a colon or the language's copula; the value
+# must hold a non-letter unless a colon states it ("la clave es importante" is words).
+_PASSWORD_EU = re.compile(
+    r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
+    r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
+    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|do[ \t]+wifi|wifi))?"
+    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+)"
+    r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
+)
+# A PIN in Chinese numerals after a password label: "密码是八四二零一九".
+_PIN_ZH_NUMERALS = re.compile(
+    r"(?:密码|密碼|口令|(?i:pin)码?)[ \t]*(?:[六四八]位(?:数字)?)?[ \t]*(?:是|为|為|:|：|=)?[ \t]*"
+    r"(?P<secret>[零〇一二三四五六七八九幺两]{4,8})(?![零〇一二三四五六七八九幺两十百千万])"
 )
 _CJK = re.compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
 _UNIT_AFTER = re.compile(
@@ -167,7 +181,7 @@ _PASSWORD_ZH_WORDS = re.compile(
 
 
 _PASSWORD_HINT = re.compile(
-    r"(?i:pass|pw|pin)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
+    r"(?i:pass|pw|pin|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
 )
 _SECRET_HINT = re.compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
@@ -199,6 +213,20 @@ def find_password(text: str) -> Iterator[Span]:
                 continue
             if _looks_stated(text, match, start, end, pin=pin):
                 yield start, end
+    for match in _PASSWORD_EU.finditer(text):
+        if match["quoted"] is not None:
+            yield match.span("quoted")
+            continue
+        start, end = _trim_secret(text, *match.span("secret"))
+        secret = text[start:end]
+        stated = ":" in match["lead"] or "=" in match["lead"] or "：" in match["lead"]
+        if _PLACEHOLDER_VALUE.match(secret) or _UNIT_AFTER.match(text, end):
+            continue
+        wordy = secret.lower() in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
+        if not wordy and (re.search(r"[^A-Za-z\-']", secret) or stated):
+            yield start, end
+    for match in _PIN_ZH_NUMERALS.finditer(text):
+        yield match.span("secret")
     for match in _PASSWORD_ZH_WORDS.finditer(text):  # 密码：我爱北京2024
         if not _PLACEHOLDER_VALUE.match(match["secret"]):
             yield _trim_secret(text, *match.span("secret"))
