@@ -35,6 +35,31 @@ _EN_ADDRESS = re.compile(
     r"(?:,?[ \t]*(?:[A-Z]{1,2}\d[A-Z\d]?[ \t]*\d[A-Z]{2}(?![A-Za-z])"  # a UK postcode
     r"|[A-Z]{2}(?![A-Za-z])(?:,?[ \t]*\d{5}(?:-\d{4})?(?!\d))?|\d{5}(?:-\d{4})?(?!\d)))?"
 )
+# Continental Europe: a street word glued to its name (de/nl "Hauptstraße 12", "Keizersgracht 123") or
+# in front of it (fr/es/it/pt "rue de la Paix", "Calle Mayor", "Via Roma"), the house number after the
+# name (before it in French), then an optional postcode (5 digits, NL "1015 CJ", PT "01305-000") and city.
+_W = r"[^\W\d_]"
+_EU_NAME = rf"(?:[ \t]+(?:(?:de|du|des|la|le|les|del|de[ \t]+la|di|della|dei|do|da|dos|das|van|von|der|den)(?!{_W})|[dl]['’]|[A-ZÀ-Þ]{_W}*))"
+_EU_GLUED = (
+    rf"[A-ZÀ-Þ]{_W}*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|gracht|laan|straat|plein|"
+    rf"kade|dijk|singel|steeg)(?!{_W})"
+)
+_EU_LEADING = (
+    r"(?:Rue|Avenue|Av\.|Boulevard|Bd|Place|Chemin|All[ée]e|Impasse|Quai|Route|Calle|C/|Avenida|Avda\.|Plaza|Paseo|"
+    r"Carrer|Camino|Via|Viale|Piazza|Corso|Largo|Vicolo|Rua|Pra[çc]a|Travessa|Alameda|Estrada)"
+)
+_EU_POSTCODE = r"(?:,?[ \t]*(?:\d{4}[ \t]?[A-Z]{2}|\d{5}-\d{3}|\d{5}|\d{4})[ \t]+[A-ZÀ-Þ]" + _W + r"+(?:[ \t-][A-ZÀ-Þ]" + _W + r"+)?)?"
+_EU_NUMBER = r"\d{1,5}[A-Za-z]?(?:[/-]\d{1,4})?(?![\d])"
+_EU_ADDRESS = re.compile(
+    rf"(?<!{_W})(?:{_EU_GLUED}(?:[ \t]+[A-ZÀ-Þ]{_W}*)?[ \t]+{_EU_NUMBER}"
+    rf"|{_EU_LEADING}(?:{_EU_NAME}){{1,5}},?[ \t]+(?:n\.?[º°o]?[ \t]*)?{_EU_NUMBER}"
+    rf"|{_EU_NUMBER},?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|all[ée]e|impasse|quai|route)(?:{_EU_NAME}){{1,5}})"
+    + _EU_POSTCODE
+)
+_EU_HINT = re.compile(
+    r"(?i:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|gracht|laan|straat|rue|avenue|boulevard|calle|avenida|plaza|"
+    r"paseo|carrer|via|viale|piazza|corso|rua|pra[çc]a|travessa|quai|chemin|impasse)"
+)
 _ZH_PLACE = r"[^\W\d_A-Za-z]"  # a letter outside ASCII (a CJK range would cost ~2 ms to compile)
 _ZH_NOT_PLACE = "我你他她它们的在是住到搬去了与及或从把被给请帮就也都还要想说叫"
 _ZH_NAME = rf"(?:(?![{_ZH_NOT_PLACE}]){_ZH_PLACE})"
@@ -76,6 +101,8 @@ _ADDRESS_LABEL = lower_case_labels(
         r"(?:home|mailing|postal|shipping|billing|street|delivery|my)[ \t]+address|address|"
         r"(?:i|we)[ \t]+live[ \t]+(?:at|on)|lives?[ \t]+at|living[ \t]+at|reside[s]?[ \t]+at|ship[ \t]+to"
     )
+    + r"|(?<![^\W\d_])(?:(?:liefer|rechnungs|wohn|post|heim)?adresse|anschrift|wohnort|adres|dirección|direccion|domicilio|"
+    r"indirizzo|endereço|endereco|morada|địa[ \t]+chỉ)(?![^\W\d_])"
     + r"|住所|お届け先|送り先|(?P<ko>주소|배송지|거주지)"  # 自宅の住所, 집 주소: the label's last word
 )
 _NOT_HOME = re.compile(
@@ -116,6 +143,7 @@ def find_address(text: str) -> Iterator[Span]:
         _ZH_ADDRESS if _ZH_HINT.search(text) else None,
         _JA_ADDRESS if _JA_HINT.search(text) else None,
         _KO_ADDRESS if _KO_HINT.search(text) else None,
+        _EU_ADDRESS if _EU_HINT.search(text) else None,
     )
     for pattern in patterns:
         for match in pattern.finditer(text) if pattern is not None else ():
@@ -130,7 +158,7 @@ def find_address(text: str) -> Iterator[Span]:
         if english is not None:
             yield english.span("value")
             continue
-        structured = _JA_ADDRESS.match(text, pos) or _KO_ADDRESS.match(text, pos)
+        structured = _JA_ADDRESS.match(text, pos) or _KO_ADDRESS.match(text, pos) or _EU_ADDRESS.match(text, pos)
         if structured is not None:
             yield structured.span()
             continue
