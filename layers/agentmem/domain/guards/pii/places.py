@@ -183,8 +183,33 @@ _PLATE_LABEL = lower_case_labels(
     r"车牌(?:号码|号)?|牌照(?:号)?|车号|"
     + _EN.format(
         r"licen[cs]e[ \t]*plate(?:[ \t]*(?:number|no\.?|#))?|number[ \t]*plate|plate(?:[ \t]*(?:number|no\.?|#))?|"
-        r"reg(?:istration)?(?:[ \t]*(?:number|no\.?|plate))|car[ \t]*reg|tag[ \t]*number|plates"
+        r"reg(?:istration)?(?:[ \t]*(?:number|no\.?|plate))|car[ \t]*reg|tag[ \t]*number|plates|"
+        r"(?:kfz-?)?kennzeichen|nummernschild|plaque(?:[ \t]+d['’]immatriculation)?|immatriculation|matr[íi]cula|"
+        r"placa|targa|kenteken|tablica(?:[ \t]+rejestracyjna)?|bi[ểe]n[ \t]+s[ốo](?:[ \t]+xe)?"
     )
+    + r"|ナンバー(?:プレート)?|車両番号|번호판|차량[ \t]?번호"
+)
+# "my car is LK19 ABX": after "my car"/"meu carro"/"mein Auto", an upper-case plate with a letter and a digit.
+_CAR_LABEL = lower_case_labels(
+    _EN.format(
+        r"(?:my|our|his|her)[ \t]+(?:car|van|truck|motorbike|bike|vehicle)(?:[ \t]+(?:is|has|with|plate))?|"
+        r"mein(?:e)?[ \t]+(?:auto|wagen)(?:[ \t]+(?:hat|ist))?|ma[ \t]+voiture|mi[ \t]+coche|mi[ \t]+carro|meu[ \t]+carro|"
+        r"la[ \t]+mia[ \t]+auto|(?:my|our|car|vehicle)[ \t]+reg(?:istration)?|reg(?:istration)?(?=[ \t]*[:：])"
+    )
+    + r"|我的车|我车"
+)
+_CAR_PLATE_VALUE = re.compile(
+    NOT_ALNUM_BEFORE
+    + r"(?P<value>(?=(?:[A-Z \-·]*\d){2})(?=[A-Z0-9 \-·]*[A-Z])[A-Z0-9]{1,4}(?:[ \-·][A-Z0-9]{1,4}){0,3})"
+    + NOT_ALNUM_AFTER
+)
+# Japan: office, class number, kana, serial (品川 330 さ 12-34); Korea: 2-3 digits, a plate syllable, 4 digits.
+_JA_PLATE = re.compile(
+    r"[\u4e00-\u9fff]{1,4}[ \t]?\d{2,3}[ \t]?[\u3041-\u3093][ \t]?(?:\d{2}-\d{2}|・{0,3}\d{1,3})(?!\d)"
+)
+_KO_PLATE = re.compile(
+    r"(?<![\d가-힣])\d{2,3}[ \t]?[가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호]"
+    r"[ \t]?\d{4}(?!\d)"
 )
 _PLATE_VALUE = re.compile(
     NOT_ALNUM_BEFORE
@@ -200,4 +225,8 @@ def find_plate(text: str) -> Iterator[Span]:
     ``registration number``."""
     for match in _ZH_PLATE.finditer(text):
         yield match.span()
+    for pattern in (_JA_PLATE, _KO_PLATE):
+        for match in pattern.finditer(text):
+            yield match.span()
+    yield from labelled_values(text, _CAR_LABEL, _CAR_PLATE_VALUE, lowered=True)
     yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12, lowered=True)
