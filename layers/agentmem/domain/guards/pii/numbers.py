@@ -287,7 +287,7 @@ def find_iban(text: str) -> Iterator[Span]:
     yield from labelled_values(text, _IBAN_LABEL, _IBAN_VALUE, gap=12, lowered=True)
 
 
-_DIGIT_GROUPS = re.compile(r"(?<![\d\-])\d+(?:[ \-]\d+)*")
+_DIGIT_GROUPS = re.compile(r"(?<![\d\-])\d+(?:(?:[ \-]| / )\d+)*")
 _CARD_NETWORK = re.compile(r"(?:[3-6]|2[2-7]|8[18])")
 _CARD_LABEL = lower_case_labels(
     r"(?:银行|信用|借记|储蓄|工资|银联|社保|医保|(?:招商|工商|建设|农业|中国|邮政|交通|浦发|民生|兴业|光大|中信|平安|"
