@@ -141,8 +141,25 @@ def _after_a_product_name(text: str, start: int) -> bool:
     if word is None or word["word"].islower():
         return False
     lowered = word["word"].lower()
-    return _LABEL.fullmatch(lowered) is None and _ADDRESS_OR_NUMBER_WORD.fullmatch(lowered) is None and lowered not in (
-        "server", "router", "gateway", "proxy", "node", "vpn", "lan", "wan", "dns", "ping", "ssh", "me", "us",
+    return (
+        _LABEL.fullmatch(lowered) is None
+        and _ADDRESS_OR_NUMBER_WORD.fullmatch(lowered) is None
+        and lowered
+        not in (
+            "server",
+            "router",
+            "gateway",
+            "proxy",
+            "node",
+            "vpn",
+            "lan",
+            "wan",
+            "dns",
+            "ping",
+            "ssh",
+            "me",
+            "us",
+        )
     )
 
 

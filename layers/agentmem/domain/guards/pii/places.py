@@ -48,7 +48,13 @@ _EU_LEADING = (
     r"(?:Rue|Avenue|Av\.|Boulevard|Bd|Place|Chemin|All[ée]e|Impasse|Quai|Route|Calle|C/|Avenida|Avda\.|Plaza|Paseo|"
     r"Carrer|Camino|Via|Viale|Piazza|Corso|Largo|Vicolo|Rua|Pra[çc]a|Travessa|Alameda|Estrada)"
 )
-_EU_POSTCODE = r"(?:,?[ \t]*(?:\d{4}[ \t]?[A-Z]{2}|\d{5}-\d{3}|\d{5}|\d{4})[ \t]+[A-ZÀ-Þ]" + _W + r"+(?:[ \t-][A-ZÀ-Þ]" + _W + r"+)?)?"
+_EU_POSTCODE = (
+    r"(?:,?[ \t]*(?:\d{4}[ \t]?[A-Z]{2}|\d{5}-\d{3}|\d{5}|\d{4})[ \t]+[A-ZÀ-Þ]"
+    + _W
+    + r"+(?:[ \t-][A-ZÀ-Þ]"
+    + _W
+    + r"+)?)?"
+)
 _EU_NUMBER = r"\d{1,5}[A-Za-z]?(?:[/-]\d{1,4})?(?![\d])"
 _EU_ADDRESS = re.compile(
     rf"(?<!{_W})(?:{_EU_GLUED}(?:[ \t]+[A-ZÀ-Þ]{_W}*)?[ \t]+{_EU_NUMBER}"
@@ -158,7 +164,9 @@ def find_address(text: str) -> Iterator[Span]:
         if english is not None:
             yield english.span("value")
             continue
-        structured = _JA_ADDRESS.match(text, pos) or _KO_ADDRESS.match(text, pos) or _EU_ADDRESS.match(text, pos)
+        structured = (
+            _JA_ADDRESS.match(text, pos) or _KO_ADDRESS.match(text, pos) or _EU_ADDRESS.match(text, pos)
+        )
         if structured is not None:
             yield structured.span()
             continue

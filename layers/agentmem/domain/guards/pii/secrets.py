@@ -185,7 +185,7 @@ _PASSWORD_HINT = re.compile(
 )
 _SECRET_HINT = re.compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
-    r"recovery|backup|seed|mnemonic)|密钥|秘钥|私钥|令牌|助记词|恢复码"
+    r"recovery|backup|seed|mnemonic|2fa|mfa|totp)|密钥|秘钥|私钥|令牌|助记词|恢复码|备用码|验证码|救援码"
 )
 
 
@@ -253,6 +253,30 @@ _LABELLED_SECRET = re.compile(
 )
 
 
+# A TOTP/2FA seed: base32 (A-Z, 2-7), compact or in groups of four, after "secret"/"seed"/"2FA".
+_TOTP_SEED = re.compile(
+    r"(?<![A-Za-z])(?i:(?:totp|2fa|mfa|otp|authenticator)(?:[ \t-]*(?:secret|seed|key|setup[ \t]+key))?|"
+    r"secret(?:[ \t]*key)?|seed|setup[ \t]+key)(?![A-Za-z])"
+    r"(?:[ \t]+(?i:is|was)[ \t]+|[ \t]*[:=：][ \t]*|[ \t]+)[\"'“]?"
+    r"(?P<secret>[A-Z2-7]{16,64}=*|(?:[A-Z2-7]{4}[ \t]){3,15}[A-Z2-7]{4}|(?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{4})"
+    r"(?![A-Za-z0-9])"
+)
+# A list of backup or recovery codes: each code 4-12 letters or digits (one dash inside allowed), a
+# digit in each, joined by commas, semicolons, slashes or spaces.
+_CODE = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})?(?![A-Za-z0-9])"
+_BACKUP_CODES = re.compile(
+    r"(?:(?<![A-Za-z])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch)[ \t]*codes?)(?![A-Za-z])"
+    r"|备用码|恢复码|救援码|备份码|リカバリーコード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드)"
+    r"(?:[ \t]+(?i:are|is|were)|[ \t]*(?:是|为|[:：=]))?[ \t]*"
+    rf"(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+){_CODE})*)"
+)
+
+
+def _base32_seed(value: str) -> bool:
+    """A base32 seed holds a digit 2-7 and a letter."""
+    return bool(re.search(r"[2-7]", value)) and bool(re.search(r"[A-Za-z]", value))
+
+
 def _made_up(value: str) -> bool:
     """A token holds digits and letters (or symbols), not a plain word."""
     return (bool(re.search(r"\d", value)) and bool(re.search(r"[A-Za-z]", value))) or bool(
@@ -278,7 +302,10 @@ def find_secret(text: str) -> Iterator[Span]:
     it is a placeholder or a variable (``$DB_PASS``, ``<token>``, ``xxx``); the password in a URL
     (``https://user:pass@host``); ``Bearer``/``token`` values; command-line passwords
     (``mysql -uroot -pS3cret``, ``--password=…``, ``sshpass -p``, ``redis-cli -a``); and a labelled
-    key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits)."""
+    key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits); a TOTP/2FA
+    seed in base32 after ``secret``/``seed``/``2FA``/``TOTP`` (``JBSWY3DPEHPK3PXP``, or in groups of
+    four); a list of backup or recovery codes (``backup codes: 8472-1934, 2291-0043``,
+    ``恢复码 …``), each code holding a digit."""
     if _SECRET_HINT.search(text) is None:
         return
     for match in _CONFIG_SECRET.finditer(text):
@@ -300,3 +327,8 @@ def find_secret(text: str) -> Iterator[Span]:
     for match in _LABELLED_SECRET.finditer(text):
         if _made_up(match["secret"]):
             yield _trim_secret(text, *match.span("secret"))
+    for match in _TOTP_SEED.finditer(text):
+        if _base32_seed(match["secret"]):
+            yield match.span("secret")
+    for match in _BACKUP_CODES.finditer(text):
+        yield match.span("secret")
