@@ -137,17 +137,23 @@ _ID_LABEL = re.compile(
         r"national[ \t]*insurance(?:[ \t]*(?:number|no\.?))?|ni[ \t]*number|aadhaa?r(?:[ \t]*(?:number|no\.?))?|"
         r"resident[ \t]*registration(?:[ \t]*number)?|codice[ \t]*fiscale|personnummer|steuer-?id|tax[ \t]*id|"
         r"social[ \t]*insurance(?:[ \t]*number)?|my[ \t]*number[ \t]*card|"
-        r"driver'?s?[ \t]*licen[cs]e(?:[ \t]*(?:number|no\.?|#))?|licen[cs]e[ \t]*(?:number|no\.?|#)|"
-        r"(?:num[ée]ro[ \t]+de[ \t]+)?s[ée]curit[ée][ \t]+sociale|(?:num[ée]ro[ \t]+de[ \t]+)?s[ée]cu|nir|carte[ \t]+vitale|"
-        r"health[ \t]*(?:card|insurance|id)(?:[ \t]*(?:number|no\.?|#))?|medicare(?:[ \t]*(?:number|no\.?))?|nhs[ \t]*number|"
-        r"personalausweis(?:nummer)?|ausweis(?:nummer)?|sozialversicherungsnummer|carta[ \t]+d['’]identit[àa]|"
-        r"documento[ \t]+de[ \t]+identidad|c[ée]dula|carte[ \t]+d['’]identit[ée]|tessera[ \t]+sanitaria|s[ốo][ \t]+cccd|cccd|cmnd"
+        r"driver'?s?[ \t]*licen[cs]e(?:[ \t]*(?:number|no\.?|#))?|licen[cs]e[ \t]*(?:number|no\.?|#)"
     )
     + r"|驾驶证(?:号码|号)?|驾照(?:号码|号)?|社保卡号|医保卡号|军官证(?:号)?|居住证(?:号)?"
     # Japan: My Number (12 digits), residence card, driving licence; Korea: resident and alien
     # registration numbers (YYMMDD-NNNNNNN), driving licence
     + r"|マイナンバー(?!カード)|個人番号|在留カード(?:番号)?|運転免許(?:証)?(?:番号)?|免許証番号|住民票コード"
     + r"|주민(?:등록)?[ \t]?번호|외국인[ \t]?등록[ \t]?번호|운전[ \t]?면허(?:증)?[ \t]?번호|신분증[ \t]?번호"
+)
+# European social-security, health and identity-card names, matched on the lower-cased text (a
+# second pattern: one long case-insensitive alternation costs more than two).
+_ID_LABEL_EU = lower_case_labels(
+    _EN.format(
+        r"(?:num[ée]ro[ \t]+de[ \t]+)?s[ée]curit[ée][ \t]+sociale|(?:num[ée]ro[ \t]+de[ \t]+)?s[ée]cu|nir|carte[ \t]+vitale|"
+        r"health[ \t]*(?:card|insurance|id)(?:[ \t]*(?:number|no\.?|#))?|medicare(?:[ \t]*(?:number|no\.?))?|nhs[ \t]*number|"
+        r"personalausweis(?:nummer)?|ausweis(?:nummer)?|sozialversicherungsnummer|carta[ \t]+d['’]identit[àa]|"
+        r"documento[ \t]+de[ \t]+identidad|c[ée]dula|carte[ \t]+d['’]identit[ée]|tessera[ \t]+sanitaria|s[ốo][ \t]+cccd|cccd|cmnd"
+    )
 )
 _ID_VALUE = re.compile(
     NOT_ALNUM_BEFORE
@@ -206,6 +212,7 @@ def find_id_number(text: str) -> Iterator[Span]:
         if _stdnum_rrn().is_valid(match.group(0)) and not not_personal(text, *match.span()):
             yield match.span()
     yield from labelled_values(text, _ID_LABEL, _ID_VALUE, gap=12)
+    yield from labelled_values(text, _ID_LABEL_EU, _ID_VALUE, gap=12, lowered=True)
 
 
 _SSN_DASHED = re.compile(r"(?<![\d\-])(?P<area>\d{3})([ \-])(?P<group>\d{2})\2(?P<serial>\d{4})(?![\d\-])")

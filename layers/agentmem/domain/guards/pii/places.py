@@ -11,6 +11,7 @@ from agentmem.domain.guards.pii._text import (
     NOT_ALNUM_BEFORE,
     Span,
     clause_before,
+    digit_count,
     labelled_values,
     lower_case_labels,
     lower_same_length,
@@ -62,7 +63,7 @@ _EU_ADDRESS = re.compile(
     rf"|{_EU_NUMBER},?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|all[ée]e|impasse|quai|route)(?:{_EU_NAME}){{1,5}})"
     + _EU_POSTCODE
 )
-_EU_HINT = re.compile(
+_EU_HINT = lower_case_labels(
     r"(?i:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|gracht|laan|straat|rue|avenue|boulevard|calle|avenida|plaza|"
     r"paseo|carrer|via|viale|piazza|corso|rua|pra[çc]a|travessa|quai|chemin|impasse)"
 )
@@ -149,7 +150,7 @@ def find_address(text: str) -> Iterator[Span]:
         _ZH_ADDRESS if _ZH_HINT.search(text) else None,
         _JA_ADDRESS if _JA_HINT.search(text) else None,
         _KO_ADDRESS if _KO_HINT.search(text) else None,
-        _EU_ADDRESS if _EU_HINT.search(text) else None,
+        _EU_ADDRESS if digit_count(text) and _EU_HINT.search(lower_same_length(text)) else None,
     )
     for pattern in patterns:
         for match in pattern.finditer(text) if pattern is not None else ():
@@ -206,6 +207,7 @@ _CAR_LABEL = lower_case_labels(
     )
     + r"|我的车|我车"
 )
+_CAR_HINT = re.compile(r"car|van|truck|bike|vehicle|auto|wagen|voiture|coche|carro|reg|车")
 _CAR_PLATE_VALUE = re.compile(
     NOT_ALNUM_BEFORE
     + r"(?P<value>(?=(?:[A-Z \-·]*\d){2})(?=[A-Z0-9 \-·]*[A-Z])[A-Z0-9]{1,4}(?:[ \-·][A-Z0-9]{1,4}){0,3})"
@@ -236,5 +238,6 @@ def find_plate(text: str) -> Iterator[Span]:
     for pattern in (_JA_PLATE, _KO_PLATE):
         for match in pattern.finditer(text):
             yield match.span()
-    yield from labelled_values(text, _CAR_LABEL, _CAR_PLATE_VALUE, lowered=True)
+    if digit_count(text) >= 2 and _CAR_HINT.search(lower_same_length(text)):
+        yield from labelled_values(text, _CAR_LABEL, _CAR_PLATE_VALUE, lowered=True)
     yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12, lowered=True)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE as _NOT_A_SECRET
-from agentmem.domain.guards.pii._text import Span
+from agentmem.domain.guards.pii._text import Span, lower_same_length
 
 __all__ = [
     "find_api_key",
@@ -131,6 +131,9 @@ _PASSWORD_EU = re.compile(
     r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
+_PASSWORD_EU_HINT = re.compile(
+    r"passwort|kennwort|passe|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
+)
 # A PIN in Chinese numerals after a password label: "密码是八四二零一九".
 _PIN_ZH_NUMERALS = re.compile(
     r"(?:密码|密碼|口令|(?i:pin)码?)[ \t]*(?:[六四八]位(?:数字)?)?[ \t]*(?:是|为|為|:|：|=)?[ \t]*"
@@ -213,7 +216,9 @@ def find_password(text: str) -> Iterator[Span]:
                 continue
             if _looks_stated(text, match, start, end, pin=pin):
                 yield start, end
-    for match in _PASSWORD_EU.finditer(text):
+    lowered = lower_same_length(text)
+    eu = _PASSWORD_EU_HINT.search(lowered) is not None
+    for match in _PASSWORD_EU.finditer(text) if eu else ():
         if match["quoted"] is not None:
             yield match.span("quoted")
             continue
@@ -225,7 +230,9 @@ def find_password(text: str) -> Iterator[Span]:
         wordy = secret.lower() in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
         if not wordy and (re.search(r"[^A-Za-z\-']", secret) or stated):
             yield start, end
-    for match in _PIN_ZH_NUMERALS.finditer(text):
+    for match in (
+        _PIN_ZH_NUMERALS.finditer(text) if ("密" in text or "口令" in text or "pin" in lowered) else ()
+    ):
         yield match.span("secret")
     for match in _PASSWORD_ZH_WORDS.finditer(text):  # 密码：我爱北京2024
         if not _PLACEHOLDER_VALUE.match(match["secret"]):
