@@ -250,7 +250,7 @@ _PASSPORT_LABEL = lower_case_labels(
 )
 _PASSPORT_VALUE = re.compile(
     NOT_ALNUM_BEFORE
-    + r"(?P<value>[A-Za-z]{0,3}\d{6,10}[A-Za-z]?|[A-Za-z]\d[A-Za-z0-9]{5,8})"
+    + r"(?P<value>[A-Za-z]{0,3}\d{6,10}[A-Za-z]?|[A-Za-z]\d[A-Za-z0-9]{5,8}|\d{2}[A-Za-z]{2}\d{5})"
     + NOT_ALNUM_AFTER
 )
 

@@ -86,7 +86,7 @@ _PHONE_LABEL = re.compile(
     # accented letter: "tel" is not a label inside "teléfono")
     r"|(?<![A-Za-z])(?i:(?P<fr>(?:num[ée]ro[ \t]+de[ \t]+)?(?:portable|t[ée]l[ée]phone|t[ée]l\.?|fixe)"
     r"|(?:mon|ton|son|notre|votre|leur)[ \t]+num[ée]ro)"
-    r"|(?P<vi>(?:s[ốo][ \t]+)?(?:đi[ệe]n[ \t]+tho[ạa]i|di[đd][ộo]ng)|s[đd]t)"
+    r"|(?P<vi>(?:s[ốo][ \t]+)?(?:đi[ệe]n[ \t]+tho[ạa]i|di[đd][ộo]ng)|s[đd]t|đt)"
     r"|(?P<de>handy(?:nummer)?|telefon(?:nummer)?|mobil(?:nummer|telefon)?|rufnummer)"
     r"|(?P<es>(?:n[úu]mero[ \t]+de[ \t]+)?(?:m[óo]vil|tel[ée]fono))"
     r"|(?P<mx>(?:n[úu]mero[ \t]+de[ \t]+)?celular|telefone|telem[óo]vel)"

@@ -60,12 +60,14 @@ _EU_NUMBER = r"\d{1,5}[A-Za-z]?(?:[/-]\d{1,4})?(?![\d])"
 _EU_ADDRESS = re.compile(
     rf"(?<!{_W})(?:{_EU_GLUED}(?:[ \t]+[A-ZÀ-Þ]{_W}*)?[ \t]+{_EU_NUMBER}"
     rf"|{_EU_LEADING}(?:{_EU_NAME}){{1,5}},?[ \t]+(?:n\.?[º°o]?[ \t]*)?{_EU_NUMBER}"
+    # any street name when a postcode and city follow (NL "Damrak 1, 1012 LG Amsterdam")
+    rf"|[A-ZÀ-Þ]{_W}+(?:[ \t-][A-ZÀ-Þ]{_W}+)?[ \t]+\d{{1,4}}[a-z]?,[ \t]*(?:\d{{4}}[ \t]?[A-Z]{{2}}|\d{{5}})[ \t]+[A-ZÀ-Þ]{_W}+"
     rf"|{_EU_NUMBER},?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|all[ée]e|impasse|quai|route)(?:{_EU_NAME}){{1,5}})"
     + _EU_POSTCODE
 )
 _EU_HINT = lower_case_labels(
     r"(?i:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|gracht|laan|straat|rue|avenue|boulevard|calle|avenida|plaza|"
-    r"paseo|carrer|via|viale|piazza|corso|rua|pra[çc]a|travessa|quai|chemin|impasse)"
+    r"paseo|carrer|via|viale|piazza|corso|rua|pra[çc]a|travessa|quai|chemin|impasse)|\d,[ \t]*\d{4}"
 )
 _ZH_PLACE = r"[^\W\d_A-Za-z]"  # a letter outside ASCII (a CJK range would cost ~2 ms to compile)
 _ZH_NOT_PLACE = "我你他她它们的在是住到搬去了与及或从把被给请帮就也都还要想说叫"
@@ -201,7 +203,8 @@ _PLATE_LABEL = lower_case_labels(
 # "my car is LK19 ABX": after "my car"/"meu carro"/"mein Auto", an upper-case plate with a letter and a digit.
 _CAR_LABEL = lower_case_labels(
     _EN.format(
-        r"(?:my|our|his|her)[ \t]+(?:car|van|truck|motorbike|bike|vehicle)(?:[ \t]+(?:is|has|with|plate))?|"
+        r"(?:my|our|his|her)[ \t]+(?:car|van|truck|motorbike|bike|vehicle)(?:['’]s)?(?:[ \t]+(?:reg(?:istration)?|plate|number))?"
+        r"(?:[ \t]+(?:is|has|with|plate))?|"
         r"mein(?:e)?[ \t]+(?:auto|wagen)(?:[ \t]+(?:hat|ist))?|ma[ \t]+voiture|mi[ \t]+coche|mi[ \t]+carro|meu[ \t]+carro|"
         r"la[ \t]+mia[ \t]+auto|(?:my|our|car|vehicle)[ \t]+reg(?:istration)?|reg(?:istration)?(?=[ \t]*[:：])"
     )

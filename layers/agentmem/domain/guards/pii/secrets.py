@@ -110,8 +110,8 @@ _PASSWORD_ZH = re.compile(
     r"(?:密码|密碼|口令|登录密码|支付密码|取款密码|交易密码|(?i:pin)码|(?i:wifi)密码|"
     r"パスワード|暗証番号|パスコード|ピン番号|(?i:pin)(?:コード|番号)|"
     r"비밀[ \t]?번호|비번|암호|패스워드|(?i:pin)[ \t]?번호)"
-    r"(?P<lead>(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字)?)?[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=|は|が|는|은|이|가|を|를|"
-    r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*|(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字)?)?[ \t]*)"
+    r"(?P<lead>(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字|数)?)?[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=|は|が|는|은|이|가|を|를|"
+    r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*(?:(?:[六四八]|\d)位(?:数字|數字|数)?[ \t]*[:：,，]?[ \t]*(?=[0-9]))?|(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字|数)?)?[ \t]*)"
     r"(?![否不])(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
 _PASSWORD_EN = re.compile(
@@ -127,7 +127,7 @@ _PASSWORD_EN = re.compile(
 _PASSWORD_EU = re.compile(
     r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
     r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
-    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi))?"
+    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：]))?"
     r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
@@ -265,7 +265,7 @@ _TOTP_SEED = re.compile(
     r"(?<![A-Za-z])(?i:(?:totp|2fa|mfa|otp|authenticator)(?:[ \t-]*(?:secret|seed|key|setup[ \t]+key))?|"
     r"secret(?:[ \t]*key)?|seed|setup[ \t]+key)(?![A-Za-z])"
     r"(?:[ \t]+(?i:is|was)[ \t]+|[ \t]*[:=：][ \t]*|[ \t]+)[\"'“]?"
-    r"(?P<secret>[A-Z2-7]{16,64}=*|(?:[A-Z2-7]{4}[ \t]){3,15}[A-Z2-7]{4}|(?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{4})"
+    r"(?P<secret>[A-Z2-7]{16,64}=*|[A-Z2-7]{10,64}={1,6}|(?:[A-Z2-7]{4}[ \t]){3,15}[A-Z2-7]{4}|(?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{4})"
     r"(?![A-Za-z0-9])"
 )
 # A list of backup or recovery codes: each code 4-12 letters or digits (one dash inside allowed), a
