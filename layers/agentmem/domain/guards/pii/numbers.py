@@ -195,8 +195,11 @@ def find_id_number(text: str) -> Iterator[Span]:
     7th digit 1-8 and its check digit (``stdnum.kr.rrn``).
     Labelled (``身份证号``/``证件号``/``ID card``/``national ID``/``ID:``, other countries' names
     such as ``SIN``/``NRIC``/``national insurance``/``Aadhaar``/``マイナンバー``/``個人番号``/
-    ``주민등록번호``/``외국인등록번호``, a driving licence ``驾驶证``/``運転免許証``): an 18- or 15-digit
-    number, a Hong Kong / Taiwan / UK NI shape, 7-12 digits or digit groups, whatever the checksum."""
+    ``주민등록번호``/``외국인등록번호``, a driving licence ``驾驶证``/``運転免許証``, European ones such as
+    ``numéro de sécurité sociale``/``sécu``/``NIR``/``health card``/``Personalausweis``/``DNI``/
+    ``codice fiscale``, ``台胞證``/``回鄉證``): an 18- or 15-digit
+    number, a Hong Kong / Taiwan / UK NI shape, a French NIR in its groups, a codice fiscale, 7-12
+    digits or digit groups, whatever the checksum."""
     if digit_count(text) < 6:
         return
     for match in _CN_ID.finditer(text):

@@ -146,7 +146,13 @@ def find_address(text: str) -> Iterator[Span]:
     ``大阪府大阪市北区梅田3丁目1番3号``, a leading ``〒160-0023``); Korean: city or province, district,
     road or neighbourhood and number (``서울시 강남구 테헤란로 152``, ``해운대구 우동 1408-5``).
     Labelled by ``住所``/``お届け先``/``주소``/``집 주소``/``배송지``: the structured address, or for a
-    Korean label the clause up to its last number (``주소는 나중에`` holds none and is kept)."""
+    Korean label the clause up to its last number (``주소는 나중에`` holds none and is kept).
+
+    Continental Europe: street and house number in the de/nl order (``Hauptstraße 12``,
+    ``Keizersgracht 123``), the fr/es/it/pt order (``Calle Mayor 5``, ``Via Roma 10``, ``12 rue de la
+    Paix``), or any capitalised street name when a postcode and city follow (``Damrak 1, 1012 LG
+    Amsterdam``), with an optional postcode and city; labelled by ``Adresse``/``Lieferadresse``/
+    ``dirección``/``indirizzo``/``endereço``/``adres``/``địa chỉ``."""
     patterns = (
         _EN_ADDRESS if _EN_STREET_HINT.search(text) else None,
         _ZH_ADDRESS if _ZH_HINT.search(text) else None,
@@ -235,12 +241,19 @@ def find_plate(text: str) -> Iterator[Span]:
     """A Chinese licence plate (province, letter, optional ``·``, five characters or six for a new
     energy car, at least three digits: ``京A12345``, ``粤B·D12345``); any plate-shaped value (4-9
     letters and digits, one digit at least) after ``车牌``/``licence plate``/``plate number``/
-    ``registration number``."""
+    ``registration number``/``Kennzeichen``/``plaque``/``matrícula``/``targa``/``kenteken``/``번호판``;
+    a Japanese plate (``品川 330 さ 12-34``) and a Korean one (``12가 3456``) anywhere; after ``my
+    car``/``my reg``/``reg:``, an upper-case plate with a letter and two digits (``LK19 ABX``,
+    ``M-XY 4821``; ``my car is BMW X5`` is kept)."""
+    digits = digit_count(text)
+    if digits < 1:
+        return
     for match in _ZH_PLATE.finditer(text):
         yield match.span()
-    for pattern in (_JA_PLATE, _KO_PLATE):
-        for match in pattern.finditer(text):
-            yield match.span()
-    if digit_count(text) >= 2 and _CAR_HINT.search(lower_same_length(text)):
+    if digits >= 3 and not text.isascii():  # both hold kana or Hangul
+        for pattern in (_JA_PLATE, _KO_PLATE):
+            for match in pattern.finditer(text):
+                yield match.span()
+    if digits >= 2 and _CAR_HINT.search(lower_same_length(text)):
         yield from labelled_values(text, _CAR_LABEL, _CAR_PLATE_VALUE, lowered=True)
     yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12, lowered=True)
