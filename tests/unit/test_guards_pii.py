@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentmem.domain.guards import PiiFinding, RedactionResult, normalize_for_scan, redact
-from agentmem.domain.guards.normalize import fold_chinese_digits, fold_digit_separators
+from agentmem.domain.guards.normalize import fold_chinese_digits, fold_digit_separators, strip_keycaps
 from agentmem.domain.guards.pii import PII_RULES, PLACEHOLDERS, iter_base64_digit_payloads
 from agentmem.domain.guards.pii.numbers import hkid_valid, twid_valid
 
@@ -524,3 +524,12 @@ def test_a_messenger_label_with_is_needs_my_and_a_made_up_value() -> None:
         "LINE Pay",
     ):
         assert redact(text).findings == (), text
+
+
+def test_keycap_digits_and_base64_of_a_spaced_phone_are_read_as_numbers() -> None:
+    keycaps = "".join(d + "\ufe0f\u20e3" for d in "13800138000")
+    assert redact(f"call me {keycaps}").kinds == ("phone",)
+    assert redact("rate it 5\ufe0f\u20e3 stars").findings == ()
+    encoded = base64.b64encode(b"+86 138 0013 8000").decode()
+    assert redact(f"data {encoded}").kinds == ("phone",)
+    assert strip_keycaps("#\ufe0f\u20e3 \u2764\ufe0f") == "# \u2764\ufe0f"

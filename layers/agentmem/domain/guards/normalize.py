@@ -209,3 +209,14 @@ def fold_digit_separators(text: str) -> str:
     if _ANY_SEPARATOR.search(text) is None:
         return text
     return _SEPARATOR_BETWEEN_DIGITS.sub(lambda m: m.group(0).translate(_SEPARATOR_TABLE), text)
+
+
+_KEYCAP = re.compile(r"(?<=[0-9#*])\ufe0f?\u20e3|(?<=[0-9#*])\ufe0f(?=[0-9#*])")
+
+
+def strip_keycaps(text: str) -> str:
+    """Drop the keycap marks after a digit (``1️⃣`` is ``1`` + U+FE0F + U+20E3), so keycap
+    emoji digits read as digits; a variation selector elsewhere is kept."""
+    if "\u20e3" not in text and "\ufe0f" not in text:
+        return text
+    return _KEYCAP.sub("", text)

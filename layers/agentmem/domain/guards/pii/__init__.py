@@ -36,6 +36,7 @@ from agentmem.domain.guards.normalize import (
     fold_digit_separators,
     iter_base64_payloads,
     normalize_for_scan,
+    strip_keycaps,
 )
 from agentmem.domain.guards.pii._text import Span
 from agentmem.domain.guards.pii.contact import find_email, find_handle
@@ -199,8 +200,9 @@ def _find(text: str, depth: int = 0) -> tuple[PiiFinding, ...]:
 
 
 def redact(text: str) -> RedactionResult:
-    """Normalise ``text`` and replace every PII or secret span with its placeholder."""
-    source = normalize_for_scan(text)
+    """Normalise ``text`` (keycap emoji digits read as digits: :func:`strip_keycaps`) and replace
+    every PII or secret span with its placeholder."""
+    source = normalize_for_scan(strip_keycaps(text))
     findings = _find(source)
     pieces: list[str] = []
     cursor = 0

@@ -131,14 +131,50 @@ _DOTTED = re.compile(r"[vV]?\d+(?:\.\d+){2,}")
 _VERSION_CLAUSE = 80
 
 
+# A product name right before a dotted number ("Chrome 124.0.6367.207", "iOS 17.4.1"): a word with a
+# capital letter that is no phone or address word ("Tel 555.123.4567", "IP 10.0.0.1").
+_PRODUCT_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?P<word>[A-Za-z][A-Za-z0-9+\-]*[A-Za-z+])[ \t]+[vV]?$")
+
+
+def _after_a_product_name(text: str, start: int) -> bool:
+    word = _PRODUCT_BEFORE.search(text, max(0, start - 24), start)
+    if word is None or word["word"].islower():
+        return False
+    lowered = word["word"].lower()
+    return (
+        _LABEL.fullmatch(lowered) is None
+        and _ADDRESS_OR_NUMBER_WORD.fullmatch(lowered) is None
+        and lowered
+        not in (
+            "server",
+            "router",
+            "gateway",
+            "proxy",
+            "node",
+            "vpn",
+            "lan",
+            "wan",
+            "dns",
+            "ping",
+            "ssh",
+            "me",
+            "us",
+        )
+    )
+
+
 def is_version(text: str, start: int, end: int) -> bool:
     """Whether the dotted number at ``start:end`` (three or more groups: ``10.2.3.4``) is a version:
     a version word (``version``/``build``/``firmware``/``release``/``v``/``版本``/``固件``/
     ``バージョン``/``ファームウェア``/``버전``/``펌웨어`` ...) stands anywhere before it in its clause,
     and no address or phone-number word (``IP``/``address``/``host``/``phone number``/``at``/
-    ``地址``/``アドレス``/``주소`` ...) comes between that word and the number."""
+    ``地址``/``アドレス``/``주소`` ...) comes between that word and the number; or a product name
+    with a capital letter stands right before it (``Chrome 124.0.6367.207``, ``iOS 17.4.1``), unless
+    that word is a phone or address word (``Tel``, ``IP``, ``Server``)."""
     if _DOTTED.fullmatch(text, start, end) is None:
         return False
+    if _after_a_product_name(text, start):
+        return True
     before = clause_before(text, start, _VERSION_CLAUSE).lower()  # the patterns are lower case
     words = list(_VERSION_WORD.finditer(before))
     return bool(words) and _ADDRESS_OR_NUMBER_WORD.search(before, words[-1].end()) is None

@@ -27,7 +27,7 @@ _MENTION = re.compile(r"[ \t]@(?![ \t])")  # a space before "@" and none after
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
 _BRACKETED = r"[\[({<][ \t]*(?i:WORD)[ \t]*[\])}>]"
 _AT = (
-    r"(?P<at>[ \t]*(?:@|" + _BRACKETED.replace("WORD", "at") + r"|艾特|圈a|(?i:\(a\)))[ \t]*"
+    r"(?P<at>[ \t]*(?:@|" + _BRACKETED.replace("WORD", "at") + r"|艾特|在|圈a|(?i:\(a\)))[ \t]*"
     r"|[ \t]+(?i:at)[ \t]+|[ \t]*-(?i:at)-[ \t]*)"
 )
 _DOT = (

@@ -114,16 +114,17 @@ def _stdnum_iban() -> ModuleType:
 
 # ---------------------------------------------------------------- national IDs
 
+# Digits only around it, so an ID glued to a word ("ID110105…", "身份证110105…X号") is still found;
+# the printed 6-8-4 grouping (one separator throughout) too.
 _CN_ID = re.compile(
-    NOT_ALNUM_BEFORE
-    + r"[1-9]\d{5}(?P<year>(?:19|20)\d{2})(?P<month>\d{2})(?P<day>\d{2})\d{3}[0-9Xx]"
-    + NOT_ALNUM_AFTER
+    r"(?<![\d\-])[1-9]\d{5}(?P<sep>[ \-]?)(?P<year>(?:19|20)\d{2})(?P<month>\d{2})(?P<day>\d{2})(?P=sep)\d{3}[0-9Xx]"
+    r"(?![\d\-])"
 )
 _HKID = re.compile(NOT_ALNUM_BEFORE + r"[A-Z]{1,2}\d{6}(?:[(（][0-9A][)）]|[0-9A])" + NOT_ALNUM_AFTER)
 _TWID = re.compile(NOT_ALNUM_BEFORE + r"[A-Z][1289]\d{8}" + NOT_ALNUM_AFTER)
 _ID_LABEL = re.compile(
     r"身份证(?:件)?(?:号码|号)?|身份證(?:號碼|號)?|身分證(?:字號|號碼)?|证件号(?:码)?|身份号码|居民身份证|"
-    r"香港身份证|台胞证|回乡证|"
+    r"香港身份证|台胞证|台胞證|回乡证|回鄉證|台湾居民来往大陆通行证|港澳居民来往内地通行证|"
     + _EN.format(
         r"id[ \t]*card(?:[ \t]*(?:number|no\.?))?|identity[ \t]*(?:card|number)(?:[ \t]*(?:number|no\.?))?|"
         r"national[ \t]*id(?:[ \t]*(?:number|no\.?))?|id[ \t]*(?:number|no\.?|#)|hkid|resident[ \t]*id|"
@@ -144,11 +145,24 @@ _ID_LABEL = re.compile(
     + r"|マイナンバー(?!カード)|個人番号|在留カード(?:番号)?|運転免許(?:証)?(?:番号)?|免許証番号|住民票コード"
     + r"|주민(?:등록)?[ \t]?번호|외국인[ \t]?등록[ \t]?번호|운전[ \t]?면허(?:증)?[ \t]?번호|신분증[ \t]?번호"
 )
+# European social-security, health and identity-card names, matched on the lower-cased text (a
+# second pattern: one long case-insensitive alternation costs more than two).
+_ID_LABEL_EU = lower_case_labels(
+    _EN.format(
+        r"(?:num[ée]ro[ \t]+de[ \t]+)?s[ée]curit[ée][ \t]+sociale|(?:num[ée]ro[ \t]+de[ \t]+)?s[ée]cu|nir|carte[ \t]+vitale|"
+        r"health[ \t]*(?:card|insurance|id)(?:[ \t]*(?:number|no\.?|#))?|medicare(?:[ \t]*(?:number|no\.?))?|nhs[ \t]*number|"
+        r"personalausweis(?:nummer)?|ausweis(?:nummer)?|sozialversicherungsnummer|carta[ \t]+d['’]identit[àa]|"
+        r"documento[ \t]+de[ \t]+identidad|c[ée]dula|carte[ \t]+d['’]identit[ée]|tessera[ \t]+sanitaria|s[ốo][ \t]+cccd|cccd|cmnd"
+    )
+)
 _ID_VALUE = re.compile(
     NOT_ALNUM_BEFORE
     + r"(?P<value>\d{17}[\dXx]|\d{15}|\d{6}[ \-]\d{8}[ \-]\d{3}[\dXx]|[A-Za-z]{1,2}\d{6}[(（]?[0-9A][)）]?"
     r"|[A-Za-z][1289]\d{8}|[A-Za-z]{0,2}\d{7,12}[A-Za-z]?|[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d]"
-    r"|[A-Za-z]{0,2}\d{2,6}(?:[ \-]\d{2,8}){1,4}[A-Za-z]?)" + r"(?![0-9A-Za-z])"
+    r"|[A-Za-z]{0,2}\d{2,6}(?:[ \-]\d{2,8}){1,4}[A-Za-z]?"
+    # a French NIR in its printed groups (1 85 05 78 006 084 36), an Italian codice fiscale
+    r"|[12][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2[ABab])[ ]?\d{3}[ ]?\d{3}(?:[ ]?\d{2})?"
+    r"|[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z])" + r"(?![0-9A-Za-z])"
 )
 
 
@@ -156,7 +170,7 @@ def _valid_cn_id(match: re.Match[str]) -> bool:
     year, month, day = int(match["year"]), int(match["month"]), int(match["day"])
     if not 1 <= month <= 12 or not 1 <= day <= _days_in_month(year, month):
         return False
-    value = match.group(0)
+    value = match.group(0).replace(" ", "").replace("-", "")
     return id_check_char(value[:17]) == value[17].upper()
 
 
@@ -174,14 +188,18 @@ def _stdnum_rrn() -> ModuleType:
 
 def find_id_number(text: str) -> Iterator[Span]:
     """National identity numbers. Unlabelled: an 18-character CN resident ID (GB 11643: a real
-    ``YYYYMMDD`` birth date, 1900-2099, and its MOD 11-2 check character), a Hong Kong ID written
+    ``YYYYMMDD`` birth date, 1900-2099, and its MOD 11-2 check character; glued to letters or
+    printed in 6-8-4 groups), a Hong Kong ID written
     ``A123456(7)`` (with its brackets, or valid by checksum without), a Taiwan ID valid by checksum.
     A Korean resident or alien registration number ``YYMMDD-NNNNNNN`` with a real month and day, a
     7th digit 1-8 and its check digit (``stdnum.kr.rrn``).
     Labelled (``身份证号``/``证件号``/``ID card``/``national ID``/``ID:``, other countries' names
     such as ``SIN``/``NRIC``/``national insurance``/``Aadhaar``/``マイナンバー``/``個人番号``/
-    ``주민등록번호``/``외국인등록번호``, a driving licence ``驾驶证``/``運転免許証``): an 18- or 15-digit
-    number, a Hong Kong / Taiwan / UK NI shape, 7-12 digits or digit groups, whatever the checksum."""
+    ``주민등록번호``/``외국인등록번호``, a driving licence ``驾驶证``/``運転免許証``, European ones such as
+    ``numéro de sécurité sociale``/``sécu``/``NIR``/``health card``/``Personalausweis``/``DNI``/
+    ``codice fiscale``, ``台胞證``/``回鄉證``): an 18- or 15-digit
+    number, a Hong Kong / Taiwan / UK NI shape, a French NIR in its groups, a codice fiscale, 7-12
+    digits or digit groups, whatever the checksum."""
     if digit_count(text) < 6:
         return
     for match in _CN_ID.finditer(text):
@@ -197,6 +215,7 @@ def find_id_number(text: str) -> Iterator[Span]:
         if _stdnum_rrn().is_valid(match.group(0)) and not not_personal(text, *match.span()):
             yield match.span()
     yield from labelled_values(text, _ID_LABEL, _ID_VALUE, gap=12)
+    yield from labelled_values(text, _ID_LABEL_EU, _ID_VALUE, gap=12, lowered=True)
 
 
 _SSN_DASHED = re.compile(r"(?<![\d\-])(?P<area>\d{3})([ \-])(?P<group>\d{2})\2(?P<serial>\d{4})(?![\d\-])")
@@ -204,7 +223,7 @@ _SSN_LABEL = lower_case_labels(
     _EN.format(r"ssn|ss#|social[ \t]*security(?:[ \t]*(?:number|no\.?|#))?|social|tin|itin")
     + r"|社会安全号(?:码)?|社安号|社保号(?:码)?"
 )
-_SSN_VALUE = re.compile(r"(?<!\d)(?P<value>\d{3}[ \-]?\d{2}[ \-]?\d{4})(?!\d)")
+_SSN_VALUE = re.compile(r"(?<!\d)(?P<value>\d{3}[ \-./]?\d{2}[ \-./]?\d{4})(?!\d)")
 
 
 def find_ssn(text: str) -> Iterator[Span]:
@@ -223,13 +242,18 @@ def find_ssn(text: str) -> Iterator[Span]:
 
 _CN_PASSPORT = re.compile(NOT_ALNUM_BEFORE + r"[EG](?:\d{8}|[A-HJ-NP-Z]\d{7})" + NOT_ALNUM_AFTER)
 _PASSPORT_LABEL = lower_case_labels(
-    _EN.format(r"passport(?:[ \t]*(?:number|no\.?|#|id))?|travel[ \t]*document(?:[ \t]*(?:number|no\.?))?")
+    _EN.format(
+        r"passport(?:[ \t]*(?:number|no\.?|#|id))?|travel[ \t]*document(?:[ \t]*(?:number|no\.?))?|"
+        r"(?:reise)?pass(?:nummer|[ \t]*-?[ \t]*nr\.?)|reisepass|pasaporte|passaporte|passaporto|passeport|paspoort|paszport|"
+        r"h[ộo][ \t]+chi[ếe]u"
+    )
+    + r"(?:[ \t]*-?[ \t]*(?i:nr|n[º°o]|num[ée]ro|n[úu]mero|numero|nummer)\.?)?"
     + r"|护照(?:号码|号)?|護照(?:號碼|號)?|通行证(?:号码|号)?|签证号(?:码)?"
     + r"|パスポート(?:番号)?|旅券(?:番号)?|여권(?:[ \t]?번호)?"
 )
 _PASSPORT_VALUE = re.compile(
     NOT_ALNUM_BEFORE
-    + r"(?P<value>[A-Za-z]{0,3}\d{6,10}[A-Za-z]?|[A-Za-z]\d[A-Za-z0-9]{5,8})"
+    + r"(?P<value>[A-Za-z]{0,3}\d{6,10}[A-Za-z]?|[A-Za-z]\d[A-Za-z0-9]{5,8}|\d{2}[A-Za-z]{2}\d{5})"
     + NOT_ALNUM_AFTER
 )
 
@@ -273,7 +297,7 @@ def find_iban(text: str) -> Iterator[Span]:
     yield from labelled_values(text, _IBAN_LABEL, _IBAN_VALUE, gap=12, lowered=True)
 
 
-_DIGIT_GROUPS = re.compile(r"(?<![\d\-])\d+(?:[ \-]\d+)*")
+_DIGIT_GROUPS = re.compile(r"(?<![\d\-])\d+(?:(?:[ \-]| / )\d+)*")
 _CARD_NETWORK = re.compile(r"(?:[3-6]|2[2-7]|8[18])")
 _CARD_LABEL = lower_case_labels(
     r"(?:银行|信用|借记|储蓄|工资|银联|社保|医保|(?:招商|工商|建设|农业|中国|邮政|交通|浦发|民生|兴业|光大|中信|平安|"

@@ -84,7 +84,9 @@ _PHONE_LABEL = re.compile(
     r"|(?P<ko>휴대(?:폰|전화)(?:[ \t]?번호)?|핸드폰(?:[ \t]?번호)?|전화(?:[ \t]?번호)?|연락처|폰[ \t]?번호)"
     # other languages' words for a phone, with their "number of" in front (a word goes on past an
     # accented letter: "tel" is not a label inside "teléfono")
-    r"|(?<![A-Za-z])(?i:(?P<fr>(?:num[ée]ro[ \t]+de[ \t]+)?(?:portable|t[ée]l[ée]phone|t[ée]l\.?|fixe))"
+    r"|(?<![A-Za-z])(?i:(?P<fr>(?:num[ée]ro[ \t]+de[ \t]+)?(?:portable|t[ée]l[ée]phone|t[ée]l\.?|fixe)"
+    r"|(?:mon|ton|son|notre|votre|leur)[ \t]+num[ée]ro)"
+    r"|(?P<vi>(?:s[ốo][ \t]+)?(?:đi[ệe]n[ \t]+tho[ạa]i|di[đd][ộo]ng)|s[đd]t|đt)"
     r"|(?P<de>handy(?:nummer)?|telefon(?:nummer)?|mobil(?:nummer|telefon)?|rufnummer)"
     r"|(?P<es>(?:n[úu]mero[ \t]+de[ \t]+)?(?:m[óo]vil|tel[ée]fono))"
     r"|(?P<mx>(?:n[úu]mero[ \t]+de[ \t]+)?celular|telefone|telem[óo]vel)"
@@ -100,6 +102,7 @@ _LABEL_REGIONS: dict[str, tuple[str, ...]] = {
     "es": ("ES", "MX", "AR"),
     "mx": ("MX", "BR", "PT"),
     "it": ("IT",),
+    "vi": ("VN",),
 }
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")

@@ -11,6 +11,7 @@ from agentmem.domain.guards.pii._text import (
     NOT_ALNUM_BEFORE,
     Span,
     clause_before,
+    digit_count,
     labelled_values,
     lower_case_labels,
     lower_same_length,
@@ -34,6 +35,39 @@ _EN_ADDRESS = re.compile(
     r"(?:,[ \t]*[A-Z][A-Za-z]+(?:[ \t]+[A-Z][A-Za-z]+){0,2})?"
     r"(?:,?[ \t]*(?:[A-Z]{1,2}\d[A-Z\d]?[ \t]*\d[A-Z]{2}(?![A-Za-z])"  # a UK postcode
     r"|[A-Z]{2}(?![A-Za-z])(?:,?[ \t]*\d{5}(?:-\d{4})?(?!\d))?|\d{5}(?:-\d{4})?(?!\d)))?"
+)
+# Continental Europe: a street word glued to its name (de/nl "Hauptstraße 12", "Keizersgracht 123") or
+# in front of it (fr/es/it/pt "rue de la Paix", "Calle Mayor", "Via Roma"), the house number after the
+# name (before it in French), then an optional postcode (5 digits, NL "1015 CJ", PT "01305-000") and city.
+_W = r"[^\W\d_]"
+_EU_NAME = rf"(?:[ \t]+(?:(?:de|du|des|la|le|les|del|de[ \t]+la|di|della|dei|do|da|dos|das|van|von|der|den)(?!{_W})|[dl]['’]|[A-ZÀ-Þ]{_W}*))"
+_EU_GLUED = (
+    rf"[A-ZÀ-Þ]{_W}*(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|gracht|laan|straat|plein|"
+    rf"kade|dijk|singel|steeg)(?!{_W})"
+)
+_EU_LEADING = (
+    r"(?:Rue|Avenue|Av\.|Boulevard|Bd|Place|Chemin|All[ée]e|Impasse|Quai|Route|Calle|C/|Avenida|Avda\.|Plaza|Paseo|"
+    r"Carrer|Camino|Via|Viale|Piazza|Corso|Largo|Vicolo|Rua|Pra[çc]a|Travessa|Alameda|Estrada)"
+)
+_EU_POSTCODE = (
+    r"(?:,?[ \t]*(?:\d{4}[ \t]?[A-Z]{2}|\d{5}-\d{3}|\d{5}|\d{4})[ \t]+[A-ZÀ-Þ]"
+    + _W
+    + r"+(?:[ \t-][A-ZÀ-Þ]"
+    + _W
+    + r"+)?)?"
+)
+_EU_NUMBER = r"\d{1,5}[A-Za-z]?(?:[/-]\d{1,4})?(?![\d])"
+_EU_ADDRESS = re.compile(
+    rf"(?<!{_W})(?:{_EU_GLUED}(?:[ \t]+[A-ZÀ-Þ]{_W}*)?[ \t]+{_EU_NUMBER}"
+    rf"|{_EU_LEADING}(?:{_EU_NAME}){{1,5}},?[ \t]+(?:n\.?[º°o]?[ \t]*)?{_EU_NUMBER}"
+    # any street name when a postcode and city follow (NL "Damrak 1, 1012 LG Amsterdam")
+    rf"|[A-ZÀ-Þ]{_W}+(?:[ \t-][A-ZÀ-Þ]{_W}+)?[ \t]+\d{{1,4}}[a-z]?,[ \t]*(?:\d{{4}}[ \t]?[A-Z]{{2}}|\d{{5}})[ \t]+[A-ZÀ-Þ]{_W}+"
+    rf"|{_EU_NUMBER},?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|place|chemin|all[ée]e|impasse|quai|route)(?:{_EU_NAME}){{1,5}})"
+    + _EU_POSTCODE
+)
+_EU_HINT = lower_case_labels(
+    r"(?i:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|gracht|laan|straat|rue|avenue|boulevard|calle|avenida|plaza|"
+    r"paseo|carrer|via|viale|piazza|corso|rua|pra[çc]a|travessa|quai|chemin|impasse)|\d,[ \t]*\d{4}"
 )
 _ZH_PLACE = r"[^\W\d_A-Za-z]"  # a letter outside ASCII (a CJK range would cost ~2 ms to compile)
 _ZH_NOT_PLACE = "我你他她它们的在是住到搬去了与及或从把被给请帮就也都还要想说叫"
@@ -76,6 +110,8 @@ _ADDRESS_LABEL = lower_case_labels(
         r"(?:home|mailing|postal|shipping|billing|street|delivery|my)[ \t]+address|address|"
         r"(?:i|we)[ \t]+live[ \t]+(?:at|on)|lives?[ \t]+at|living[ \t]+at|reside[s]?[ \t]+at|ship[ \t]+to"
     )
+    + r"|(?<![^\W\d_])(?:(?:liefer|rechnungs|wohn|post|heim)?adresse|anschrift|wohnort|adres|dirección|direccion|domicilio|"
+    r"indirizzo|endereço|endereco|morada|địa[ \t]+chỉ)(?![^\W\d_])"
     + r"|住所|お届け先|送り先|(?P<ko>주소|배송지|거주지)"  # 自宅の住所, 집 주소: the label's last word
 )
 _NOT_HOME = re.compile(
@@ -110,12 +146,19 @@ def find_address(text: str) -> Iterator[Span]:
     ``大阪府大阪市北区梅田3丁目1番3号``, a leading ``〒160-0023``); Korean: city or province, district,
     road or neighbourhood and number (``서울시 강남구 테헤란로 152``, ``해운대구 우동 1408-5``).
     Labelled by ``住所``/``お届け先``/``주소``/``집 주소``/``배송지``: the structured address, or for a
-    Korean label the clause up to its last number (``주소는 나중에`` holds none and is kept)."""
+    Korean label the clause up to its last number (``주소는 나중에`` holds none and is kept).
+
+    Continental Europe: street and house number in the de/nl order (``Hauptstraße 12``,
+    ``Keizersgracht 123``), the fr/es/it/pt order (``Calle Mayor 5``, ``Via Roma 10``, ``12 rue de la
+    Paix``), or any capitalised street name when a postcode and city follow (``Damrak 1, 1012 LG
+    Amsterdam``), with an optional postcode and city; labelled by ``Adresse``/``Lieferadresse``/
+    ``dirección``/``indirizzo``/``endereço``/``adres``/``địa chỉ``."""
     patterns = (
         _EN_ADDRESS if _EN_STREET_HINT.search(text) else None,
         _ZH_ADDRESS if _ZH_HINT.search(text) else None,
         _JA_ADDRESS if _JA_HINT.search(text) else None,
         _KO_ADDRESS if _KO_HINT.search(text) else None,
+        _EU_ADDRESS if digit_count(text) and _EU_HINT.search(lower_same_length(text)) else None,
     )
     for pattern in patterns:
         for match in pattern.finditer(text) if pattern is not None else ():
@@ -130,7 +173,9 @@ def find_address(text: str) -> Iterator[Span]:
         if english is not None:
             yield english.span("value")
             continue
-        structured = _JA_ADDRESS.match(text, pos) or _KO_ADDRESS.match(text, pos)
+        structured = (
+            _JA_ADDRESS.match(text, pos) or _KO_ADDRESS.match(text, pos) or _EU_ADDRESS.match(text, pos)
+        )
         if structured is not None:
             yield structured.span()
             continue
@@ -155,8 +200,35 @@ _PLATE_LABEL = lower_case_labels(
     r"车牌(?:号码|号)?|牌照(?:号)?|车号|"
     + _EN.format(
         r"licen[cs]e[ \t]*plate(?:[ \t]*(?:number|no\.?|#))?|number[ \t]*plate|plate(?:[ \t]*(?:number|no\.?|#))?|"
-        r"reg(?:istration)?(?:[ \t]*(?:number|no\.?|plate))|car[ \t]*reg|tag[ \t]*number|plates"
+        r"reg(?:istration)?(?:[ \t]*(?:number|no\.?|plate))|car[ \t]*reg|tag[ \t]*number|plates|"
+        r"(?:kfz-?)?kennzeichen|nummernschild|plaque(?:[ \t]+d['’]immatriculation)?|immatriculation|matr[íi]cula|"
+        r"placa|targa|kenteken|tablica(?:[ \t]+rejestracyjna)?|bi[ểe]n[ \t]+s[ốo](?:[ \t]+xe)?"
     )
+    + r"|ナンバー(?:プレート)?|車両番号|번호판|차량[ \t]?번호"
+)
+# "my car is LK19 ABX": after "my car"/"meu carro"/"mein Auto", an upper-case plate with a letter and a digit.
+_CAR_LABEL = lower_case_labels(
+    _EN.format(
+        r"(?:my|our|his|her)[ \t]+(?:car|van|truck|motorbike|bike|vehicle)(?:['’]s)?(?:[ \t]+(?:reg(?:istration)?|plate|number))?"
+        r"(?:[ \t]+(?:is|has|with|plate))?|"
+        r"mein(?:e)?[ \t]+(?:auto|wagen)(?:[ \t]+(?:hat|ist))?|ma[ \t]+voiture|mi[ \t]+coche|mi[ \t]+carro|meu[ \t]+carro|"
+        r"la[ \t]+mia[ \t]+auto|(?:my|our|car|vehicle)[ \t]+reg(?:istration)?|reg(?:istration)?(?=[ \t]*[:：])"
+    )
+    + r"|我的车|我车"
+)
+_CAR_HINT = re.compile(r"car|van|truck|bike|vehicle|auto|wagen|voiture|coche|carro|reg|车")
+_CAR_PLATE_VALUE = re.compile(
+    NOT_ALNUM_BEFORE
+    + r"(?P<value>(?=(?:[A-Z \-·]*\d){2})(?=[A-Z0-9 \-·]*[A-Z])[A-Z0-9]{1,4}(?:[ \-·][A-Z0-9]{1,4}){0,3})"
+    + NOT_ALNUM_AFTER
+)
+# Japan: office, class number, kana, serial (品川 330 さ 12-34); Korea: 2-3 digits, a plate syllable, 4 digits.
+_JA_PLATE = re.compile(
+    r"[\u4e00-\u9fff]{1,4}[ \t]?\d{2,3}[ \t]?[\u3041-\u3093][ \t]?(?:\d{2}-\d{2}|・{0,3}\d{1,3})(?!\d)"
+)
+_KO_PLATE = re.compile(
+    r"(?<![\d가-힣])\d{2,3}[ \t]?[가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호]"
+    r"[ \t]?\d{4}(?!\d)"
 )
 _PLATE_VALUE = re.compile(
     NOT_ALNUM_BEFORE
@@ -169,7 +241,19 @@ def find_plate(text: str) -> Iterator[Span]:
     """A Chinese licence plate (province, letter, optional ``·``, five characters or six for a new
     energy car, at least three digits: ``京A12345``, ``粤B·D12345``); any plate-shaped value (4-9
     letters and digits, one digit at least) after ``车牌``/``licence plate``/``plate number``/
-    ``registration number``."""
+    ``registration number``/``Kennzeichen``/``plaque``/``matrícula``/``targa``/``kenteken``/``번호판``;
+    a Japanese plate (``品川 330 さ 12-34``) and a Korean one (``12가 3456``) anywhere; after ``my
+    car``/``my reg``/``reg:``, an upper-case plate with a letter and two digits (``LK19 ABX``,
+    ``M-XY 4821``; ``my car is BMW X5`` is kept)."""
+    digits = digit_count(text)
+    if digits < 1:
+        return
     for match in _ZH_PLATE.finditer(text):
         yield match.span()
+    if digits >= 3 and not text.isascii():  # both hold kana or Hangul
+        for pattern in (_JA_PLATE, _KO_PLATE):
+            for match in pattern.finditer(text):
+                yield match.span()
+    if digits >= 2 and _CAR_HINT.search(lower_same_length(text)):
+        yield from labelled_values(text, _CAR_LABEL, _CAR_PLATE_VALUE, lowered=True)
     yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12, lowered=True)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE as _NOT_A_SECRET
-from agentmem.domain.guards.pii._text import Span
+from agentmem.domain.guards.pii._text import Span, lower_same_length
 
 __all__ = [
     "find_api_key",
@@ -107,11 +107,11 @@ _SECRET_BARE = r"(?P<secret>[!-+\--:<-~]+)"
 # Chinese, Japanese and Korean labels; the particles after a ja/ko label (は, が, 는, 은, 이, 가) hand
 # over the value as "是" does.
 _PASSWORD_ZH = re.compile(
-    r"(?:密码|密碼|口令|登录密码|支付密码|(?i:pin)码|(?i:wifi)密码|"
+    r"(?:密码|密碼|口令|登录密码|支付密码|取款密码|交易密码|(?i:pin)码|(?i:wifi)密码|"
     r"パスワード|暗証番号|パスコード|ピン番号|(?i:pin)(?:コード|番号)|"
     r"비밀[ \t]?번호|비번|암호|패스워드|(?i:pin)[ \t]?번호)"
-    r"(?P<lead>[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=|は|が|는|은|이|가|を|를|"
-    r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*|[ \t]*)"
+    r"(?P<lead>(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字|数)?)?[ \t]*(?:是|为|為|改成了?|改为|设成了?|设为|设置为|:|：|=|は|が|는|은|이|가|を|를|"
+    r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*(?:(?:[六四八]|\d)位(?:数字|數字|数)?[ \t]*[:：,，]?[ \t]*(?=[0-9]))?|(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字|数)?)?[ \t]*)"
     r"(?![否不])(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
 _PASSWORD_EN = re.compile(
@@ -121,6 +121,23 @@ _PASSWORD_EN = re.compile(
     r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*"
     r"|[ \t]+(?i:of|for|on)(?:[ \t]+(?:(?![\s,;，。]).)+){1,3}[ \t]+(?i:is|was)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
+)
+# Labels in European languages and Vietnamese, then a colon or the language's copula; the value
+# must hold a non-letter unless a colon states it ("la clave es importante" is words).
+_PASSWORD_EU = re.compile(
+    r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
+    r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
+    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：]))?"
+    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+)"
+    r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
+)
+_PASSWORD_EU_HINT = re.compile(
+    r"passwort|kennwort|passe|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
+)
+# A PIN in Chinese numerals after a password label: "密码是八四二零一九".
+_PIN_ZH_NUMERALS = re.compile(
+    r"(?:密码|密碼|口令|(?i:pin)码?)[ \t]*(?:[六四八]位(?:数字)?)?[ \t]*(?:是|为|為|:|：|=)?[ \t]*"
+    r"(?P<secret>[零〇一二三四五六七八九幺两]{4,8})(?![零〇一二三四五六七八九幺两十百千万])"
 )
 _CJK = re.compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
 _UNIT_AFTER = re.compile(
@@ -167,11 +184,11 @@ _PASSWORD_ZH_WORDS = re.compile(
 
 
 _PASSWORD_HINT = re.compile(
-    r"(?i:pass|pw|pin)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
+    r"(?i:pass|pw|pin|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
 )
 _SECRET_HINT = re.compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
-    r"recovery|backup|seed|mnemonic)|密钥|秘钥|私钥|令牌|助记词|恢复码"
+    r"recovery|backup|seed|mnemonic|2fa|mfa|totp)|密钥|秘钥|私钥|令牌|助记词|恢复码|备用码|验证码|救援码"
 )
 
 
@@ -199,6 +216,24 @@ def find_password(text: str) -> Iterator[Span]:
                 continue
             if _looks_stated(text, match, start, end, pin=pin):
                 yield start, end
+    lowered = lower_same_length(text)
+    eu = _PASSWORD_EU_HINT.search(lowered) is not None
+    for match in _PASSWORD_EU.finditer(text) if eu else ():
+        if match["quoted"] is not None:
+            yield match.span("quoted")
+            continue
+        start, end = _trim_secret(text, *match.span("secret"))
+        secret = text[start:end]
+        stated = ":" in match["lead"] or "=" in match["lead"] or "：" in match["lead"]
+        if _PLACEHOLDER_VALUE.match(secret) or _UNIT_AFTER.match(text, end):
+            continue
+        wordy = secret.lower() in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
+        if not wordy and (re.search(r"[^A-Za-z\-']", secret) or stated):
+            yield start, end
+    for match in (
+        _PIN_ZH_NUMERALS.finditer(text) if ("密" in text or "口令" in text or "pin" in lowered) else ()
+    ):
+        yield match.span("secret")
     for match in _PASSWORD_ZH_WORDS.finditer(text):  # 密码：我爱北京2024
         if not _PLACEHOLDER_VALUE.match(match["secret"]):
             yield _trim_secret(text, *match.span("secret"))
@@ -223,6 +258,30 @@ _LABELLED_SECRET = re.compile(
     r"(?i:token))"
     r"(?:[ \t]+(?i:is|was)[ \t]+|[ \t]*(?:[:=：]|是|为)[ \t]*)[\"'“]?(?P<secret>[A-Za-z0-9_\-./+=]{8,})"
 )
+
+
+# A TOTP/2FA seed: base32 (A-Z, 2-7), compact or in groups of four, after "secret"/"seed"/"2FA".
+_TOTP_SEED = re.compile(
+    r"(?<![A-Za-z])(?i:(?:totp|2fa|mfa|otp|authenticator)(?:[ \t-]*(?:secret|seed|key|setup[ \t]+key))?|"
+    r"secret(?:[ \t]*key)?|seed|setup[ \t]+key)(?![A-Za-z])"
+    r"(?:[ \t]+(?i:is|was)[ \t]+|[ \t]*[:=：][ \t]*|[ \t]+)[\"'“]?"
+    r"(?P<secret>[A-Z2-7]{16,64}=*|[A-Z2-7]{10,64}={1,6}|(?:[A-Z2-7]{4}[ \t]){3,15}[A-Z2-7]{4}|(?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{4})"
+    r"(?![A-Za-z0-9])"
+)
+# A list of backup or recovery codes: each code 4-12 letters or digits (one dash inside allowed), a
+# digit in each, joined by commas, semicolons, slashes or spaces.
+_CODE = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})?(?![A-Za-z0-9])"
+_BACKUP_CODES = re.compile(
+    r"(?:(?<![A-Za-z])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch)[ \t]*codes?)(?![A-Za-z])"
+    r"|备用码|恢复码|救援码|备份码|リカバリーコード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드)"
+    r"(?:[ \t]+(?i:are|is|were)|[ \t]*(?:是|为|[:：=]))?[ \t]*"
+    rf"(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+){_CODE})*)"
+)
+
+
+def _base32_seed(value: str) -> bool:
+    """A base32 seed holds a digit 2-7 and a letter."""
+    return bool(re.search(r"[2-7]", value)) and bool(re.search(r"[A-Za-z]", value))
 
 
 def _made_up(value: str) -> bool:
@@ -250,7 +309,10 @@ def find_secret(text: str) -> Iterator[Span]:
     it is a placeholder or a variable (``$DB_PASS``, ``<token>``, ``xxx``); the password in a URL
     (``https://user:pass@host``); ``Bearer``/``token`` values; command-line passwords
     (``mysql -uroot -pS3cret``, ``--password=…``, ``sshpass -p``, ``redis-cli -a``); and a labelled
-    key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits)."""
+    key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits); a TOTP/2FA
+    seed in base32 after ``secret``/``seed``/``2FA``/``TOTP`` (``JBSWY3DPEHPK3PXP``, or in groups of
+    four); a list of backup or recovery codes (``backup codes: 8472-1934, 2291-0043``,
+    ``恢复码 …``), each code holding a digit."""
     if _SECRET_HINT.search(text) is None:
         return
     for match in _CONFIG_SECRET.finditer(text):
@@ -272,3 +334,8 @@ def find_secret(text: str) -> Iterator[Span]:
     for match in _LABELLED_SECRET.finditer(text):
         if _made_up(match["secret"]):
             yield _trim_secret(text, *match.span("secret"))
+    for match in _TOTP_SEED.finditer(text):
+        if _base32_seed(match["secret"]):
+            yield match.span("secret")
+    for match in _BACKUP_CODES.finditer(text):
+        yield match.span("secret")
