@@ -36,7 +36,7 @@ TENANT = "load"
 @dataclass
 class ClientStats:
     accepted: list[tuple[str, str]] = field(default_factory=list)  # (user, message id)
-    refused: int = 0  # 429 queue full: refused with a reason, counted, never silently dropped
+    refused: int = 0  # 429 (queue full, or over a share): refused with a reason, counted, never dropped
     errors: Counter[str] = field(default_factory=Counter)
     samples: dict[str, Any] = field(default_factory=dict)  # first error body per kind
     turn_ms: list[float] = field(default_factory=list)
@@ -78,7 +78,9 @@ def _client(
                     f"{base}/v1/context", {"query": rng.choice(queries), "mode": "chat"}, user
                 )
                 stats.context_ms.append((time.perf_counter() - started) * 1000)
-                if status != 200:
+                if status == 429:  # over the user's share of requests in flight: refused, not an error
+                    stats.refused += 1
+                elif status != 200:
                     stats.errors[f"context_{status}"] += 1
                     stats.samples.setdefault(f"context_{status}", payload)
                 continue

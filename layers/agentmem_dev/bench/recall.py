@@ -128,8 +128,14 @@ class _Http:
 
     def context(self, query: str, at: str) -> int:
         body = json.dumps({"query": query, "mode": "chat", "at": at})
-        self.conn.request("POST", "/v1/context", body=body, headers=self.headers)
-        response = self.conn.getresponse()
+        try:
+            self.conn.request("POST", "/v1/context", body=body, headers=self.headers)
+            response = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # The server closes a keep-alive connection idle past its header timeout: reconnect.
+            self.conn.close()
+            self.conn.request("POST", "/v1/context", body=body, headers=self.headers)
+            response = self.conn.getresponse()
         payload = response.read()
         if response.status != 200:
             raise RuntimeError(f"/v1/context answered {response.status}: {payload[:200]!r}")

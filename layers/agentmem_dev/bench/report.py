@@ -298,7 +298,7 @@ def _load(r: dict[str, Any]) -> list[str]:
         [
             "requests/s",
             "turns accepted",
-            "refused (429, queue full)",
+            "refused (429: queue full or over a share)",
             "context requests",
             "errors",
             "turn POST p50/p95 ms",
