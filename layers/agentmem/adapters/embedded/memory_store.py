@@ -24,7 +24,8 @@ Memory ids are time-sortable, so "newest first" is ``ORDER BY memory_id DESC``; 
 the last id returned, base64-wrapped to stay opaque.
 
 The module runs over 400 lines: the records, their outbox and the erase barrier share one
-transaction, so they share one class (the outbox row type could move out next).
+transaction, so they share one class (the outbox row type is
+:class:`agentmem.adapters.embedded.outbox.OutboxRow`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ import binascii
 import builtins
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ from agentmem.adapters.codec import (
     record_to_json_image,
     scope_from_partition_key,
 )
+from agentmem.adapters.embedded.outbox import OutboxRow
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
@@ -86,48 +87,6 @@ CREATE TABLE IF NOT EXISTS pending_scopes (
     updated_at TEXT NOT NULL
 );
 """
-
-
-@dataclass(frozen=True, slots=True)
-class OutboxRow:
-    """One change, as a DynamoDB stream record carries it (images are stream-event JSON)."""
-
-    seq: int
-    event_name: str  # INSERT | MODIFY | REMOVE
-    pk: str
-    sk: str
-    new_image: dict[str, Any] | None
-    old_image: dict[str, Any] | None
-    created_at: datetime
-
-    @property
-    def memory_id(self) -> str:
-        return self.sk.removeprefix("MEM#")
-
-    def new_record(self) -> MemoryRecord | None:
-        return None if self.new_image is None else image_to_record(self.new_image)
-
-    def old_record(self) -> MemoryRecord | None:
-        return None if self.old_image is None else image_to_record(self.old_image)
-
-    def to_stream_record(self) -> dict[str, Any]:
-        """The row in the shape of one Lambda DynamoDB Streams event record."""
-        body: dict[str, Any] = {
-            "Keys": {"pk": {"S": self.pk}, "sk": {"S": self.sk}},
-            "SequenceNumber": str(self.seq),
-            "StreamViewType": "NEW_AND_OLD_IMAGES",
-            "ApproximateCreationDateTime": self.created_at.timestamp(),
-        }
-        if self.new_image is not None:
-            body["NewImage"] = self.new_image
-        if self.old_image is not None:
-            body["OldImage"] = self.old_image
-        return {
-            "eventID": str(self.seq),
-            "eventName": self.event_name,
-            "eventSource": "aws:dynamodb",
-            "dynamodb": body,
-        }
 
 
 def _encode_cursor(value: str) -> str:

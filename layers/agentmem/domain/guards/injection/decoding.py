@@ -226,27 +226,24 @@ def _split_base64(text: str) -> Iterator[str]:
         if len(chunks) < 2 or len({len(c) for c in chunks[:-1]}) != 1 or len(chunks[-1]) > len(chunks[0]):
             continue
         joined = "".join(chunks)
-        if len(joined) % 4 or len(joined) < 16:
-            continue
-        try:
-            decoded = _utf8(base64.b64decode(joined, validate=True))
-        except (binascii.Error, ValueError):
-            continue
-        if decoded is not None:
+        if len(joined) >= 16 and (decoded := _b64_text(joined)) is not None:
             yield decoded
 
 
 def _char_split_base64(text: str) -> Iterator[str]:
     for m in _B64_CHARS.finditer(text):
-        joined = re.sub(r"[ \t]", "", m.group(0))
-        if len(joined) % 4:
-            continue
-        try:
-            decoded = _utf8(base64.b64decode(joined, validate=True))
-        except (binascii.Error, ValueError):
-            continue
-        if decoded is not None:
+        if (decoded := _b64_text(re.sub(r"[ \t]", "", m.group(0)))) is not None:
             yield decoded
+
+
+def _b64_text(joined: str) -> str | None:
+    """The UTF-8 text a whole base64 run decodes to, or None (not a multiple of 4, invalid, binary)."""
+    if len(joined) % 4:
+        return None
+    try:
+        return _utf8(base64.b64decode(joined, validate=True))
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _hex(text: str) -> Iterator[str]:
