@@ -62,6 +62,14 @@ from agentmem.ports import (
 EDGE_TYPES = frozenset({"FOLLOWS", "SIMILAR_TO", "CAUSES", "BELONGS_TO"})
 
 
+def _drop_scope(rows: dict[Any, Any], scope: Scope) -> int:
+    """Delete the rows keyed ``(scope.key, ...)``; how many there were."""
+    mine = [key for key in rows if key[0] == scope.key]
+    for key in mine:
+        del rows[key]
+    return len(mine)
+
+
 def _json(value: Any) -> Any:
     """What a JSON column gives back (tuples become lists, datetimes strings)."""
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
@@ -380,12 +388,8 @@ class InMemoryTurnLog(Switchable, TurnLog):
     def erase_scope(self, scope: Scope) -> int:
         with self._lock:
             self._enter("erase_scope")
-            turns = [k for k in self._turns if k[0] == scope.key]
-            for key in turns:
-                del self._turns[key]
-            for key in [k for k in self._processed if k[0] == scope.key]:
-                del self._processed[key]
-            return len(turns)
+            _drop_scope(self._processed, scope)
+            return _drop_scope(self._turns, scope)
 
     def forget_turn(self, scope: Scope, message_id: str) -> bool:
         with self._lock:
@@ -425,10 +429,7 @@ class InMemoryRuntimeState(Switchable, RuntimeStateStore):
     def erase_scope(self, scope: Scope) -> int:
         with self._lock:
             self._enter("erase_scope")
-            mine = [k for k in self._states if k[0] == scope.key]
-            for key in mine:
-                del self._states[key]
-            return len(mine)
+            return _drop_scope(self._states, scope)
 
 
 def new_event_id(event: AuditEvent) -> str:
@@ -604,12 +605,8 @@ class InMemorySearchIndex(Switchable, SearchIndex):
     def erase_scope(self, scope: Scope) -> int:
         with self._lock:
             self._enter("erase_scope")
-            mine = [key for key in self._docs if key[0] == scope.key]
-            for key in mine:
-                del self._docs[key]
-            for key in [key for key in self._tombstones if key[0] == scope.key]:
-                del self._tombstones[key]
-            return len(mine)
+            _drop_scope(self._tombstones, scope)
+            return _drop_scope(self._docs, scope)
 
 
 @dataclass
@@ -898,10 +895,7 @@ class InMemoryTurnQueue(Switchable, TurnQueue):
     def purge_scope(self, scope: Scope) -> int:
         with self._lock:
             self._enter("purge_scope")
-            mine = [k for k in self._messages if k[0] == scope.key]
-            for key in mine:
-                del self._messages[key]
-            return len(mine)
+            return _drop_scope(self._messages, scope)
 
     def take_bodies(self) -> builtins.list[str]:
         """Remove and return every queued body, oldest first (a consumer's receive + delete)."""
