@@ -128,8 +128,12 @@ class MemoryStore(Protocol):
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         """The record, or None when absent in this scope (another scope's id is absent too)."""
 
-    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """Records by id; absent ids are left out."""
+    def get_many(
+        self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
+    ) -> dict[str, MemoryRecord]:
+        """Records by id; absent ids are left out. ``embeddings=False``: the caller does not read
+        the vectors (recall scores with the search index's), so the store may leave them out
+        (``embedding`` None, ``embedding_model`` kept) and serve the read cheaper."""
 
     def list(
         self,
@@ -139,15 +143,18 @@ class MemoryStore(Protocol):
         category: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        embeddings: bool = True,
     ) -> Page:
-        """Newest first, paginated by an opaque cursor."""
+        """Newest first, paginated by an opaque cursor (``embeddings`` as in :meth:`get_many`)."""
 
     def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
         """Active records carrying this key (for same-key conflicts)."""
 
-    def scan_active(self, scope: Scope, limit: int) -> builtins.list[MemoryRecord]:
+    def scan_active(
+        self, scope: Scope, limit: int, *, embeddings: bool = True
+    ) -> builtins.list[MemoryRecord]:
         """Up to ``limit`` active records, newest first: the bounded fallback when the search
-        index is down, and the consolidation working set."""
+        index is down, and the consolidation working set (``embeddings`` as in :meth:`get_many`)."""
 
     def hard_delete(self, scope: Scope, memory_id: str) -> bool:
         """Erase one record for good (the change stream reports a REMOVE). True if it existed."""
@@ -231,6 +238,13 @@ class SearchIndex(Protocol):
 
     def keyword(self, scope: Scope, text: str, k: int) -> builtins.list[Hit]:
         """BM25 over CJK-aware terms, best first."""
+
+    def similarities(
+        self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
+    ) -> dict[str, float]:
+        """Cosine of ``vector`` with each listed memory's indexed vector (of ``model``; ids with
+        none, or not indexed, are left out): how recall scores candidates another channel found
+        without reading their vectors from the source of truth."""
 
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""

@@ -4,7 +4,9 @@ errors. The port's behaviour is in ``contracts/test_contract_memory_store.py``."
 
 from __future__ import annotations
 
+import json
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -87,3 +89,137 @@ def test_in_memory_mode() -> None:
     store = SqliteMemoryStore(":memory:")
     store.create(rec("m1"))
     assert store.get(S1, "m1") == rec("m1")
+
+
+# ------------------------------------------------------------------ row format and read cache
+
+
+def _full(memory_id: str) -> MemoryRecord:
+    """A record with every optional field set (the row format must keep each one)."""
+    from agentmem.domain.models import Confidence, ImportanceSource, Layer, Source, SourceRefs, Status
+
+    return MemoryRecord(
+        scope=S1,
+        memory_id=memory_id,
+        content="用户喜欢 green tea — 不要咖啡",
+        category=Category.PREFERENCE,
+        layer=Layer.PERMANENT,
+        key="drink",
+        value="green tea",
+        tags=("drink", "茶"),
+        slot_hint="profile",
+        importance=0.1 + 0.2,  # a float with no short decimal form
+        importance_source=ImportanceSource.EXPLICIT,
+        confidence=Confidence.INFERRED,
+        source=Source.EXPLICIT,
+        source_refs=SourceRefs("s-1", ("m-1", "m-2"), "trace-1"),
+        embedding=(0.25, -1.5, 3.0e-8, 1.0 / 3.0),
+        embedding_model="hash-test",
+        embedding_revision="r2",
+        version=3,
+        created_at=T0,
+        updated_at=datetime(2026, 1, 6, 9, 0, 0, 123456, tzinfo=UTC),
+        last_accessed_at=T0,
+        access_count=4,
+        valid_from=T0,
+        valid_to=datetime(2027, 1, 1, tzinfo=UTC),
+        status=Status.ACTIVE,
+        supersedes=("old-1",),
+        pinned=True,
+        expires_at=datetime(2030, 1, 1, tzinfo=UTC),
+        entities=("tea",),
+        quarantine_reason=None,
+    )
+
+
+def test_row_format_round_trips_every_field(tmp_path: Path) -> None:
+    import numpy as np
+
+    from agentmem.adapters.embedded import rows
+
+    record = _full("m1")
+    doc, blob = rows.encode(record)
+    assert '"embedding":' not in doc and S1.key not in doc  # the vector is the BLOB, the scope the key
+    back = rows.decode(S1, doc, blob)
+    assert back.embedding == tuple(float(np.float32(x)) for x in record.embedding)  # float32 precision
+    assert replace(back, embedding=record.embedding) == record
+    assert rows.decode(S1, doc) == replace(record, embedding=None)
+    store = SqliteMemoryStore(tmp_path / "m.sqlite3")
+    store.create(record)
+    assert store.get(S1, "m1") == back
+    assert store.get_many(S1, ["m1"], embeddings=False)["m1"] == replace(record, embedding=None)
+
+
+def test_a_file_of_the_first_row_format_is_migrated(tmp_path: Path) -> None:
+    """Files written before the row format kept each record as its DynamoDB JSON image."""
+    import sqlite3
+
+    from agentmem.adapters.codec import record_to_json_image
+
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(
+        """
+        CREATE TABLE memories (pk TEXT NOT NULL, memory_id TEXT NOT NULL, status TEXT NOT NULL,
+            category TEXT NOT NULL, key TEXT, created_at TEXT NOT NULL, version INTEGER NOT NULL,
+            content_hash TEXT NOT NULL, item TEXT NOT NULL, PRIMARY KEY (pk, memory_id)) WITHOUT ROWID;
+        CREATE INDEX memories_by_status ON memories (pk, status, memory_id);
+        CREATE INDEX memories_by_key ON memories (pk, key, status);
+        CREATE INDEX memories_by_category ON memories (pk, category, status, memory_id);
+        """
+    )
+    records = [_full("m1"), rec("m2")]
+    for r in records:
+        old.execute(
+            "INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                S1.key,
+                r.memory_id,
+                r.status.value,
+                r.category.value,
+                r.key,
+                "2026-01-05T09:00:00Z",
+                r.version,
+                r.content_hash,
+                record_to_json_image(r),
+            ),
+        )
+    old.commit()
+    old.close()
+    store = SqliteMemoryStore(path)
+    # What the old file held is what the migrated one gives back (the image rounds floats to 12 places).
+    for r in records:
+        assert store.get(S1, r.memory_id) == image_to_record(json.loads(record_to_json_image(r)))
+    assert [r.memory_id for r in store.list(S1, category=Category.PREFERENCE.value).items] == ["m1"]
+    store.update(records[1].evolve(now=T0, content="after the migration"), records[1].version)
+    store.close()
+    again = SqliteMemoryStore(path)  # the migration does not run twice
+    assert again.get(S1, "m2").content == "after the migration"  # type: ignore[union-attr]
+
+
+def test_a_write_by_another_instance_is_seen_by_cached_reads(tmp_path: Path) -> None:
+    """Two stores on one file stand for two worker processes: each caches decoded records and
+    listings, and each sees the other's writes on its next read."""
+    from agentmem.domain.models import Status
+    from agentmem.ports import Put
+
+    path = tmp_path / "m.sqlite3"
+    writer, reader = SqliteMemoryStore(path), SqliteMemoryStore(path)
+    first = rec("m1")
+    writer.create(first)
+    assert [r.content for r in reader.scan_active(S1, 10, embeddings=False)] == ["content of m1"]
+    assert reader.get_many(S1, ["m1"], embeddings=False)["m1"].content == "content of m1"
+    changed = first.evolve(now=T0, content="changed elsewhere")
+    writer.update(changed, first.version)
+    assert reader.get_many(S1, ["m1"], embeddings=False)["m1"].content == "changed elsewhere"
+    assert [r.content for r in reader.scan_active(S1, 10, embeddings=False)] == ["changed elsewhere"]
+    writer.create(rec("m2"))
+    assert [r.memory_id for r in reader.scan_active(S1, 10, embeddings=False)] == ["m2", "m1"]
+    writer.transact([Put(changed.evolve(now=T0, status=Status.SUPERSEDED), changed.version)])
+    assert [r.memory_id for r in reader.scan_active(S1, 10, embeddings=False)] == ["m2"]
+    assert writer.hard_delete(S1, "m2")
+    assert reader.get_many(S1, ["m2"], embeddings=False) == {}
+    writer.create(rec("m3"))
+    writer.erase_scope(S1)
+    assert reader.scan_active(S1, 10, embeddings=False) == []
+    assert reader.get_many(S1, ["m1", "m3"], embeddings=False) == {}

@@ -225,7 +225,7 @@ class AssembledContext:
     missing_required: tuple[SlotName, ...] = ()  # required slots that had nothing (e.g. ToolState)
 
 
-def _fill(spec: SlotSpec, items: list[SlotItem], inferred_label: str) -> FilledSlot:
+def _fill(spec: SlotSpec, items: list[SlotItem], inferred_label: str, unranked: int = 0) -> FilledSlot:
     kept: list[SlotItem] = []
     used = 0
     seen: set[str] = set()
@@ -244,7 +244,7 @@ def _fill(spec: SlotSpec, items: list[SlotItem], inferred_label: str) -> FilledS
         seen.add(dedupe_key)
         kept.append(replace(item, text=text))
         used += len(text)
-    return FilledSlot(spec.name, tuple(kept), dropped=len(items) - len(kept))
+    return FilledSlot(spec.name, tuple(kept), dropped=len(items) - len(kept) + unranked)
 
 
 def _trim_global(slots: list[FilledSlot], budget: int) -> tuple[list[FilledSlot], int]:
@@ -269,14 +269,21 @@ def assemble(
     *,
     query: str = "",
     schema: Schema | None = None,
+    unranked: Mapping[SlotName, int] | None = None,
 ) -> AssembledContext:
     """Fill the schema's slots from ``inputs`` (items best first), apply the budgets and render.
+    ``unranked``: per slot, how many candidates its source left out before ranking (they count
+    as dropped).
 
     Returns an empty ``text`` when no slot has anything to say."""
     schema = schema or SCHEMAS[mode]
     lang = language(query) if query.strip() else "en"
     phrases = _PHRASES[lang]
-    filled = [_fill(spec, inputs.get(spec.name, []), phrases.inferred) for spec in schema.slots]
+    unranked = unranked or {}
+    filled = [
+        _fill(spec, inputs.get(spec.name, []), phrases.inferred, unranked.get(spec.name, 0))
+        for spec in schema.slots
+    ]
     filled, trimmed = _trim_global(filled, schema.global_budget_chars)
     missing = tuple(
         spec.name for spec, slot in zip(schema.slots, filled, strict=True) if spec.required and not slot.items

@@ -44,14 +44,47 @@ class Scorer:
     def recency(self, record: MemoryRecord, now: datetime) -> float:
         if record.never_decays:
             return 1.0
-        times = [
-            t
-            for t in (record.created_at, record.updated_at, record.last_accessed_at, record.valid_from)
-            if t is not None
-        ]
-        reference = max(times) if times else now
+        reference = record.created_at
+        for t in (record.updated_at, record.last_accessed_at, record.valid_from):
+            if t is not None and (reference is None or t > reference):
+                reference = t
+        if reference is None:
+            return 1.0
         hours = max(0, math.floor((now - reference).total_seconds() / 3600))
         return float(0.5 ** (hours / self.half_life_hours))
+
+    def components(
+        self,
+        record: MemoryRecord,
+        *,
+        now: datetime,
+        query: str = "",
+        similarity: float = 0.0,
+        lexical: float | None = None,
+    ) -> tuple[float, float, float, float]:
+        """(semantic, lexical, recency, importance) of one memory for a query, each in [0, 1]:
+        what :meth:`score` weighs. ``similarity`` is calibrated, in [0, 1]; ``lexical`` may be
+        given (e.g. a normalised BM25) and is otherwise the seed's match on the text."""
+        sem = min(1.0, max(0.0, similarity))
+        lex = lexical_match(query, record.content) if lexical is None else min(1.0, max(0.0, lexical))
+        return sem, lex, self.recency(record, now), record.importance
+
+    def total(self, parts: tuple[float, float, float, float]) -> float:
+        """The weighted sum of :meth:`components`."""
+        w = self.weights
+        sem, lex, rec, imp = parts
+        return w.semantic * sem + w.lexical * lex + w.recency * rec + w.importance * imp
+
+    def explain(
+        self,
+        record: MemoryRecord,
+        parts: tuple[float, float, float, float],
+        channels: tuple[str, ...] = (),
+    ) -> ScoredMemory:
+        """The scored memory of given :meth:`components` (score and its explanation)."""
+        sem, lex, rec, imp = parts
+        components = {"semantic": sem, "lexical": lex, "recency": rec, "importance": imp}
+        return ScoredMemory(record=record, score=self.total(parts), components=components, channels=channels)
 
     def score(
         self,
@@ -63,16 +96,9 @@ class Scorer:
         lexical: float | None = None,
         channels: tuple[str, ...] = (),
     ) -> ScoredMemory:
-        """Score one memory for a query. ``similarity`` is calibrated, in [0, 1]; ``lexical``
-        may be given (e.g. a normalised BM25) and is otherwise the seed's match on the text."""
-        sem = min(1.0, max(0.0, similarity))
-        lex = lexical_match(query, record.content) if lexical is None else min(1.0, max(0.0, lexical))
-        rec = self.recency(record, now)
-        imp = record.importance
-        w = self.weights
-        total = w.semantic * sem + w.lexical * lex + w.recency * rec + w.importance * imp
-        components = {"semantic": sem, "lexical": lex, "recency": rec, "importance": imp}
-        return ScoredMemory(record=record, score=total, components=components, channels=channels)
+        """Score one memory for a query (:meth:`components` weighed by :meth:`total`)."""
+        parts = self.components(record, now=now, query=query, similarity=similarity, lexical=lexical)
+        return self.explain(record, parts, channels)
 
     def retention(self, record: MemoryRecord, now: datetime) -> float:
         """Query-free value of keeping a memory (eviction and merge survivor choice): the same

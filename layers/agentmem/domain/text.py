@@ -300,7 +300,9 @@ def terms(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=8192)
 def term_set(text: str) -> frozenset[str]:
+    """The set of :func:`terms` (cached: recall scores the same memories' texts call after call)."""
     return frozenset(terms(text))
 
 

@@ -35,6 +35,9 @@ from agentmem.services.recall import RecallService, bounded
 PROFILE_CATEGORIES = (Category.IDENTITY, Category.PREFERENCE)
 LISTING_LIMIT = 100
 PROFILE_SHOWN = 10  # profile memories recall leaves out (at most this many show in the profile slot)
+PROFILE_RANKED = 30
+"""The profile listing's best this many are explained and offered to the slot (which shows at most
+10, skipping expired and over-long ones); the others are scored, then counted as dropped."""
 RECENT_CALLS_SHOWN = 5
 
 
@@ -87,7 +90,7 @@ class ContextService:
             scored_by_id={s.record.memory_id: s for s in recalled.memories},
         )
         inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}
-        assembled = assemble(mode, inputs, query=query)
+        assembled = assemble(mode, inputs, query=query, unranked=fetched.unranked)
         if assembled.used_memory_ids:
             self.audit.append(
                 AuditEvent(
@@ -105,10 +108,18 @@ class ContextService:
         profile: list[MemoryRecord] = []
         for category in PROFILE_CATEGORIES:
             profile += self.store.list(
-                scope, statuses=(Status.ACTIVE,), category=category.value, limit=LISTING_LIMIT
+                scope,
+                statuses=(Status.ACTIVE,),
+                category=category.value,
+                limit=LISTING_LIMIT,
+                embeddings=False,
             ).items
         policy = self.store.list(
-            scope, statuses=(Status.ACTIVE,), category=Category.POLICY.value, limit=LISTING_LIMIT
+            scope,
+            statuses=(Status.ACTIVE,),
+            category=Category.POLICY.value,
+            limit=LISTING_LIMIT,
+            embeddings=False,
         ).items
         return profile, policy
 
@@ -132,6 +143,7 @@ class SlotInputs:
     recall: RecallService
     degraded: list[str]
     scored_by_id: dict[str, ScoredMemory]
+    unranked: dict[SlotName, int] = field(default_factory=dict)
     _ranked: dict[SlotName, list[ScoredMemory]] = field(default_factory=dict)
 
     def ranked_policy(self) -> list[ScoredMemory]:
@@ -145,11 +157,13 @@ class SlotInputs:
     def ranked_profile(self) -> list[ScoredMemory]:
         """The identity and preference listing, best match first."""
         if SlotName.PROFILE not in self._ranked:
-            self._ranked[SlotName.PROFILE] = self._rank(self.profile_records)
+            ranked = self._rank(self.profile_records, PROFILE_RANKED)
+            self._ranked[SlotName.PROFILE] = ranked
+            self.unranked[SlotName.PROFILE] = max(0, len(self.profile_records) - len(ranked))
         return self._ranked[SlotName.PROFILE]
 
-    def _rank(self, records: list[MemoryRecord]) -> list[ScoredMemory]:
-        ranked = self.recall.rank(records, self.query, now=self.now, degraded=self.degraded)
+    def _rank(self, records: list[MemoryRecord], top: int | None = None) -> list[ScoredMemory]:
+        ranked = self.recall.rank(records, self.query, now=self.now, degraded=self.degraded, top=top)
         self.scored_by_id.update({s.record.memory_id: s for s in ranked})
         return ranked
 

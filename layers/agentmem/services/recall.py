@@ -8,10 +8,12 @@ what is left; with the search index down it scores a bounded scan of the source 
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 
 import numpy as np
 
@@ -70,6 +72,7 @@ class RecallService:
         vector = self._embed(query, degraded)
         channels: dict[str, list[str]] = {}
         bm25: dict[str, float] = {}
+        cosines: dict[str, float] = {}
         records: dict[str, MemoryRecord] = {}
         pool = max(self.candidate_pool, 4 * k)
 
@@ -78,6 +81,7 @@ class RecallService:
                 if vector is not None:
                     for hit in self.index.knn(scope, vector, pool, self.embedder.model_id):
                         channels.setdefault(hit.memory_id, []).append("vector")
+                        cosines[hit.memory_id] = hit.score
                 keyword_hits = self.index.keyword(scope, query, pool)
                 top = keyword_hits[0].score if keyword_hits else 0.0
                 for hit in keyword_hits:
@@ -87,17 +91,23 @@ class RecallService:
                 log.warning("recall.index_unavailable", extra={"error": type(exc).__name__})
                 degraded.append("search_index")
                 channels.clear()
+                cosines.clear()
         if self.index is None or "search_index" in degraded:
+            # No index to score with: the bounded scan brings the vectors along.
             for record in self.store.scan_active(scope, FALLBACK_SCAN_LIMIT):
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("store_scan")
         else:
             # Read-your-writes: the newest memories may not be projected yet.
-            for record in self.store.scan_active(scope, self.recent_window):
+            for record in self.store.scan_active(scope, self.recent_window, embeddings=False):
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("recent")
-        records.update(self.store.get_many(scope, [i for i in channels if i not in records]))
-        scored = self._score(records, channels, bm25, query, vector, now, wanted)
+            records.update(
+                self.store.get_many(scope, [i for i in channels if i not in records], embeddings=False)
+            )
+        # Only the best k can end in the answer (the graph adds its own candidates below).
+        top = max(k, self.graph_seeds)
+        scored = self._score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
 
         if self.graph is not None and scored:
             seeds = [s.record.memory_id for s in scored[: self.graph_seeds]]
@@ -108,22 +118,29 @@ class RecallService:
                 degraded.append("graph")
                 neighbours = []
             new_ids = [n.memory_id for n in neighbours if n.memory_id not in records]
-            extra = self.store.get_many(scope, new_ids)
+            extra = self.store.get_many(scope, new_ids, embeddings=False)
             for n in neighbours:
                 channels.setdefault(n.memory_id, []).append(f"graph:{n.hops}")
             if extra:
-                scored += self._score(extra, channels, bm25, query, vector, now, wanted)
+                scored += self._score(extra, channels, bm25, query, vector, now, wanted, cosines, degraded, k)
                 scored.sort(key=_rank_key, reverse=True)
         return RecallResult(memories=scored[:k], degraded=degraded)
 
     def rank(
-        self, records: Iterable[MemoryRecord], query: str, *, now: datetime, degraded: list[str]
+        self,
+        records: Iterable[MemoryRecord],
+        query: str,
+        *,
+        now: datetime,
+        degraded: list[str],
+        top: int | None = None,
     ) -> list[ScoredMemory]:
-        """Score given records (e.g. a slot's category listing) for ``query`` with the one scorer."""
+        """Score given records (e.g. a slot's category listing) for ``query`` with the one scorer,
+        best first; ``top``: only the best ``top`` (the rest are scored, not explained)."""
         query = bounded(query)
         vector = self._embed(query, degraded)
         by_id = {r.memory_id: r for r in records}
-        return self._score(by_id, {}, {}, query, vector, now, None)
+        return self._score(by_id, {}, {}, query, vector, now, None, {}, degraded, top)
 
     def _embed(self, query: str, degraded: list[str]) -> np.ndarray | None:
         if not query.strip():
@@ -141,6 +158,42 @@ class RecallService:
         self._last_query = (query, vector)
         return vector
 
+    def _cosines(
+        self,
+        scope: Scope,
+        records: dict[str, MemoryRecord],
+        vector: np.ndarray,
+        known: dict[str, float],
+        degraded: list[str],
+    ) -> dict[str, float]:
+        """Cosine of ``vector`` with each record stored with the query's model: from ``known``
+        (k-NN hits), the record's own vector when the read brought it, else the search index's
+        vector; a record the index does not hold yet (projection lag) is read with its vector."""
+        model = self.embedder.model_id
+        out: dict[str, float] = {}
+        ask: list[str] = []
+        for memory_id, record in records.items():
+            if record.embedding_model != model:
+                continue
+            if memory_id in known:
+                out[memory_id] = known[memory_id]
+            elif record.embedding is not None:
+                out[memory_id] = float(np.dot(vector, np.asarray(record.embedding, dtype=np.float32)))
+            else:
+                ask.append(memory_id)
+        if ask and self.index is not None and "search_index" not in degraded:
+            try:
+                out.update(self.index.similarities(scope, vector, ask, model))
+            except AgentMemError as exc:
+                log.warning("recall.index_unavailable", extra={"error": type(exc).__name__})
+                degraded.append("search_index")
+        unindexed = [m for m in ask if m not in out]
+        if unindexed:
+            for memory_id, record in self.store.get_many(scope, unindexed).items():
+                if record.embedding is not None and record.embedding_model == model:
+                    out[memory_id] = float(np.dot(vector, np.asarray(record.embedding, dtype=np.float32)))
+        return out
+
     def _score(
         self,
         records: dict[str, MemoryRecord],
@@ -150,33 +203,36 @@ class RecallService:
         vector: np.ndarray | None,
         now: datetime,
         wanted: set[Category] | None,
+        known: dict[str, float],
+        degraded: list[str],
+        top: int | None = None,
     ) -> list[ScoredMemory]:
         calibration = self.embedder.calibration
-        out: list[ScoredMemory] = []
-        for memory_id, record in records.items():
-            if not record.is_active or (wanted is not None and record.category not in wanted):
-                continue
-            similarity = 0.0
-            if (
-                vector is not None
-                and record.embedding is not None
-                and record.embedding_model == self.embedder.model_id
-            ):
-                cosine = float(np.dot(vector, np.asarray(record.embedding, dtype=np.float32)))
-                similarity = calibration.query(cosine)
+        usable = {
+            m: r for m, r in records.items() if r.is_active and (wanted is None or r.category in wanted)
+        }
+        cosines: dict[str, float] = {}
+        if vector is not None and usable:
+            scope = next(iter(usable.values())).scope
+            cosines = self._cosines(scope, usable, vector, known, degraded)
+        scorer = self.scorer
+        ranked: list[tuple[float, str, MemoryRecord, tuple[float, float, float, float]]] = []
+        for memory_id, record in usable.items():
+            cosine = cosines.get(memory_id)
+            similarity = 0.0 if cosine is None else calibration.query(cosine)
             lexical = max(lexical_match(query, record.content), bm25.get(memory_id, 0.0))
-            out.append(
-                self.scorer.score(
-                    record,
-                    now=now,
-                    query=query,
-                    similarity=similarity,
-                    lexical=lexical,
-                    channels=tuple(channels.get(memory_id, ())),
-                )
-            )
-        out.sort(key=_rank_key, reverse=True)
-        return out
+            parts = scorer.components(record, now=now, query=query, similarity=similarity, lexical=lexical)
+            ranked.append((round(scorer.total(parts), 9), memory_id, record, parts))
+        # The order of _rank_key: score (to 9 places), then the newer id. Only the kept ones are
+        # explained (a ScoredMemory each): scoring is cheap, the explanation is not.
+        if top is not None and len(ranked) > top:
+            ranked = heapq.nlargest(max(0, top), ranked, key=_ORDER)
+        else:
+            ranked.sort(key=_ORDER, reverse=True)
+        return [scorer.explain(r, parts, tuple(channels.get(m, ()))) for _, m, r, parts in ranked]
+
+
+_ORDER = itemgetter(0, 1)
 
 
 def _rank_key(item: ScoredMemory) -> tuple[float, str]:

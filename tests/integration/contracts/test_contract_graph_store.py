@@ -265,3 +265,15 @@ def test_all_states_and_erase_scope(graph: GraphStore) -> None:
     assert [s.memory_id for s in graph.all_states(S2)] == ["a"]
     assert graph.degree(S2, ["a"]) == {"a": 1}
     assert graph.erase_scope(S1) == 0
+
+
+def test_a_hub_entity_gives_its_newest_memories_first(graph: GraphStore) -> None:
+    """An entity shared by many memories: expansion through it returns ``limit`` of them, the
+    newest first (equal edge weights), and the inactive ones are left out."""
+    for i in range(120):
+        status = Status.SUPERSEDED if i % 10 == 9 else Status.ACTIVE
+        graph.upsert_memory(rec(f"m{i:03d}", minute=i, entities=("Alice",), status=status))
+    got = graph.neighbours(S1, ["m000"], 2, 15)
+    expected = [f"m{i:03d}" for i in range(119, 0, -1) if i % 10 != 9][:15]
+    assert [n.memory_id for n in got] == expected
+    assert {(n.hops, n.via) for n in got} == {(2, "BELONGS_TO")}

@@ -361,3 +361,36 @@ def test_failed_writes_emit_nothing(store: MemoryStore, changes: Callable[[], li
         store.update(bump(rec("m1")), expected_version=7)
     assert store.hard_delete(S1, "absent") is False
     assert len(changes()) == 1
+
+
+# ------------------------------------------------------------------ reads without vectors
+
+
+def _without_vector(record: MemoryRecord) -> MemoryRecord:
+    return replace(record, embedding=None)
+
+
+def test_reads_without_embeddings_return_the_same_records(store: MemoryStore) -> None:
+    """``embeddings=False`` may leave the vector out and nothing else; the latest version shows."""
+    first = rec("m1", key="k", tags=("a",))
+    second = rec("m2", category=Category.PREFERENCE)
+    store.create(first)
+    store.create(second)
+    got = store.get_many(S1, ["m1", "m2", "missing"], embeddings=False)
+    assert set(got) == {"m1", "m2"}
+    for memory_id, original in (("m1", first), ("m2", second)):
+        assert got[memory_id] in (original, _without_vector(original))
+        assert got[memory_id].embedding_model == original.embedding_model
+    listed = store.list(S1, category=Category.PREFERENCE.value, embeddings=False).items
+    assert [r.memory_id for r in listed] == ["m2"]
+    updated = bump(first, content="changed")
+    store.update(updated, first.version)
+    again = store.get_many(S1, ["m1"], embeddings=False)["m1"]
+    assert again in (updated, _without_vector(updated))
+    assert [r.content for r in store.scan_active(S1, 10, embeddings=False)] == ["content of m2", "changed"]
+    store.transact([Put(bump(updated, status=Status.SUPERSEDED), updated.version)])
+    assert [r.memory_id for r in store.scan_active(S1, 10, embeddings=False)] == ["m2"]
+    assert store.hard_delete(S1, "m2")
+    assert store.get_many(S1, ["m2"], embeddings=False) == {}
+    assert store.list(S1, category=Category.PREFERENCE.value, embeddings=False).items == []
+    assert store.get_many(S2, ["m1"], embeddings=False) == {}

@@ -298,3 +298,44 @@ def test_states_and_erase_scope(index: SearchIndex) -> None:
         assert index.upsert(rec("m0", "back again")) is ProjectionOutcome.STALE
         return
     assert index.upsert(rec("m0", "back again")) is ProjectionOutcome.APPLIED
+
+
+# ------------------------------------------------------------------ similarities
+
+
+def test_similarities_score_the_listed_ids_only(index: SearchIndex) -> None:
+    index.upsert(rec("near", vec=unit(1.0, 0.1)))
+    index.upsert(rec("far", vec=unit(0.0, 1.0)))
+    index.upsert(rec("other-model", vec=unit(1.0), model="other"))
+    index.upsert(rec("no-vector", "plain text", vec=None, embedding=None, embedding_model=None))
+    index.upsert(rec("inactive", vec=unit(1.0), status=Status.SUPERSEDED))
+    index.upsert(rec("elsewhere", vec=unit(1.0), scope=S2))
+    query = np.asarray(unit(1.0))
+    wanted = ["near", "far", "other-model", "no-vector", "inactive", "elsewhere", "absent"]
+    got = index.similarities(S1, query, wanted, MODEL)
+    assert set(got) == {"near", "far"}
+    assert got["near"] == pytest.approx(1 / math.sqrt(1.01), abs=1e-5)
+    assert got["far"] == pytest.approx(0.0, abs=1e-5)
+    # The same cosine the k-NN channel reports, so the two can be mixed in one ranking.
+    knn = {h.memory_id: h.score for h in index.knn(S1, query, 10, MODEL)}
+    assert got["near"] == pytest.approx(knn["near"], abs=1e-5)
+    assert index.similarities(S1, query, ["other-model"], "other") == {
+        "other-model": pytest.approx(1.0, abs=1e-5)
+    }
+    assert index.similarities(S1, query, [], MODEL) == {}
+    assert index.similarities(S1, np.zeros(DIM), ["near"], MODEL) == {}
+    assert index.similarities(S2, query, ["near", "elsewhere"], MODEL) == {
+        "elsewhere": pytest.approx(1.0, abs=1e-5)
+    }
+
+
+def test_similarities_follow_updates_and_deletes(index: SearchIndex) -> None:
+    first = rec("m", vec=unit(1.0))
+    index.upsert(first)
+    moved = bump(first, content="moved", embedding=unit(0.0, 1.0))
+    index.upsert(moved)
+    assert index.similarities(S1, np.asarray(unit(0.0, 1.0)), ["m"], MODEL)["m"] == pytest.approx(
+        1.0, abs=1e-5
+    )
+    index.delete(S1, "m", moved.version + 1)
+    assert index.similarities(S1, np.asarray(unit(0.0, 1.0)), ["m"], MODEL) == {}

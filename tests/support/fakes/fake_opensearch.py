@@ -4,7 +4,8 @@ engine's semantics where the adapter depends on them, and realistic response bod
 Served: ``PUT _index_template/<name>``, ``HEAD|PUT <index>``, ``PUT|GET|DELETE <index>/_doc/<id>``
 (external / external_gte / internal versions, delete tombstones kept until :meth:`FakeOpenSearch.gc`
 — i.e. tests run "within ``index.gc_deletes``"), ``<index>/_search`` (``bool`` / ``term`` /
-``terms`` / ``match`` / ``multi_match`` / ``match_all`` / ``knn`` with ``filter``; ``sort`` +
+``terms`` / ``match`` / ``multi_match`` / ``match_all`` / ``knn`` with ``filter`` / ``script_score``
+(the cosineSimilarity script only); ``sort`` +
 ``search_after``; ``_source`` filtering; ``version``), ``<index>/_mget`` and
 ``<index>/_delete_by_query`` (internal-version deletes). Mappings are enforced where the adapter
 relies on them: ``dynamic: strict``, ``_routing.required``, ``knn_vector`` dimension. Anything

@@ -135,7 +135,36 @@ def evaluate(index: Index, query: dict[str, Any], candidates: dict[str, Doc]) ->
         return _bool(index, spec, candidates)
     if kind == "knn":
         return _knn(index, spec, candidates)
+    if kind == "script_score":
+        return _script_score(index, spec, candidates)
     raise FakeError(400, "parsing_exception", f"unknown query [{kind}]")
+
+
+COSINE_SCRIPT = "1.0 + cosineSimilarity(params.query_value, doc[params.field])"
+
+
+def _script_score(index: Index, spec: dict[str, Any], candidates: dict[str, Doc]) -> dict[str, float]:
+    """The k-NN plugin's Painless ``cosineSimilarity`` offset by 1, the one script the adapter
+    sends; any other script is refused. A document without a vector is an error in OpenSearch
+    (``doc[field]`` of a missing value); the fake refuses it the same way."""
+    script = spec.get("script") or {}
+    if script.get("source") != COSINE_SCRIPT:
+        raise FakeError(400, "illegal_argument_exception", "the fake serves the cosineSimilarity script only")
+    params = script.get("params") or {}
+    name = params["field"]
+    if index.properties().get(name, {}).get("type") != "knn_vector":
+        raise FakeError(400, "script_exception", f"field [{name}] is not knn_vector type")
+    hits = evaluate(index, spec.get("query") or {"match_all": {}}, candidates)
+    query = np.asarray(params["query_value"], dtype=np.float64)
+    scores: dict[str, float] = {}
+    for doc_id in hits:
+        vector = candidates[doc_id].source.get(name)
+        if vector is None:
+            raise FakeError(400, "script_exception", f"document [{doc_id}] has no value for [{name}]")
+        v = np.asarray(vector, dtype=np.float64)
+        denominator = float(np.linalg.norm(v) * np.linalg.norm(query)) or 1.0
+        scores[doc_id] = 1.0 + float(v @ query) / denominator
+    return scores
 
 
 def _bool(index: Index, spec: dict[str, Any], candidates: dict[str, Doc]) -> dict[str, float]:

@@ -90,6 +90,12 @@ def _decode_cursor(kind: str, cursor: str) -> str:
     return value
 
 
+def _vectors(record: MemoryRecord, embeddings: bool) -> MemoryRecord:
+    """The record as a read returns it: without its vector when the caller said it needs none
+    (the embedded store leaves it out too, so a service cannot rely on it being there)."""
+    return record if embeddings or record.embedding is None else replace(record, embedding=None)
+
+
 class Switchable:
     """Fault injection shared by the fakes: an outage, or the next ``times`` calls of one method."""
 
@@ -227,11 +233,13 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
             self._enter("get")
             return self._records.get((scope.key, memory_id))
 
-    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+    def get_many(
+        self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
+    ) -> dict[str, MemoryRecord]:
         with self._lock:
             self._enter("get_many")
             found = {m: self._records.get((scope.key, m)) for m in dict.fromkeys(memory_ids)}
-            return {m: r for m, r in found.items() if r is not None}
+            return {m: _vectors(r, embeddings) for m, r in found.items() if r is not None}
 
     def _newest_first(self, scope: Scope) -> builtins.list[MemoryRecord]:
         # Memory ids are time-sortable: newest first is the id order, descending.
@@ -246,6 +254,7 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
         category: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        embeddings: bool = True,
     ) -> Page:
         with self._lock:
             self._enter("list")
@@ -260,7 +269,7 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
                 and (category is None or r.category.value == str(category))
                 and (after is None or r.memory_id < after)
             ]
-            items = rows[:limit]
+            items = [_vectors(r, embeddings) for r in rows[:limit]]
             more = len(rows) > limit
             return Page(
                 items=items, next_cursor=_encode_cursor("list", items[-1].memory_id) if more else None
@@ -271,10 +280,13 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
             self._enter("find_by_key")
             return [r for r in self._newest_first(scope) if r.key == key and r.is_active]
 
-    def scan_active(self, scope: Scope, limit: int) -> builtins.list[MemoryRecord]:
+    def scan_active(
+        self, scope: Scope, limit: int, *, embeddings: bool = True
+    ) -> builtins.list[MemoryRecord]:
         with self._lock:
             self._enter("scan_active")
-            return [r for r in self._newest_first(scope) if r.is_active][: max(0, limit)]
+            active = [r for r in self._newest_first(scope) if r.is_active][: max(0, limit)]
+            return [_vectors(r, embeddings) for r in active]
 
     def hard_delete(self, scope: Scope, memory_id: str) -> bool:
         with self._lock:
@@ -576,6 +588,21 @@ class InMemorySearchIndex(Switchable, SearchIndex):
                 if d.vector is not None and d.model == model and d.vector.size == query.size
             ]
             return self._best(hits, k)
+
+    def similarities(
+        self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
+    ) -> dict[str, float]:
+        with self._lock:
+            self._enter("similarities")
+            query = _unit(vector)
+            if query is None:
+                return {}
+            found = {m: self._docs.get((scope.key, m)) for m in dict.fromkeys(memory_ids)}
+            return {
+                m: float(np.dot(d.vector, query))
+                for m, d in found.items()
+                if d is not None and d.vector is not None and d.model == model and d.vector.size == query.size
+            }
 
     def keyword(self, scope: Scope, text: str, k: int) -> builtins.list[Hit]:
         with self._lock:

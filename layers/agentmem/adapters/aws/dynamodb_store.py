@@ -306,7 +306,9 @@ class DynamoMemoryStore(ScopeBookkeeping):
         item = result.get("Item")
         return image_to_record(item) if item else None
 
-    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+    def get_many(
+        self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
+    ) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
         found: dict[str, MemoryRecord] = {}
         for start in range(0, len(wanted), 100):
@@ -339,6 +341,7 @@ class DynamoMemoryStore(ScopeBookkeeping):
         category: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        embeddings: bool = True,
     ) -> Page:
         wanted = sorted({Status(x).value for x in statuses})
         if not wanted or limit <= 0:
@@ -384,5 +387,7 @@ class DynamoMemoryStore(ScopeBookkeeping):
         records = [r for r in (image_to_record(i) for i in found) if r.key == key]
         return sorted(records, key=lambda r: r.memory_id, reverse=True)
 
-    def scan_active(self, scope: Scope, limit: int) -> builtins.list[MemoryRecord]:
-        return self.list(scope, statuses=(Status.ACTIVE,), limit=limit).items
+    def scan_active(
+        self, scope: Scope, limit: int, *, embeddings: bool = True
+    ) -> builtins.list[MemoryRecord]:
+        return self.list(scope, statuses=(Status.ACTIVE,), limit=limit, embeddings=embeddings).items

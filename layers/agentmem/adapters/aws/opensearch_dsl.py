@@ -182,6 +182,35 @@ def knn_query(scope: Scope, vector: Sequence[float], k: int, model: str) -> dict
     }
 
 
+def similarity_query(
+    scope: Scope, vector: Sequence[float], memory_ids: Sequence[str], model: str
+) -> dict[str, Any]:
+    """Exact cosine of ``vector`` with the listed documents' vectors, through the k-NN plugin's
+    Painless ``cosineSimilarity`` (offset by 1: a script score must not be negative). Only the
+    scope's active documents of ``model`` count; the ids are a filter, not a search."""
+    return {
+        "size": len(memory_ids),
+        "_source": ["memory_id"],
+        "query": {
+            "script_score": {
+                "query": {
+                    "bool": {
+                        "filter": [
+                            *active_filter(scope),
+                            {"term": {"model": model}},
+                            {"terms": {"memory_id": list(memory_ids)}},
+                        ]
+                    }
+                },
+                "script": {
+                    "source": "1.0 + cosineSimilarity(params.query_value, doc[params.field])",
+                    "params": {"field": "embedding", "query_value": [float(x) for x in vector]},
+                },
+            }
+        },
+    }
+
+
 def keyword_query(scope: Scope, text: str, k: int) -> dict[str, Any]:
     """BM25 over the CJK-aware and stemmed content fields, scoped and active only."""
     return {

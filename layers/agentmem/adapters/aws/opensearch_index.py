@@ -268,6 +268,20 @@ class OpenSearchIndex:
             for h in hits
         ]
 
+    def similarities(
+        self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
+    ) -> dict[str, float]:
+        query = np.asarray(vector, dtype=np.float32).ravel()
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids or query.size != self.dimension or not np.all(np.isfinite(query)):
+            return {}
+        norm = float(np.linalg.norm(query))
+        if norm == 0 or not math.isfinite(norm):
+            return {}
+        body = dsl.similarity_query(scope, (query / norm).tolist(), ids, model)
+        hits = self._search(scope, body, "similarities")
+        return {str(h["_source"]["memory_id"]): max(-1.0, min(1.0, float(h["_score"]) - 1.0)) for h in hits}
+
     def keyword(self, scope: Scope, text: str, k: int) -> list[Hit]:
         if k <= 0 or not text.strip():
             return []

@@ -1,16 +1,26 @@
-"""SQLite source of truth for memory records, with a transactional outbox.
+"""SQLite source of truth for memory records, with a transactional outbox and a read cache.
 
-Table ``memories`` keeps each record as its DynamoDB JSON image (the codec's stream-event form) plus
-the columns queries need (status, category, key, version, content hash), keyed by
-``(pk, memory_id)`` with ``pk = scope.key``: every query filters by pk, so one scope never sees
-another's rows, even with the same memory id.
+Table ``memories`` keeps each record in the local row format of :mod:`.rows` (the record as
+plain JSON in ``doc``, its vector as a float32 BLOB in ``embedding``) plus the columns queries
+need (status, category, key, version, content hash), keyed by ``(pk, memory_id)`` with
+``pk = scope.key``: every query filters by pk, so one scope never sees another's rows, even with
+the same memory id. A file written by an older version (the DynamoDB JSON image in an ``item``
+column) is migrated in place when it is opened.
 
 Writes are optimistic: ``create`` inserts only if absent, ``update`` only at the expected version,
 ``transact`` checks every put before applying any, all inside one ``BEGIN IMMEDIATE``
 transaction. The same transaction appends an ``outbox`` row per change (``INSERT`` / ``MODIFY`` /
-``REMOVE`` with new and old images), which is what DynamoDB Streams (NEW_AND_OLD_IMAGES) is in
-AWS: the local stream reader follows it with named checkpoints (:meth:`read_outbox`,
-:meth:`outbox_checkpoint`, :meth:`set_outbox_checkpoint`, :meth:`outbox_lag`).
+``REMOVE`` with new and old images, as DynamoDB JSON), which is what DynamoDB Streams
+(NEW_AND_OLD_IMAGES) is in AWS: the local stream reader follows it with named checkpoints
+(:meth:`read_outbox`, :meth:`outbox_checkpoint`, :meth:`set_outbox_checkpoint`, :meth:`outbox_lag`).
+
+Reads that do not need vectors (``embeddings=False``: recall and the context slots score with the
+search index's vectors) are served from a per-process cache of decoded records and listings, one
+per scope. Every write transaction bumps the scope's generation in ``generations`` and stamps the
+rows it writes with it; a read first compares the stored generation with its cache's (one indexed
+lookup in the read's own snapshot) and drops just the rows written since (``gen > cached``), so a
+write by another process sharing the file (``agentmem serve --workers``) is seen by the next read.
+A hard delete or an erase also moves ``reset_gen``, which drops the scope's whole cache.
 
 Erase is final by construction: :meth:`SqliteMemoryStore.set_erase_barrier` records the erase
 time of a scope in ``erase_barriers`` (which :meth:`~SqliteMemoryStore.erase_scope` leaves alone),
@@ -21,11 +31,12 @@ the file runs with ``secure_delete`` and is checkpointed after an erase (see :mo
 Readers' checkpoints stay valid: ``seq`` is ``AUTOINCREMENT``, never reused.
 
 Memory ids are time-sortable, so "newest first" is ``ORDER BY memory_id DESC``; list cursors are
-the last id returned, base64-wrapped to stay opaque.
+the last id returned, base64-wrapped to stay opaque. Listings name their index (``INDEXED BY``):
+without ``ANALYZE`` statistics SQLite walks the primary key of the whole scope instead.
 
-The module runs over 400 lines: the records, their outbox and the erase barrier share one
-transaction, so they share one class (the outbox row type is
-:class:`agentmem.adapters.embedded.outbox.OutboxRow`).
+The module runs over 400 lines: the records, their outbox, the erase barrier and the cache's
+generation share one transaction, so they share one class (the outbox row type is
+:class:`agentmem.adapters.embedded.outbox.OutboxRow`, the row format :mod:`.rows`).
 """
 
 from __future__ import annotations
@@ -34,7 +45,11 @@ import base64
 import binascii
 import builtins
 import json
+import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,6 +62,7 @@ from agentmem.adapters.codec import (
     record_to_json_image,
     scope_from_partition_key,
 )
+from agentmem.adapters.embedded import rows
 from agentmem.adapters.embedded.outbox import OutboxRow
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope, Status
@@ -63,12 +79,18 @@ CREATE TABLE IF NOT EXISTS memories (
     created_at TEXT NOT NULL,
     version INTEGER NOT NULL,
     content_hash TEXT NOT NULL,
-    item TEXT NOT NULL,
+    gen INTEGER NOT NULL DEFAULT 0,
+    doc TEXT NOT NULL,
+    embedding BLOB,
     PRIMARY KEY (pk, memory_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS memories_by_status ON memories (pk, status, memory_id);
 CREATE INDEX IF NOT EXISTS memories_by_key ON memories (pk, key, status);
 CREATE INDEX IF NOT EXISTS memories_by_category ON memories (pk, category, status, memory_id);
+CREATE INDEX IF NOT EXISTS memories_by_gen ON memories (pk, gen);
+CREATE TABLE IF NOT EXISTS generations (
+    pk TEXT PRIMARY KEY, gen INTEGER NOT NULL, reset_gen INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     event_name TEXT NOT NULL CHECK (event_name IN ('INSERT', 'MODIFY', 'REMOVE')),
@@ -87,6 +109,49 @@ CREATE TABLE IF NOT EXISTS pending_scopes (
     updated_at TEXT NOT NULL
 );
 """
+_ALL_STATUSES = frozenset(s.value for s in Status)
+MAX_CACHED_SCOPES = 64
+MAX_CACHED_RECORDS = 50_000  # per scope; beyond it the scope's cache starts over
+
+
+def _migrate_v1(conn: sqlite3.Connection) -> None:
+    """Rewrite a file of the first row format (the record as a DynamoDB JSON image in ``item``)
+    into the current one, in one transaction. A no-op on a new or current file."""
+    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(memories)").fetchall()}
+    if "item" not in columns:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("ALTER TABLE memories RENAME TO memories_v1")
+        for index in ("memories_by_status", "memories_by_key", "memories_by_category"):
+            conn.execute(f"DROP INDEX IF EXISTS {index}")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        for pk, item in conn.execute("SELECT pk, item FROM memories_v1").fetchall():
+            record = image_to_record(json.loads(item))
+            doc, blob = rows.encode(record)
+            conn.execute(
+                "INSERT INTO memories (pk, memory_id, status, category, key, created_at, version,"
+                " content_hash, gen, doc, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                (
+                    pk,
+                    record.memory_id,
+                    record.status.value,
+                    record.category.value,
+                    record.key,
+                    format_sortable(record.created_at),
+                    record.version,
+                    record.content_hash,
+                    doc,
+                    blob,
+                ),
+            )
+        conn.execute("DROP TABLE memories_v1")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _encode_cursor(value: str) -> str:
@@ -103,14 +168,27 @@ def _decode_cursor(cursor: str) -> str:
     return value
 
 
+@dataclass
+class _ScopeCache:
+    """Decoded records (without vectors) and listing results of one scope at generation ``gen``."""
+
+    gen: int
+    records: dict[str, MemoryRecord] = field(default_factory=dict)
+    listings: dict[tuple[Any, ...], tuple[list[str], str | None]] = field(default_factory=dict)
+
+
 class SqliteMemoryStore:
     """:class:`agentmem.ports.MemoryStore` over one SQLite file (or ``":memory:"``)."""
 
     def __init__(self, path: str | Path, *, clock: Callable[[], datetime] | None = None) -> None:
-        self._db = SqliteDatabase(path, _SCHEMA, name="memory")
+        self._db = SqliteDatabase(path, _SCHEMA, name="memory", migrate=_migrate_v1)
         self._clock = clock or (lambda: datetime.now(UTC))
+        self._caches: OrderedDict[str, _ScopeCache] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def close(self) -> None:
+        with self._cache_lock:
+            self._caches.clear()
         self._db.close()
 
     # ------------------------------------------------------------------ writes
@@ -123,6 +201,18 @@ class SqliteMemoryStore:
             " VALUES (?, ?, ?, ?, ?, ?)",
             (event, pk, memory_sort_key(memory_id), new, old, format_sortable(self._clock())),
         )
+
+    @staticmethod
+    def _bump(conn: Any, pk: str, *, reset: bool = False) -> int:
+        """Move the scope's generation (``reset``: also tell caches to start over); returns it."""
+        row = conn.execute(
+            "INSERT INTO generations (pk, gen, reset_gen) VALUES (?, 1, ?)"
+            " ON CONFLICT (pk) DO UPDATE SET gen = gen + 1,"
+            " reset_gen = CASE WHEN excluded.reset_gen > 0 THEN gen + 1 ELSE reset_gen END"
+            " RETURNING gen",
+            (pk, 1 if reset else 0),
+        ).fetchone()
+        return int(row[0])
 
     @staticmethod
     def _check_barrier(conn: Any, records: Iterable[MemoryRecord]) -> None:
@@ -140,19 +230,29 @@ class SqliteMemoryStore:
                 )
 
     @staticmethod
-    def _current(conn: Any, pk: str, memory_id: str) -> tuple[int, str] | None:
+    def _current(conn: Any, scope: Scope, memory_id: str) -> tuple[int, str] | None:
+        """Stored version and old image (DynamoDB JSON, for the outbox) of a record."""
         row = conn.execute(
-            "SELECT version, item FROM memories WHERE pk = ? AND memory_id = ?", (pk, memory_id)
+            "SELECT version, doc, embedding FROM memories WHERE pk = ? AND memory_id = ?",
+            (scope.key, memory_id),
         ).fetchone()
-        return None if row is None else (int(row[0]), str(row[1]))
+        if row is None:
+            return None
+        return int(row[0]), record_to_json_image(rows.decode(scope, row[1], row[2]))
 
-    def _write(self, conn: Any, record: MemoryRecord, old_item: str | None) -> None:
+    @staticmethod
+    def _version(conn: Any, pk: str, memory_id: str) -> int | None:
+        row = conn.execute(
+            "SELECT version FROM memories WHERE pk = ? AND memory_id = ?", (pk, memory_id)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def _write(self, conn: Any, record: MemoryRecord, old_image: str | None, gen: int) -> None:
         pk = record.scope.key
-        item = record_to_json_image(record)
+        doc, blob = rows.encode(record)
         conn.execute(
-            "INSERT OR REPLACE INTO memories"
-            " (pk, memory_id, status, category, key, created_at, version, content_hash, item)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO memories (pk, memory_id, status, category, key, created_at,"
+            " version, content_hash, gen, doc, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 pk,
                 record.memory_id,
@@ -162,23 +262,26 @@ class SqliteMemoryStore:
                 format_sortable(record.created_at),
                 record.version,
                 record.content_hash,
-                item,
+                gen,
+                doc,
+                blob,
             ),
         )
-        self._outbox(conn, "INSERT" if old_item is None else "MODIFY", pk, record.memory_id, item, old_item)
+        event = "INSERT" if old_image is None else "MODIFY"
+        self._outbox(conn, event, pk, record.memory_id, record_to_json_image(record), old_image)
 
     def create(self, record: MemoryRecord) -> None:
         with self._db.write() as conn:
-            if self._current(conn, record.scope.key, record.memory_id) is not None:
+            if self._version(conn, record.scope.key, record.memory_id) is not None:
                 raise VersionConflict(
                     "memory already exists", details={"memory_id": record.memory_id, "expected": None}
                 )
             self._check_barrier(conn, [record])
-            self._write(conn, record, None)
+            self._write(conn, record, None, self._bump(conn, record.scope.key))
 
     def update(self, record: MemoryRecord, expected_version: int) -> None:
         with self._db.write() as conn:
-            current = self._current(conn, record.scope.key, record.memory_id)
+            current = self._current(conn, record.scope, record.memory_id)
             if current is None:
                 raise NotFound("memory not found", details={"memory_id": record.memory_id})
             if current[0] != expected_version:
@@ -190,7 +293,7 @@ class SqliteMemoryStore:
                         "actual": current[0],
                     },
                 )
-            self._write(conn, record, current[1])
+            self._write(conn, record, current[1], self._bump(conn, record.scope.key))
 
     def transact(self, puts: Sequence[Put]) -> None:
         keys = [(p.record.scope.key, p.record.memory_id) for p in puts]
@@ -201,8 +304,11 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             olds: list[str | None] = []
             for put, (pk, memory_id) in zip(puts, keys, strict=True):
-                current = self._current(conn, pk, memory_id)
-                actual = None if current is None else current[0]
+                if put.expected_version is None:  # a create: only its absence is checked
+                    current, actual = None, self._version(conn, pk, memory_id)
+                else:
+                    current = self._current(conn, put.record.scope, memory_id)
+                    actual = None if current is None else current[0]
                 if actual != put.expected_version:
                     raise VersionConflict(
                         "transaction cancelled: version check failed",
@@ -210,15 +316,17 @@ class SqliteMemoryStore:
                     )
                 olds.append(None if current is None else current[1])
             self._check_barrier(conn, [p.record for p in puts if p.expected_version is None])
+            gens = {pk: self._bump(conn, pk) for pk in dict.fromkeys(pk for pk, _ in keys)}
             for put, old in zip(puts, olds, strict=True):
-                self._write(conn, put.record, old)
+                self._write(conn, put.record, old, gens[put.record.scope.key])
 
     def hard_delete(self, scope: Scope, memory_id: str) -> bool:
         with self._db.write() as conn:
-            current = self._current(conn, scope.key, memory_id)
+            current = self._current(conn, scope, memory_id)
             if current is None:
                 return False
             conn.execute("DELETE FROM memories WHERE pk = ? AND memory_id = ?", (scope.key, memory_id))
+            self._bump(conn, scope.key, reset=True)
             self._outbox(conn, "REMOVE", scope.key, memory_id, None, current[1])
             return True
 
@@ -233,6 +341,7 @@ class SqliteMemoryStore:
                 ).fetchall()
             ]
             conn.execute("DELETE FROM memories WHERE pk = ?", (scope.key,))
+            self._bump(conn, scope.key, reset=True)
             conn.execute(  # rows with images hold the text; key-only REMOVEs stay for the readers
                 "DELETE FROM outbox WHERE pk = ? AND (new_image IS NOT NULL OR old_image IS NOT NULL)",
                 (scope.key,),
@@ -240,6 +349,8 @@ class SqliteMemoryStore:
             for memory_id in ids:
                 self._outbox(conn, "REMOVE", scope.key, memory_id, None, None)
             conn.execute("DELETE FROM pending_scopes WHERE pk = ?", (scope.key,))
+        with self._cache_lock:
+            self._caches.pop(scope.key, None)
         self._db.checkpoint()
         return len(ids)
 
@@ -258,28 +369,96 @@ class SqliteMemoryStore:
             row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
         return None if row is None else parse_datetime(str(row[0]))
 
+    # ------------------------------------------------------------------ cache
+
+    def _cache(self, conn: Any, pk: str) -> _ScopeCache:
+        """The scope's cache brought up to the stored generation (inside the caller's read)."""
+        row = conn.execute("SELECT gen, reset_gen FROM generations WHERE pk = ?", (pk,)).fetchone()
+        gen, reset = (0, 0) if row is None else (int(row[0]), int(row[1]))
+        with self._cache_lock:
+            cache = self._caches.get(pk)
+            if cache is not None and cache.gen == gen:
+                self._caches.move_to_end(pk)
+                return cache
+            if cache is None or reset > cache.gen or cache.gen > gen:
+                cache = _ScopeCache(gen=gen)
+            else:  # rows written since the cache's generation are dropped; the rest stays valid
+                for (memory_id,) in conn.execute(
+                    "SELECT memory_id FROM memories INDEXED BY memories_by_gen WHERE pk = ? AND gen > ?",
+                    (pk, cache.gen),
+                ):
+                    cache.records.pop(memory_id, None)
+                cache.listings.clear()
+                cache.gen = gen
+            if len(cache.records) > MAX_CACHED_RECORDS:
+                cache.records.clear()
+            self._caches[pk] = cache
+            self._caches.move_to_end(pk)
+            while len(self._caches) > MAX_CACHED_SCOPES:
+                self._caches.popitem(last=False)
+            return cache
+
+    def _cached_records(
+        self, conn: Any, scope: Scope, cache: _ScopeCache, memory_ids: Sequence[str]
+    ) -> dict[str, MemoryRecord]:
+        """Records (without vectors) by id from ``cache``, reading and caching the missing ones."""
+        records = cache.records
+        missing = [m for m in memory_ids if m not in records]
+        for part in chunks(missing):
+            for memory_id, doc in conn.execute(
+                f"SELECT memory_id, doc FROM memories WHERE pk = ? AND memory_id IN ({placeholders(len(part))})",
+                (scope.key, *part),
+            ):
+                records[memory_id] = rows.decode(scope, doc)
+        return {m: records[m] for m in memory_ids if m in records}
+
     # ------------------------------------------------------------------ reads
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         with self._db.read() as conn:
             row = conn.execute(
-                "SELECT item FROM memories WHERE pk = ? AND memory_id = ?", (scope.key, memory_id)
+                "SELECT doc, embedding FROM memories WHERE pk = ? AND memory_id = ?", (scope.key, memory_id)
             ).fetchone()
-        return None if row is None else image_to_record(json.loads(row[0]))
+        return None if row is None else rows.decode(scope, row[0], row[1])
 
-    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+    def get_many(
+        self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
+    ) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
-        rows: list[tuple[str, str]] = []
         with self._db.read() as conn:
+            if not embeddings:
+                return self._cached_records(conn, scope, self._cache(conn, scope.key), wanted)
+            found: dict[str, MemoryRecord] = {}
             for part in chunks(wanted):
-                rows.extend(
-                    conn.execute(
-                        f"SELECT memory_id, item FROM memories WHERE pk = ? AND memory_id IN ({placeholders(len(part))})",
-                        (scope.key, *part),
-                    ).fetchall()
-                )
-        found = {memory_id: image_to_record(json.loads(item)) for memory_id, item in rows}
+                for memory_id, doc, blob in conn.execute(
+                    "SELECT memory_id, doc, embedding FROM memories"
+                    f" WHERE pk = ? AND memory_id IN ({placeholders(len(part))})",
+                    (scope.key, *part),
+                ):
+                    found[memory_id] = rows.decode(scope, doc, blob)
         return {m: found[m] for m in wanted if m in found}
+
+    @staticmethod
+    def _listing_sql(
+        statuses: Sequence[str], category: str | None, cursor: str | None
+    ) -> tuple[str, list[Any]]:
+        """The ids of one listing page, through the index that serves it in order."""
+        if category is not None:
+            sql = (
+                "SELECT memory_id FROM memories INDEXED BY memories_by_category WHERE pk = ? AND category = ?"
+            )
+            args: list[Any] = [category]
+        elif set(statuses) == _ALL_STATUSES:
+            sql, args = "SELECT memory_id FROM memories WHERE pk = ?", []
+        else:
+            sql, args = "SELECT memory_id FROM memories INDEXED BY memories_by_status WHERE pk = ?", []
+        if category is not None or set(statuses) != _ALL_STATUSES:
+            sql += f" AND status IN ({placeholders(len(statuses))})"
+            args += statuses
+        if cursor is not None:
+            sql += " AND memory_id < ?"
+            args.append(_decode_cursor(cursor))
+        return sql + " ORDER BY memory_id DESC LIMIT ?", args
 
     def list(
         self,
@@ -289,37 +468,51 @@ class SqliteMemoryStore:
         category: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        embeddings: bool = True,
     ) -> Page:
         wanted = sorted({Status(s).value for s in statuses})
         if not wanted or limit <= 0:
             return Page(items=[], next_cursor=None)
-        sql = f"SELECT memory_id, item FROM memories WHERE pk = ? AND status IN ({placeholders(len(wanted))})"
-        args: list[Any] = [scope.key, *wanted]
-        if category is not None:
-            sql += " AND category = ?"
-            args.append(str(category))
-        if cursor is not None:
-            sql += " AND memory_id < ?"
-            args.append(_decode_cursor(cursor))
-        sql += " ORDER BY memory_id DESC LIMIT ?"
-        args.append(limit + 1)
+        category = None if category is None else str(category)
+        sql, args = self._listing_sql(wanted, category, cursor)
         with self._db.read() as conn:
-            rows = conn.execute(sql, args).fetchall()
-        more = len(rows) > limit
-        rows = rows[:limit]
-        items = [image_to_record(json.loads(item)) for _, item in rows]
-        return Page(items=items, next_cursor=_encode_cursor(rows[-1][0]) if more else None)
+            cache = self._cache(conn, scope.key) if not embeddings else None
+            listing_key = (tuple(wanted), category, limit, cursor)
+            listed = cache.listings.get(listing_key) if cache is not None else None
+            if listed is None:
+                found = [str(r[0]) for r in conn.execute(sql, [scope.key, *args, limit + 1]).fetchall()]
+                more = len(found) > limit
+                found = found[:limit]
+                listed = (found, _encode_cursor(found[-1]) if more else None)
+                if cache is not None:
+                    cache.listings[listing_key] = listed
+            ids, next_cursor = listed
+            if cache is not None:
+                by_id = self._cached_records(conn, scope, cache, ids)
+            else:
+                by_id = {}
+                for part in chunks(ids):
+                    for memory_id, doc, blob in conn.execute(
+                        "SELECT memory_id, doc, embedding FROM memories"
+                        f" WHERE pk = ? AND memory_id IN ({placeholders(len(part))})",
+                        (scope.key, *part),
+                    ):
+                        by_id[memory_id] = rows.decode(scope, doc, blob)
+        return Page(items=[by_id[m] for m in ids if m in by_id], next_cursor=next_cursor)
 
     def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
         with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT item FROM memories WHERE pk = ? AND key = ? AND status = ? ORDER BY memory_id DESC",
+            found = conn.execute(
+                "SELECT doc, embedding FROM memories WHERE pk = ? AND key = ? AND status = ?"
+                " ORDER BY memory_id DESC",
                 (scope.key, key, Status.ACTIVE.value),
             ).fetchall()
-        return [image_to_record(json.loads(r[0])) for r in rows]
+        return [rows.decode(scope, doc, blob) for doc, blob in found]
 
-    def scan_active(self, scope: Scope, limit: int) -> builtins.list[MemoryRecord]:
-        return self.list(scope, statuses=(Status.ACTIVE,), limit=limit).items
+    def scan_active(
+        self, scope: Scope, limit: int, *, embeddings: bool = True
+    ) -> builtins.list[MemoryRecord]:
+        return self.list(scope, statuses=(Status.ACTIVE,), limit=limit, embeddings=embeddings).items
 
     def all_scopes(self, limit: int, cursor: str | None = None) -> tuple[builtins.list[Scope], str | None]:
         if limit <= 0:

@@ -338,6 +338,22 @@ class LocalSearchIndex:
             vectors = self._vectors(scope.key).get((model, int(query.size)))
             return [] if vectors is None else vectors.search(_normalised(query), k)
 
+    def similarities(
+        self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
+    ) -> dict[str, float]:
+        query = np.asarray(vector, dtype=np.float32).ravel()
+        if not memory_ids or query.size == 0 or not np.all(np.isfinite(query)) or not np.any(query):
+            return {}
+        with self._lock:
+            vectors = self._vectors(scope.key).get((model, int(query.size)))
+            if vectors is None:
+                return {}
+            found = [(m, s) for m in dict.fromkeys(memory_ids) if (s := vectors.slot_of.get(m)) is not None]
+            if not found:
+                return {}
+            scores = vectors.matrix[[s for _, s in found]] @ _normalised(query)
+        return {m: float(x) for (m, _), x in zip(found, scores.tolist(), strict=True)}
+
     def keyword(self, scope: Scope, text: str, k: int) -> list[Hit]:
         terms = bm25_terms(text)
         if k <= 0 or not terms:

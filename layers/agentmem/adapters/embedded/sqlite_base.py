@@ -23,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -54,11 +54,13 @@ class SqliteDatabase:
         *,
         name: str = "sqlite",
         busy_timeout_ms: int = 30000,
+        migrate: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
         self._path = str(path)
         self._schema = schema
         self._name = name
         self._busy_timeout_ms = busy_timeout_ms
+        self._migrate = migrate
         self._conn: sqlite3.Connection | None = None
         self.lock = threading.RLock()
 
@@ -94,7 +96,9 @@ class SqliteDatabase:
     def _prepare(self, conn: sqlite3.Connection) -> None:
         """Pragmas and schema of a new connection. Two connections opening one file at once can
         meet SQLITE_BUSY where SQLite does not call the busy handler (the switch to WAL, the
-        schema script), so "database is locked" here is retried for up to the busy timeout."""
+        schema script), so "database is locked" here is retried for up to the busy timeout.
+        ``migrate`` (the store's upgrade of a file written by an older version) runs before the
+        schema script, in its own transaction, and must be a no-op on a current file."""
         conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
         conn.execute("PRAGMA secure_delete = ON")
         deadline = time.monotonic() + self._busy_timeout_ms / 1000
@@ -103,6 +107,8 @@ class SqliteDatabase:
                 if self._path != MEMORY:
                     conn.execute("PRAGMA journal_mode = WAL")
                     conn.execute("PRAGMA synchronous = NORMAL")
+                if self._migrate is not None:
+                    self._migrate(conn)
                 conn.executescript(self._schema)
                 return
             except sqlite3.OperationalError as exc:
