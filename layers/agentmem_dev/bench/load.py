@@ -37,6 +37,7 @@ from typing import Any
 
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.domain.models import Scope
+from agentmem.ports import ChangeFeed
 from agentmem.settings import load_settings
 from agentmem_dev.bench.common import (
     machine,
@@ -46,6 +47,7 @@ from agentmem_dev.bench.common import (
     synthetic_facts,
     synthetic_queries,
 )
+from agentmem_dev.emulator.runner import CHECKPOINT
 from agentmem_dev.emulator.service import LocalService
 from agentmem_dev.emulator.workers import default_workers
 
@@ -150,12 +152,16 @@ def _account(container: Container, accepted: list[tuple[str, str]]) -> dict[str,
 
 
 def _drain(container: Container, timeout_s: float) -> float:
-    """Wait until the queue holds nothing pending or in flight (the runner threads work it)."""
+    """Wait until the queue holds nothing pending or in flight and the projector has read the
+    whole outbox (the server's event sources work both)."""
     started = time.monotonic()
     queue: Any = container.queue
+    feed = container.store if isinstance(container.store, ChangeFeed) else None
     while time.monotonic() - started < timeout_s:
         stats = queue.stats()
-        if stats.get("pending", 0) == 0 and stats.get("inflight", 0) == 0:
+        queued = stats.get("pending", 0) + stats.get("inflight", 0)
+        unprojected = feed is not None and bool(feed.read_outbox(feed.outbox_checkpoint(CHECKPOINT), 1))
+        if not queued and not unprojected:
             break
         time.sleep(0.2)
     return round(time.monotonic() - started, 2)
@@ -329,7 +335,7 @@ def run(
             thread.join()
         elapsed = time.perf_counter() - started
         accepted = [a for s in stats for a in s.accepted]
-        say(progress, f"load: {len(accepted)} turns accepted; draining the queue ...")
+        say(progress, f"load: {len(accepted)} turns accepted; draining the queue and the stream ...")
         drain_seconds = _drain(container, drain_timeout_s)
         accounting = _account(container, accepted)
         fair = fairness(
