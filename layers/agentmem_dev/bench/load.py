@@ -60,7 +60,9 @@ FLOOD_BACKOFF_S = 0.02
 @dataclass
 class ClientStats:
     accepted: list[tuple[str, str]] = field(default_factory=list)  # (user, message id)
-    refused: int = 0  # 429 (queue full, or over a share): refused with a reason, counted, never dropped
+    # 429s: refused with a reason, counted, never dropped
+    refused_queue_full: int = 0  # the bounded queue (or the tenant's share of it) is full
+    refused_share: int = 0  # over the user's / tenant's share of requests in flight
     errors: Counter[str] = field(default_factory=Counter)
     samples: dict[str, Any] = field(default_factory=dict)  # first error body per kind
     turn_ms: list[float] = field(default_factory=list)
@@ -102,7 +104,7 @@ def _client(
                     f"{base}/v1/context", {"query": rng.choice(queries), "mode": "chat"}, user
                 )
                 if status == 429:  # over the user's share of requests in flight: refused, not an error
-                    stats.refused += 1
+                    stats.refused_share += 1
                     continue  # counted, not timed: a refusal's latency is not a context call's
                 stats.context_ms.append((time.perf_counter() - started) * 1000)
                 if status != 200:
@@ -122,8 +124,10 @@ def _client(
                 stats.turn_ms.append((time.perf_counter() - started) * 1000)
             if status == 202:
                 stats.accepted.extend((user, m) for m in payload.get("message_ids", []))
+            elif status == 429 and payload.get("error") == "queue_full":
+                stats.refused_queue_full += 1
             elif status == 429:
-                stats.refused += 1
+                stats.refused_share += 1
             else:
                 stats.errors[f"turns_{status}"] += 1
                 stats.samples.setdefault(f"turns_{status}", payload)
@@ -368,7 +372,8 @@ def run(
             "startup_s": startup_s if service is not None else None,
             "turn_requests": len(turn_ms),
             "turns_accepted": len(accepted),
-            "turns_refused_queue_full": sum(s.refused for s in stats),
+            "turns_refused_queue_full": sum(s.refused_queue_full for s in stats),
+            "refused_over_share": sum(s.refused_share for s in stats),
             "context_requests": len(context_ms),
             "errors": dict(errors),
             "error_samples": {k: v for s in stats for k, v in s.samples.items()},

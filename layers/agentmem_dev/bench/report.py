@@ -300,7 +300,8 @@ def _load(r: dict[str, Any]) -> list[str]:
         [
             "requests/s",
             "turns accepted",
-            "refused (429: queue full or over a share)",
+            "429: queue full",
+            "429: over a share",
             "context requests",
             "errors",
             "turn POST p50/p95 ms",
@@ -313,6 +314,7 @@ def _load(r: dict[str, Any]) -> list[str]:
                 r["requests_per_s"],
                 r["turns_accepted"],
                 r["turns_refused_queue_full"],
+                r.get("refused_over_share", "–"),
                 r["context_requests"],
                 sum(r["errors"].values()),
                 f"{_v(r['turn_post']['p50_ms'])} / {_v(r['turn_post']['p95_ms'])}",
