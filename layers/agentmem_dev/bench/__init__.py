@@ -8,7 +8,8 @@ shared machines; ratios travel better).
 - ``projector``: stream records per second into the embedded projections;
 - ``cold-start``: handler import times and the dependency footprint;
 - ``cost``: LLM calls, tokens and embedding calls per turn and per context request;
-- ``load``: concurrent clients against the local server, then every accepted turn accounted for.
+- ``load``: concurrent clients against the local server, then every accepted turn accounted for,
+  then a quiet user's context latency alone and under one user's flood of long queries.
 """
 
 from __future__ import annotations

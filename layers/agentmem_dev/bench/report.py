@@ -291,14 +291,17 @@ def _load(r: dict[str, Any]) -> list[str]:
         "## load: concurrent clients against the local server",
         "",
         f"{s['clients']} clients for {s['seconds']} s over {s['users']} users ({s['context_share']:.0%} context "
-        f"requests), embedder `{s['embedder']}`, queue capacity {s['queue_capacity']}.",
+        f"requests), embedder `{s['embedder']}`, queue capacity {s['queue_capacity']}"
+        + (f", {s['workers']} api worker processes" if s.get("workers") else "")
+        + (f"; the server was ready in {r['startup_s']} s." if r.get("startup_s") is not None else "."),
         "",
     ]
     lines += _table(
         [
             "requests/s",
             "turns accepted",
-            "refused (429: queue full or over a share)",
+            "429: queue full",
+            "429: over a share",
             "context requests",
             "errors",
             "turn POST p50/p95 ms",
@@ -311,6 +314,7 @@ def _load(r: dict[str, Any]) -> list[str]:
                 r["requests_per_s"],
                 r["turns_accepted"],
                 r["turns_refused_queue_full"],
+                r.get("refused_over_share", "–"),
                 r["context_requests"],
                 sum(r["errors"].values()),
                 f"{_v(r['turn_post']['p50_ms'])} / {_v(r['turn_post']['p95_ms'])}",
@@ -325,6 +329,35 @@ def _load(r: dict[str, Any]) -> list[str]:
         "",
         f"Accounting of accepted turns: processed {a['processed']}, dead-lettered {a['dead_lettered']}, "
         f"missing **{a['missing']}**.",
+    ]
+    return lines + _fairness(r)
+
+
+def _fairness(r: dict[str, Any]) -> list[str]:
+    f = r.get("fairness")
+    if not f:
+        return []
+    workers = r["settings"].get("workers")
+    shape = "in-process server" if workers == 0 else f"{workers} worker processes" if workers else "server"
+    idle, flooded = f["quiet_idle"], f["quiet_flooded"]
+    lines = [
+        "",
+        f"Fairness ({shape}): a quiet user's context calls alone, then while {f['flood_clients']} clients "
+        f"of one other user send {f['flood_chars']}-character queries (target: flooded p50 ≤ "
+        f"{f['target_p50_ratio']:g}× idle).",
+        "",
+    ]
+    lines += _table(
+        ["quiet user", "calls", "p50 ms", "p95 ms"],
+        [
+            ["alone", idle["calls"], _v(idle["p50_ms"]), _v(idle["p95_ms"])],
+            ["under the flood", flooded["calls"], _v(flooded["p50_ms"]), _v(flooded["p95_ms"])],
+        ],
+    )
+    lines += [
+        "",
+        f"p50 ratio **{_v(f['p50_ratio'])}** (p95 {_v(f['p95_ratio'])}); the flood got {f['flood_served']} "
+        f"answered, {f['flood_refused_429']} refused with 429, {f['flood_other']} other.",
     ]
     return lines
 

@@ -2,9 +2,12 @@
 plan: a caller beyond its share gets 429 with ``Retry-After`` at once instead of queueing in front
 of everyone else, so one user's flood of heavy calls cannot take the server from the others.
 
-The api function runs one invocation at a time (one Lambda execution environment, see
+In-process the api function runs one invocation at a time (one Lambda execution environment, see
 :mod:`agentmem_dev.emulator.lambdas`), so what another user waits for is what is in flight before
-it: at most ``per_user`` calls of any one user and ``per_tenant`` of any one tenant.
+it: at most ``per_user`` calls of any one user and ``per_tenant`` of any one tenant. With worker
+processes (``agentmem serve --workers N``) the front keeps this share for all of them and caps
+``per_user`` at ``N - 1`` (:func:`agentmem_dev.emulator.server.make_front`): one user never holds
+every worker, so another user's call finds one free.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ and Powertools relies on it — the event resolver keeps the current event on th
 (``BaseRouter.current_event``) and ``Metrics`` keeps its metric set at class level, so two
 concurrent invocations of one function would read each other's event (and authorizer). Each
 function therefore has its own lock here, taken by every caller (server, runner, timer, CLI,
-tests); different functions run concurrently, as they do in AWS.
+tests); different functions run concurrently, as they do in AWS. The lock is per process: with
+``agentmem serve --workers N`` each worker process is one more environment of the api λ
+(:mod:`agentmem_dev.emulator.workers`), so requests are not serialised through one lock.
 """
 
 from __future__ import annotations

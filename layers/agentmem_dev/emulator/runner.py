@@ -2,7 +2,9 @@
 reader (the SQLite outbox as DynamoDB Streams batches -> ``functions/projector``) and a timer
 (scheduled events -> ``functions/consolidate`` / ``functions/reconcile``).
 
-Threads in the server; ``drain()`` runs the same steps synchronously (eval, tests, CLI).
+Threads in the server (with ``agentmem serve --workers N``, in one process of their own, once for
+all the api workers: :class:`agentmem_dev.emulator.workers.EventSources`); ``drain()`` runs the
+same steps synchronously (eval, tests, CLI).
 """
 
 from __future__ import annotations

@@ -1,5 +1,13 @@
 """Local HTTP server: each request becomes an API Gateway proxy event for ``functions/api``.
 
+Two ways to run it. :func:`make_server` invokes the api λ in this process, one invocation at a
+time (one execution environment, :mod:`agentmem_dev.emulator.lambdas`): the tests and the
+in-process mode (``agentmem serve --workers 0``). :func:`make_front` hands each event to a
+:class:`~agentmem_dev.emulator.workers.WorkerPool` of worker processes, one environment each, so
+requests run in parallel with no process-wide lock; the worker's answer comes back over a pipe,
+and a worker that dies or hangs is answered for (502 / 504; 503 when none frees up), never waited
+on forever. Each response from a worker names it in ``X-Agentmem-Worker`` (its pid).
+
 It plays API Gateway's authorizer too: scope headers (``X-Tenant-Id``, ``X-User-Id``) are
 accepted only from loopback clients unless a bearer token is configured; with a token, the token
 is required from everyone and, when mapped, decides the tenant. Loopback and token callers get
@@ -7,7 +15,10 @@ is required from everyone and, when mapped, decides the tenant. Loopback and tok
 (``AGENTMEM_OPERATOR_TOKEN``) adds ``memory:policy``, the permission to write the instructions of the
 Constraints slot (:mod:`agentmem.domain.authority`).
 
-is required from everyone and, when mapped, decides the tenant.
+And a usage plan: a per-user and per-tenant share of the requests in flight
+(:class:`~agentmem_dev.emulator.fairness.ConcurrencyShare`, 429 with ``Retry-After`` beyond it),
+kept here in the front because it is global. With worker processes a user's share is at most
+``workers - 1``, so one user never holds every worker.
 
 Bounded input: the request line and headers must arrive within ``header_timeout_s`` (a timer
 shuts the socket when a client trickles them; it is also the keep-alive idle limit), the body
@@ -27,6 +38,7 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -37,9 +49,15 @@ from agentmem.messages import MAX_BODY_BYTES
 from agentmem.settings import Settings
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.fairness import ConcurrencyShare
+from agentmem_dev.emulator.workers import WorkerFailed, WorkerPool
 
 log = logging.getLogger(__name__)
 ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE"
+WORKER_HEADER = "X-Agentmem-Worker"
+
+# An API Gateway event in, the handler's result and the pid of the worker that ran it (None in
+# this process) out; raises WorkerFailed when no worker could answer.
+InvokeApi = Callable[[dict[str, Any]], tuple[Any, int | None]]
 
 
 def authorize(
@@ -90,7 +108,8 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "agentmem-local"
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # small JSON responses: don't wait for the delayed ACK (~40 ms)
-    container: Container
+    settings: Settings
+    invoke_api: InvokeApi
     header_timeout_s: float = 5.0
     body_timeout_s: float = 10.0
     max_body_bytes: int = MAX_BODY_BYTES
@@ -185,7 +204,7 @@ class _Handler(BaseHTTPRequestHandler):
         except UnicodeDecodeError:
             return self._error(400, "invalid_request", "the body is not valid UTF-8")
         headers = {k: v for k, v in self.headers.items()}
-        authorizer, refusal = authorize(headers, self.client_address[0], self.container.settings)
+        authorizer, refusal = authorize(headers, self.client_address[0], self.settings)
         if refusal:
             return self._error(401 if "token" in refusal else 403, "unauthorized", refusal)
         if authorizer is None:  # authorize() answers a context or a refusal
@@ -216,10 +235,17 @@ class _Handler(BaseHTTPRequestHandler):
             authorizer=authorizer,
             source_ip=self.client_address[0],
         )
-        # One request at a time through the api λ, as one Lambda environment serves them (the
-        # emulator's per-function lock; see agentmem_dev.emulator.lambdas).
-        result = lambdas.invoke("api", event, self.container)
+        try:
+            result, worker = self.invoke_api(event)
+        except WorkerFailed as exc:
+            log.warning("local.worker_failed", extra={"code": exc.code})
+            retry = {"Retry-After": exc.retry_after} if exc.retry_after else None
+            return self._send(exc.status, json.dumps({"error": exc.code, "message": str(exc)}), retry)
+        if not isinstance(result, dict):  # the worker's handler raised (it logged the reason)
+            return self._error(500, "internal_error", "unexpected error; it has been logged")
         response_headers = dict(result.get("headers") or {})
+        if worker is not None:
+            response_headers[WORKER_HEADER] = str(worker)
         for key, values in (result.get("multiValueHeaders") or {}).items():
             response_headers[key] = ",".join(values)
         self._send(int(result.get("statusCode", 500)), result.get("body") or "", response_headers)
@@ -260,16 +286,52 @@ def make_server(
     header_timeout_s: float | None = None,
     body_timeout_s: float | None = None,
 ) -> ThreadingHTTPServer:
-    """A threaded server for ``container``; the timeouts default to its settings."""
+    """A threaded server invoking the api λ in this process over ``container``, one invocation at
+    a time (the emulator's per-function lock); the timeouts default to its settings."""
+
+    def invoke_here(event: dict[str, Any]) -> tuple[Any, int | None]:
+        return lambdas.invoke("api", event, container), None
+
     settings = container.settings
+    share = ConcurrencyShare(settings.http_user_concurrency, settings.http_tenant_concurrency)
+    return _build(host, port, settings, invoke_here, share, header_timeout_s, body_timeout_s)
+
+
+def make_front(
+    host: str,
+    port: int,
+    settings: Settings,
+    pool: WorkerPool,
+    *,
+    header_timeout_s: float | None = None,
+    body_timeout_s: float | None = None,
+) -> ThreadingHTTPServer:
+    """A threaded front handing each event to ``pool`` (started); a user's share of requests in
+    flight is ``http_user_concurrency`` but at most ``pool.size - 1`` (never below 1), so one user
+    cannot take every worker; the tenant share is ``http_tenant_concurrency``."""
+    per_user = min(settings.http_user_concurrency, max(1, pool.size - 1))
+    share = ConcurrencyShare(per_user, settings.http_tenant_concurrency)
+    return _build(host, port, settings, pool.invoke, share, header_timeout_s, body_timeout_s)
+
+
+def _build(
+    host: str,
+    port: int,
+    settings: Settings,
+    invoke_api: InvokeApi,
+    share: ConcurrencyShare,
+    header_timeout_s: float | None,
+    body_timeout_s: float | None,
+) -> ThreadingHTTPServer:
     handler = type(
         "Handler",
         (_Handler,),
         {
-            "container": container,
+            "settings": settings,
+            "invoke_api": staticmethod(invoke_api),
             "header_timeout_s": header_timeout_s or settings.http_header_timeout_s,
             "body_timeout_s": body_timeout_s or settings.http_body_timeout_s,
-            "share": ConcurrencyShare(settings.http_user_concurrency, settings.http_tenant_concurrency),
+            "share": share,
         },
     )
     server = ThreadingHTTPServer((host, port), handler)
