@@ -3,7 +3,12 @@
 One table (docs/aws.md, :mod:`.dynamodb_schema`), ``pk = scope.key`` on every item, so every
 read and write is scoped by construction. Memory items are the codec's images
 (:func:`agentmem.adapters.codec.record_to_image`: embedding as float32 bytes, ``ttl`` for
-short-term records) plus ``mem_key`` for the ``by_key`` index.
+short-term records) plus ``mem_key`` for the ``by_key`` index and, on active records of the slot
+categories, ``slot_pk`` / ``slot_sk`` for the sparse ``slots`` index. The embedding is kept as
+float16 (``embedding_f16``, half the bytes of float32: a 1024-dimension vector is 2 KB instead of
+4 KB, which keeps an item under one 4 KB read unit and halves its write units; cosines move by
+~1e-4, far below the dedup and conflict margins); ``embedding_precision="float32"`` keeps the
+codec's float32 form. Both forms are read.
 
 * ``create``: ``PutItem`` with ``attribute_not_exists(pk)``; ``update``: ``PutItem`` with
   ``version = :expected`` (the failed item comes back with the error, telling a version
@@ -29,9 +34,26 @@ and a ``ConditionCheck`` on that item (``attribute_not_exists(erased_us) OR eras
 turn that passed ingest before an erase and writes after it fails atomically
 (``VersionConflict``, ``details["reason"] == "erased"``).
 
-Reads are strongly consistent (the write path compares versions right after writing). DynamoDB
-deletes expired (``ttl``) items only eventually, so a short-term record may be read shortly after
-its ``expires_at`` — exactly as the embedded store, which does not filter them either.
+Consistency, per read (a strongly consistent read costs twice an eventually consistent one):
+
+* strongly consistent: ``get`` (the write path reads its own writes and compares versions right
+  after writing), ``scan_active`` and the partition ``list`` (the write path's recent neighbours
+  must include what the previous turn of the same batch wrote; erase and the reconciler walk
+  what is there now), ``find_by_key`` (same-key conflicts at write time), the erase barrier;
+* eventually consistent: ``get_many`` — its ids come from the search index or the graph, which
+  trail the table anyway (a stale version only makes a later conditional write fail, which the
+  callers handle) — and the slot listings, served by the ``slots`` GSI, which has no strongly
+  consistent reads: a slot record written less than a second ago may be missing from one
+  context call.
+
+Listings read what they return: a ``Limit`` of the rows wanted (one more to tell whether there is
+a next page), following pages only when the status filter dropped rows; a slot listing reads
+only its category's active records. Every call's consumed capacity goes to the table's
+:class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (``store.capacity``).
+
+DynamoDB deletes expired (``ttl``) items only eventually, so a short-term record may be read
+shortly after its ``expires_at`` — exactly as the embedded store, which does not filter them
+either.
 """
 
 from __future__ import annotations
@@ -45,11 +67,12 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.dynamodb_base import (
+    CapacityMeter,
     ConditionFailed,
     DynamoTable,
     Item,
@@ -61,10 +84,12 @@ from agentmem.adapters.aws.dynamodb_base import (
     text,
 )
 from agentmem.adapters.aws.dynamodb_bookkeeping import ScopeBookkeeping, item_key
-from agentmem.adapters.aws.dynamodb_schema import MEMORY_LSI_BY_KEY
+from agentmem.adapters.aws.dynamodb_schema import MEMORY_GSI_SLOTS, MEMORY_LSI_BY_KEY, SLOT_CATEGORIES
 from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
 from agentmem.adapters.codec import (
+    EMBEDDING_F16,
     SORT_KEY_PREFIX,
+    embedding_to_f16_bytes,
     image_to_record,
     image_to_wire,
     memory_sort_key,
@@ -96,10 +121,26 @@ def key_attribute(key: str) -> str:
     return "H#" + hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def memory_item(record: MemoryRecord) -> Item:
+EmbeddingPrecision = Literal["float16", "float32"]
+BATCH_GET_SIZE = 100  # BatchGetItem's limit
+
+
+def slot_partition(scope: Scope, category: str) -> str:
+    """The ``slots`` GSI partition of a scope's active records of one slot category."""
+    return f"{scope.key}#{category}"
+
+
+def memory_item(record: MemoryRecord, precision: EmbeddingPrecision = "float16") -> Item:
+    """The stored item: the codec image, the embedding in ``precision``, and the index keys."""
     item = record_to_image(record)
     if record.key is not None:
         item["mem_key"] = s(key_attribute(record.key))
+    if record.status is Status.ACTIVE and record.category.value in SLOT_CATEGORIES:
+        item["slot_pk"] = s(slot_partition(record.scope, record.category.value))
+        item["slot_sk"] = s(record.memory_id)
+    if precision == "float16" and record.embedding is not None:
+        del item["embedding"]
+        item[EMBEDDING_F16] = {"B": embedding_to_f16_bytes(record.embedding)}
     return item
 
 
@@ -114,13 +155,21 @@ class DynamoMemoryStore(ScopeBookkeeping):
         region: str | None = None,
         clock: Callable[[], datetime] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        meter: CapacityMeter | None = None,
+        embedding_precision: EmbeddingPrecision = "float16",
     ) -> None:
         lazy = client or LazyClient(lambda: boto_client("dynamodb", region=region))
-        self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep)
+        self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep, meter=meter)
+        self._precision: EmbeddingPrecision = embedding_precision
         self._clock = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
         self._registered: set[str] = set()
         self._lock = threading.Lock()
+
+    @property
+    def capacity(self) -> CapacityMeter:
+        """The capacity DynamoDB reported for this store's calls."""
+        return self._t.meter
 
     # ------------------------------------------------------------------ writes
 
@@ -173,7 +222,7 @@ class DynamoMemoryStore(ScopeBookkeeping):
         try:
             self._t.call(
                 "put_item",
-                Item=memory_item(record),
+                Item=memory_item(record, self._precision),
                 ConditionExpression="attribute_exists(pk) AND #v = :expected",
                 ExpressionAttributeNames=_VERSION,
                 ExpressionAttributeValues={":expected": n(expected_version)},
@@ -191,12 +240,11 @@ class DynamoMemoryStore(ScopeBookkeeping):
                 },
             ) from exc
 
-    @staticmethod
-    def _transaction_items(puts: Sequence[Put], table: str) -> list[dict[str, Any]]:
+    def _transaction_items(self, puts: Sequence[Put], table: str) -> list[dict[str, Any]]:
         actions: list[dict[str, Any]] = []
         total = 0
         for put in puts:
-            item = memory_item(put.record)
+            item = memory_item(put.record, self._precision)
             total += len(json.dumps(image_to_wire(item)))  # base64 binaries: an over-estimate
             action: dict[str, Any] = {
                 "TableName": table,
@@ -228,11 +276,13 @@ class DynamoMemoryStore(ScopeBookkeeping):
             self._register(scope)
         for attempt in range(TRANSACTION_CONFLICT_RETRIES + 1):
             try:
-                self._t.client.get().transact_write_items(
-                    TransactItems=actions, ClientRequestToken=uuid.uuid4().hex
+                result = self._t.client.get().transact_write_items(
+                    TransactItems=actions, ClientRequestToken=uuid.uuid4().hex, ReturnConsumedCapacity="TOTAL"
                 )
+                self._t.meter.record(self._t.name, "transact_write_items", result)
                 return
             except ClientError as exc:
+                self._t.meter.record(self._t.name, "transact_write_items", exc.response)
                 if error_code(exc) != "TransactionCanceledException":
                     raise translate(exc, store="dynamodb", operation="transact_write_items") from exc
                 reasons = list(exc.response.get("CancellationReasons") or [])
@@ -307,13 +357,19 @@ class DynamoMemoryStore(ScopeBookkeeping):
         return image_to_record(item) if item else None
 
     def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """Eventually consistent (the ids come from the index or the graph; module docstring)."""
+        return self._batch_get(scope, memory_ids, consistent=False)
+
+    def _batch_get(self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
         found: dict[str, MemoryRecord] = {}
-        for start in range(0, len(wanted), 100):
+        for start in range(0, len(wanted), BATCH_GET_SIZE):
             pending: dict[str, Any] = {
                 self._t.name: {
-                    "Keys": [item_key(scope, memory_sort_key(m)) for m in wanted[start : start + 100]],
-                    "ConsistentRead": True,
+                    "Keys": [
+                        item_key(scope, memory_sort_key(m)) for m in wanted[start : start + BATCH_GET_SIZE]
+                    ],
+                    "ConsistentRead": consistent,
                 }
             }
             for attempt in range(6):  # rounds for keys DynamoDB left unprocessed (throttling)
@@ -343,6 +399,50 @@ class DynamoMemoryStore(ScopeBookkeeping):
         wanted = sorted({Status(x).value for x in statuses})
         if not wanted or limit <= 0:
             return Page(items=[], next_cursor=None)
+        if category is not None and wanted == [Status.ACTIVE.value] and str(category) in SLOT_CATEGORIES:
+            return self._slot_listing(scope, str(category), limit, cursor)
+        return self._partition_listing(scope, wanted, category, limit, cursor, more=True)
+
+    def _slot_listing(self, scope: Scope, category: str, limit: int, cursor: str | None) -> Page:
+        """Active records of one slot category from the sparse ``slots`` GSI, newest first."""
+        partition = slot_partition(scope, category)
+        kwargs: dict[str, Any] = {
+            "IndexName": MEMORY_GSI_SLOTS,
+            "KeyConditionExpression": "slot_pk = :slot",
+            "ExpressionAttributeValues": {":slot": s(partition)},
+            "ScanIndexForward": False,
+            "Limit": limit + 1,
+        }
+        if cursor is not None:
+            after = text(decode_cursor(cursor, ["m"]), "m")
+            kwargs["ExclusiveStartKey"] = {
+                **item_key(scope, memory_sort_key(after)),
+                "slot_pk": s(partition),
+                "slot_sk": s(after),
+            }
+        items = [image_to_record(i) for i in self._t.query(limit=limit + 1, **kwargs)]
+        return self._page(items, limit)
+
+    @staticmethod
+    def _page(items: builtins.list[MemoryRecord], limit: int) -> Page:
+        more = len(items) > limit
+        items = items[:limit]
+        return Page(items=items, next_cursor=encode_cursor({"m": s(items[-1].memory_id)}) if more else None)
+
+    def _partition_listing(
+        self,
+        scope: Scope,
+        wanted: builtins.list[str],
+        category: str | None,
+        limit: int,
+        cursor: str | None,
+        *,
+        more: bool,
+    ) -> Page:
+        """The partition's records newest first, filtered by status (and category): reads a
+        page of the rows wanted (plus one when ``more`` asks whether a next page exists) and
+        follows pages only while the filter leaves fewer."""
+        wanted_rows = limit + 1 if more else limit
         names = {"#s": "status"}
         values: dict[str, Any] = {":pk": s(scope.key), ":mem": s(SORT_KEY_PREFIX)}
         values.update({f":s{i}": s(v) for i, v in enumerate(wanted)})
@@ -357,22 +457,23 @@ class DynamoMemoryStore(ScopeBookkeeping):
             "ExpressionAttributeValues": values,
             "ScanIndexForward": False,
             "ConsistentRead": True,
-            "Limit": min(max(2 * (limit + 1), 25), 500),
+            "Limit": min(wanted_rows, 500),
         }
         if cursor is not None:
             after = decode_cursor(cursor, ["m"])
             kwargs["ExclusiveStartKey"] = item_key(scope, memory_sort_key(text(after, "m")))
-        items = [image_to_record(i) for i in self._t.query(limit=limit + 1, **kwargs)]
-        more = len(items) > limit
-        items = items[:limit]
-        next_cursor = encode_cursor({"m": s(items[-1].memory_id)}) if more else None
-        return Page(items=items, next_cursor=next_cursor)
+        items = [image_to_record(i) for i in self._t.query(limit=wanted_rows, **kwargs)]
+        return self._page(items, limit) if more else Page(items=items[:limit], next_cursor=None)
 
     def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
-        found = self._t.query(
+        """The ``by_key`` LSI (keys and status only) names the active matches; they are then read
+        from the table, strongly consistent (a key's superseded records stay in the index, but
+        only its few active ones are fetched)."""
+        entries = self._t.query(
             IndexName=MEMORY_LSI_BY_KEY,
             KeyConditionExpression="pk = :pk AND mem_key = :key",
             FilterExpression="#s = :active",
+            ProjectionExpression="sk",
             ExpressionAttributeNames={"#s": "status"},
             ExpressionAttributeValues={
                 ":pk": s(scope.key),
@@ -381,8 +482,14 @@ class DynamoMemoryStore(ScopeBookkeeping):
             },
             ConsistentRead=True,
         )
-        records = [r for r in (image_to_record(i) for i in found) if r.key == key]
+        ids = [text(e, "sk")[len(SORT_KEY_PREFIX) :] for e in entries]
+        found = self._batch_get(scope, ids, consistent=True).values()
+        records = [r for r in found if r.key == key and r.status is Status.ACTIVE]
         return sorted(records, key=lambda r: r.memory_id, reverse=True)
 
     def scan_active(self, scope: Scope, limit: int) -> builtins.list[MemoryRecord]:
-        return self.list(scope, statuses=(Status.ACTIVE,), limit=limit).items
+        """The ``limit`` newest active records (a page of ``limit`` rows, more only when
+        inactive ones were among them)."""
+        if limit <= 0:
+            return []
+        return self._partition_listing(scope, [Status.ACTIVE.value], None, limit, None, more=False).items
