@@ -174,7 +174,11 @@ def test_transaction_conflicts_are_retried_then_succeed() -> None:
     with stub:
         add_cancellation(stub, "TransactionConflict", "None")
         add_cancellation(stub, "None", "TransactionConflict")
-        stub.add_response("transact_write_items", {}, {"TransactItems": ANY, "ClientRequestToken": ANY, "ReturnConsumedCapacity": "TOTAL"})
+        stub.add_response(
+            "transact_write_items",
+            {},
+            {"TransactItems": ANY, "ClientRequestToken": ANY, "ReturnConsumedCapacity": "TOTAL"},
+        )
         store.transact([Put(record, 1), Put(rec("b").evolve(now=T0), 1)])
         stub.assert_no_pending_responses()
     assert len(sleeps) == 2

@@ -78,7 +78,9 @@ class CapacityMeter:
 
     def snapshot(self) -> dict[tuple[str, str], OperationCapacity]:
         with self._lock:
-            return {k: OperationCapacity(v.calls, v.units, v.reported_calls) for k, v in self.operations.items()}
+            return {
+                k: OperationCapacity(v.calls, v.units, v.reported_calls) for k, v in self.operations.items()
+            }
 
     def reset(self) -> None:
         with self._lock:

@@ -54,7 +54,15 @@ def memory_table_request(name: str) -> dict[str, Any]:
     return {
         "TableName": name,
         "AttributeDefinitions": _keys(
-            "pk", "sk", "mem_key", "dirty_shard", "dirty_rank", "scope_shard", "scope_key", "slot_pk", "slot_sk"
+            "pk",
+            "sk",
+            "mem_key",
+            "dirty_shard",
+            "dirty_rank",
+            "scope_shard",
+            "scope_key",
+            "slot_pk",
+            "slot_sk",
         ),
         "KeySchema": _schema("pk", "sk"),
         "LocalSecondaryIndexes": [

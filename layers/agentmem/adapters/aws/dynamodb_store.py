@@ -360,7 +360,9 @@ class DynamoMemoryStore(ScopeBookkeeping):
         """Eventually consistent (the ids come from the index or the graph; module docstring)."""
         return self._batch_get(scope, memory_ids, consistent=False)
 
-    def _batch_get(self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool) -> dict[str, MemoryRecord]:
+    def _batch_get(
+        self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool
+    ) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
         found: dict[str, MemoryRecord] = {}
         for start in range(0, len(wanted), BATCH_GET_SIZE):
