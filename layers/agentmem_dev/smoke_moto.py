@@ -67,7 +67,8 @@ class _Plan:
 
 
 @contextmanager
-def _moto_environment() -> Iterator[None]:
+def moto_environment() -> Iterator[None]:
+    """Fake credentials and region for moto (and no EMF metric lines); undone on exit."""
     wanted = {
         "AWS_ACCESS_KEY_ID": "smoke",
         "AWS_SECRET_ACCESS_KEY": "smoke",
@@ -120,7 +121,7 @@ def run_smoke(turns: int = 20) -> dict[str, Any]:
     if turns < 1:
         raise ConfigurationError("--turns must be at least 1")
     started = time.monotonic()
-    with _moto_environment(), mock_aws(), tempfile.TemporaryDirectory(prefix="agentmem-smoke-") as tmp:
+    with moto_environment(), mock_aws(), tempfile.TemporaryDirectory(prefix="agentmem-smoke-") as tmp:
         clients = {
             name: boto3.client(name, region_name=REGION) for name in ("dynamodb", "dynamodbstreams", "sqs")
         }

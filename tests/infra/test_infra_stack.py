@@ -135,8 +135,15 @@ def test_memory_table_stream_and_ttl_literally(synth: Any) -> None:
     props = table(synth("dev"), "memory")["Properties"]
     assert props["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
-    assert {i["IndexName"] for i in props["GlobalSecondaryIndexes"]} == {"dirty_users", "scopes"}
-    assert [i["IndexName"] for i in props["LocalSecondaryIndexes"]] == ["by_key"]
+    gsis = {i["IndexName"]: i for i in props["GlobalSecondaryIndexes"]}
+    assert set(gsis) == {"dirty_users", "scopes", "slots"}
+    # the context slots' sparse index, keyed by scope + category, newest first by memory id
+    assert [k["AttributeName"] for k in gsis["slots"]["KeySchema"]] == ["slot_pk", "slot_sk"]
+    assert gsis["slots"]["Projection"] == {"ProjectionType": "ALL"}
+    [by_key] = props["LocalSecondaryIndexes"]
+    assert by_key["IndexName"] == "by_key"
+    # keys and status only: a keyed write does not copy the record (and its embedding) again
+    assert by_key["Projection"] == {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["status"]}
 
 
 def test_tables_pitr_and_encryption(each_env: Synth) -> None:

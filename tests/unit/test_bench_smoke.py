@@ -86,6 +86,13 @@ def test_cost_bench() -> None:
     assert estimate["estimated"] is True and "not measured" in estimate["note"]
     assert estimate["per_turn"]["extraction"]["calls"] == pytest.approx(1.0)
     assert estimate["per_turn"]["llm_input_tokens"] > estimate["per_turn"]["llm_output_tokens"] > 0
+    dynamodb = result["dynamodb"]  # units by the rules, moto's figures apart, same-run baselines
+    assert dynamodb["per_turn"]["turns"] == 12 and dynamodb["per_turn"]["write_units_mean"] > 0
+    assert dynamodb["per_context_call"]["read_units_mean"] > 0
+    assert set(dynamodb["targets"]) == {"turn_read_units", "turn_write_units", "context_read_units"}
+    patterns = dynamodb["access_patterns"]
+    assert patterns["neighbour_listing_20_newest_after"] < patterns["neighbour_listing_200_newest_before"]
+    assert "dynamodb units" in render("cost", result).lower()
 
 
 def test_registry_and_corpus() -> None:

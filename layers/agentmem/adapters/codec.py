@@ -12,7 +12,9 @@ and the local outbox all share it:
 * an *image* is the same item in typed DynamoDB JSON (``{"S": ...}``, ``{"N": ...}``), as the
   low-level client and stream records carry it. Stream events delivered to Lambda carry binary
   values base64-encoded: :func:`image_to_wire` produces that form (the local outbox stores it) and
-  :func:`image_to_record` accepts both raw bytes and base64 text.
+  :func:`image_to_record` accepts both raw bytes and base64 text. An item may carry its embedding
+  as ``embedding_f16`` (little-endian float16) instead: the DynamoDB store's compact form, read
+  the same way.
 
 Round trips are exact: tuples stay tuples, enums are restored, the embedding keeps float32
 precision. :func:`change_from_stream_record` turns a stream record into the projector's change.
@@ -102,6 +104,17 @@ def embedding_to_bytes(embedding: tuple[float, ...] | np.ndarray) -> bytes:
 
 def embedding_from_bytes(data: bytes) -> tuple[float, ...]:
     return tuple(np.frombuffer(data, dtype="<f4").astype(np.float64).tolist())
+
+
+EMBEDDING_F16 = "embedding_f16"  # attribute of an embedding kept as little-endian float16
+
+
+def embedding_to_f16_bytes(embedding: tuple[float, ...] | np.ndarray) -> bytes:
+    return np.asarray(embedding, dtype="<f2").tobytes()
+
+
+def embedding_from_f16_bytes(data: bytes) -> tuple[float, ...]:
+    return tuple(np.frombuffer(data, dtype="<f2").astype(np.float64).tolist())
 
 
 def _number(value: float | int) -> Decimal:
@@ -200,6 +213,8 @@ def item_to_record(item: Mapping[str, Any]) -> MemoryRecord:
                 kwargs[name] = parse_datetime(str(item[name]))
         if item.get("embedding") is not None:
             kwargs["embedding"] = embedding_from_bytes(_as_bytes(item["embedding"]))
+        elif item.get(EMBEDDING_F16) is not None:  # the DynamoDB store's compact form
+            kwargs["embedding"] = embedding_from_f16_bytes(_as_bytes(item[EMBEDDING_F16]))
     except (KeyError, ValueError, TypeError) as exc:
         raise ValidationFailed(f"malformed memory item: {exc}") from exc
     return MemoryRecord(**kwargs)

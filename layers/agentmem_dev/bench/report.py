@@ -282,6 +282,69 @@ def _cost(r: dict[str, Any]) -> list[str]:
             ],
         ),
         "",
+        *(_cost_dynamodb(r["dynamodb"]) if "dynamodb" in r else []),
+    ]
+
+
+def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
+    turn, ctx, pat = d["per_turn"], d["per_context_call"], d["access_patterns"]
+    targets = d["targets"]
+
+    def verdict(name: str) -> str:
+        t = targets[name]
+        return f"{t['measured']} (target <= {t['target']}: {'met' if t['met'] else 'NOT met'})"
+
+    return [
+        f"### DynamoDB units (user with {d['fill']['memories']} memories, {d['settings']['embedder']},"
+        f" embeddings stored {d['settings']['embedding_storage']})",
+        "",
+        *_table(
+            ["", "read units (rules)", "write units (rules)", "read (moto)", "write (moto)"],
+            [
+                [
+                    f"per ingested turn ({turn['turns']} turns, neighbour pool: {turn['neighbour_pool']})",
+                    verdict("turn_read_units"),
+                    verdict("turn_write_units"),
+                    turn["moto_reported"]["read_units_mean"],
+                    turn["moto_reported"]["write_units_mean"],
+                ],
+                [
+                    f"per context call ({ctx['calls']} calls)",
+                    verdict("context_read_units"),
+                    0,
+                    ctx["moto_reported"]["read_units_mean"],
+                    "",
+                ],
+                [
+                    "baseline: store every raw turn",
+                    0,
+                    turn["baseline_store_every_raw_turn_write_units"],
+                    "",
+                    "",
+                ],
+            ],
+        ),
+        "",
+        *_table(
+            ["access pattern (read units, rules)", "before", "after"],
+            [
+                [
+                    "write-pipeline neighbour listing",
+                    f"{pat['neighbour_listing_200_newest_before']} (200 newest)",
+                    f"{pat['neighbour_listing_20_newest_after']} (20 newest)",
+                ],
+                [
+                    "three slot listings (identity, preference, policy)",
+                    f"{pat['slot_listings_partition_walk_before']} (partition walk;"
+                    f" ~{pat['slot_listings_partition_walk_before_at_10k']} at 10k)",
+                    f"{pat['slot_listings_slots_gsi_after']} (sparse slots GSI)",
+                ],
+            ],
+        ),
+        "",
+        f"Stored memory item: {d['fill']['item_bytes_mean']['float16']} B (float16 embedding) vs"
+        f" {d['fill']['item_bytes_mean']['float32']} B (float32). {d['figures']}. {pat['note']}.",
+        "",
     ]
 
 

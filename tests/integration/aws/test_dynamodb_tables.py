@@ -46,7 +46,12 @@ def test_audit_writes_are_conditional_puts_only() -> None:
         stub.add_response(
             "put_item",
             {},
-            {"TableName": "agentmem-audit", "Item": ANY, "ConditionExpression": "attribute_not_exists(pk)"},
+            {
+                "TableName": "agentmem-audit",
+                "Item": ANY,
+                "ConditionExpression": "attribute_not_exists(pk)",
+                "ReturnConsumedCapacity": "TOTAL",
+            },
         )
         audit.append(AuditEvent(S1, "written", T0, event_id="e1"))
         stub.assert_no_pending_responses()

@@ -118,7 +118,7 @@ def test_turns_flow_from_sqs_through_the_stream_into_context(moto: Moto, aws_con
     inserts = memory_records(records)
     assert inserts and all(r["eventName"] == "INSERT" for r in inserts)
     assert isinstance(
-        inserts[0]["dynamodb"]["NewImage"]["embedding"]["B"], str
+        inserts[0]["dynamodb"]["NewImage"]["embedding_f16"]["B"], str
     )  # base64, as Lambda delivers it
     assert lambdas.invoke("projector", {"Records": records}, container) == {"batchItemFailures": []}
 

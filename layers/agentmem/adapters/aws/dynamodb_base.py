@@ -1,5 +1,12 @@
 """DynamoDB plumbing shared by the AWS stores: one table handle over a lazily built low-level
-client, error translation, paginated queries, batched deletes, opaque cursors.
+client, error translation, paginated queries, batched deletes, opaque cursors, and the capacity
+every call consumed.
+
+Every data call asks for ``ReturnConsumedCapacity=TOTAL`` and adds what DynamoDB reports to the
+table's :class:`CapacityMeter` (shared between stores when one is injected), so a caller can see
+the read and write units an operation cost. moto answers with fixed figures (0.5 or 1 per call,
+nothing for transactions), not AWS's size-based ones: the bench computes the documented figures
+apart (:mod:`agentmem_dev.bench.dynamodb_units`).
 
 Items travel in typed DynamoDB JSON (``{"S": ...}``), the low-level client's and the stream's
 form, so memory records go through :mod:`agentmem.adapters.codec` images unchanged.
@@ -10,8 +17,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -23,6 +32,59 @@ BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
 UNPROCESSED_RETRIES = 5  # BatchWriteItem rounds for items DynamoDB left unprocessed (throttling)
 
 Item = dict[str, Any]
+
+READ_OPERATIONS = frozenset({"get_item", "batch_get_item", "query", "scan", "transact_get_items"})
+WRITE_OPERATIONS = frozenset(
+    {"put_item", "update_item", "delete_item", "batch_write_item", "transact_write_items"}
+)
+METERED_OPERATIONS = READ_OPERATIONS | WRITE_OPERATIONS
+
+
+@dataclass
+class OperationCapacity:
+    """What one operation on one table consumed so far: calls, and the units DynamoDB reported
+    (``reported_calls`` of them carried a ``ConsumedCapacity``)."""
+
+    calls: int = 0
+    units: float = 0.0
+    reported_calls: int = 0
+
+
+@dataclass
+class CapacityMeter:
+    """Consumed capacity as DynamoDB reported it, per ``(table, operation)``; thread-safe (the
+    context service fetches its sources concurrently)."""
+
+    operations: dict[tuple[str, str], OperationCapacity] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def record(self, table: str, operation: str, response: Mapping[str, Any]) -> None:
+        """Add one call and the ``ConsumedCapacity`` of its response (a dict, or a list of them
+        for batch and transaction calls; absent when the service reported none)."""
+        consumed = response.get("ConsumedCapacity")
+        entries = consumed if isinstance(consumed, list) else [consumed] if consumed else []
+        units = sum(float(e.get("CapacityUnits") or 0.0) for e in entries if isinstance(e, Mapping))
+        with self._lock:
+            entry = self.operations.setdefault((table, operation), OperationCapacity())
+            entry.calls += 1
+            entry.units += units
+            entry.reported_calls += 1 if entries else 0
+
+    def units(self, kind: str) -> float:
+        """Total ``read`` or ``write`` units reported."""
+        names = READ_OPERATIONS if kind == "read" else WRITE_OPERATIONS
+        with self._lock:
+            return sum(c.units for (_, op), c in self.operations.items() if op in names)
+
+    def snapshot(self) -> dict[tuple[str, str], OperationCapacity]:
+        with self._lock:
+            return {
+                k: OperationCapacity(v.calls, v.units, v.reported_calls) for k, v in self.operations.items()
+            }
+
+    def reset(self) -> None:
+        with self._lock:
+            self.operations.clear()
 
 
 def s(value: str) -> dict[str, str]:
@@ -71,25 +133,40 @@ class DynamoTable:
     """One table: every call names it, every SDK error leaves as an agentmem error."""
 
     def __init__(
-        self, client: LazyClient[Any], name: str, *, store: str, sleep: Callable[[float], None] = time.sleep
+        self,
+        client: LazyClient[Any],
+        name: str,
+        *,
+        store: str,
+        sleep: Callable[[float], None] = time.sleep,
+        meter: CapacityMeter | None = None,
     ) -> None:
         self.client = client
         self.name = name
         self.store = store
+        self.meter = meter if meter is not None else CapacityMeter()
         self._sleep = sleep
 
     def call(self, operation: str, *, table: bool = True, **kwargs: Any) -> dict[str, Any]:
-        """Run ``operation``; a failed condition raises :class:`ConditionFailed`."""
+        """Run ``operation``; a failed condition raises :class:`ConditionFailed`. Data calls ask
+        for their consumed capacity and add it to :attr:`meter`."""
         if table:
             kwargs["TableName"] = self.name
+        metered = operation in METERED_OPERATIONS
+        if metered:
+            kwargs.setdefault("ReturnConsumedCapacity", "TOTAL")
         try:
             result: dict[str, Any] = getattr(self.client.get(), operation)(**kwargs)
         except ClientError as exc:
+            if metered:  # a failed condition still costs its units; AWS reports them on the error
+                self.meter.record(self.name, operation, exc.response)
             if error_code(exc) == "ConditionalCheckFailedException":
                 raise ConditionFailed(exc.response.get("Item")) from exc
             raise translate(exc, store=self.store, operation=operation) from exc
         except BotoCoreError as exc:
             raise translate(exc, store=self.store, operation=operation) from exc
+        if metered:
+            self.meter.record(self.name, operation, result)
         return result
 
     def query(self, *, limit: int | None = None, **kwargs: Any) -> Iterator[Item]:

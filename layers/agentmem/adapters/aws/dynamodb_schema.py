@@ -7,7 +7,14 @@ builds them directly (moto tests, the smoke run, a developer account). Three tab
     ``pk = TENANT#t#USER#u`` and, per item type, ``sk``:
     ``MEM#<memory_id>`` a memory (codec item), ``PENDING`` the consolidation counter of the user,
     ``SCOPE`` the scope registry entry the reconciler walks.
-    LSI ``by_key`` (pk, ``mem_key``): active-or-not records carrying a key, read consistently.
+    LSI ``by_key`` (pk, ``mem_key``): active-or-not records carrying a key, read consistently;
+    it projects ``status`` only, so a keyed write adds a small index entry, not a second copy of
+    the record (with its embedding), and :meth:`find_by_key` fetches the few active matches.
+    GSI ``slots`` (``slot_pk`` = ``<pk>#<category>``, ``slot_sk`` = memory id): sparse — only
+    *active* records of the :data:`SLOT_CATEGORIES` the context slots list carry these
+    attributes, so a slot listing reads that category's records and nothing else of the
+    partition (eventually consistent, as every GSI). Projection ALL: the slots rank what they
+    list by the query's similarity, which needs the embedding.
     GSI ``dirty_users`` (``dirty_shard``, ``dirty_rank``): sparse — only PENDING items with
     writes since the last consolidation carry these attributes.
     GSI ``scopes`` (``scope_shard``, ``scope_key``): sparse — only SCOPE items.
@@ -26,6 +33,10 @@ from typing import Any
 MEMORY_LSI_BY_KEY = "by_key"
 MEMORY_GSI_DIRTY = "dirty_users"
 MEMORY_GSI_SCOPES = "scopes"
+MEMORY_GSI_SLOTS = "slots"
+# The categories the context slots list (services/context.py: Profile = identity + preference,
+# Constraints = policy); a test keeps the two in step.
+SLOT_CATEGORIES = frozenset({"identity", "preference", "policy"})
 SESSION_LSI_BY_SESSION = "by_session"
 AUDIT_LSI_BY_TIME = "by_time"
 TTL_ATTRIBUTE = "ttl"
@@ -43,14 +54,22 @@ def memory_table_request(name: str) -> dict[str, Any]:
     return {
         "TableName": name,
         "AttributeDefinitions": _keys(
-            "pk", "sk", "mem_key", "dirty_shard", "dirty_rank", "scope_shard", "scope_key"
+            "pk",
+            "sk",
+            "mem_key",
+            "dirty_shard",
+            "dirty_rank",
+            "scope_shard",
+            "scope_key",
+            "slot_pk",
+            "slot_sk",
         ),
         "KeySchema": _schema("pk", "sk"),
         "LocalSecondaryIndexes": [
             {
                 "IndexName": MEMORY_LSI_BY_KEY,
                 "KeySchema": _schema("pk", "mem_key"),
-                "Projection": {"ProjectionType": "ALL"},
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["status"]},
             }
         ],
         "GlobalSecondaryIndexes": [
@@ -66,6 +85,11 @@ def memory_table_request(name: str) -> dict[str, Any]:
                 "IndexName": MEMORY_GSI_SCOPES,
                 "KeySchema": _schema("scope_shard", "scope_key"),
                 "Projection": {"ProjectionType": "KEYS_ONLY"},
+            },
+            {
+                "IndexName": MEMORY_GSI_SLOTS,
+                "KeySchema": _schema("slot_pk", "slot_sk"),
+                "Projection": {"ProjectionType": "ALL"},
             },
         ],
         "BillingMode": "PAY_PER_REQUEST",

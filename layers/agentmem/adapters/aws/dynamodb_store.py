@@ -3,7 +3,12 @@
 One table (docs/aws.md, :mod:`.dynamodb_schema`), ``pk = scope.key`` on every item, so every
 read and write is scoped by construction. Memory items are the codec's images
 (:func:`agentmem.adapters.codec.record_to_image`: embedding as float32 bytes, ``ttl`` for
-short-term records) plus ``mem_key`` for the ``by_key`` index.
+short-term records) plus ``mem_key`` for the ``by_key`` index and, on active records of the slot
+categories, ``slot_pk`` / ``slot_sk`` for the sparse ``slots`` index. The embedding is kept as
+float16 (``embedding_f16``, half the bytes of float32: a 1024-dimension vector is 2 KB instead of
+4 KB, which keeps an item under one 4 KB read unit and halves its write units; cosines move by
+~1e-4, far below the dedup and conflict margins); ``embedding_precision="float32"`` keeps the
+codec's float32 form. Both forms are read.
 
 * ``create``: ``PutItem`` with ``attribute_not_exists(pk)``; ``update``: ``PutItem`` with
   ``version = :expected`` (the failed item comes back with the error, telling a version
@@ -29,55 +34,77 @@ and a ``ConditionCheck`` on that item (``attribute_not_exists(erased_us) OR eras
 turn that passed ingest before an erase and writes after it fails atomically
 (``VersionConflict``, ``details["reason"] == "erased"``).
 
-Reads are strongly consistent (the write path compares versions right after writing). DynamoDB
-deletes expired (``ttl``) items only eventually, so a short-term record may be read shortly after
-its ``expires_at`` — exactly as the embedded store, which does not filter them either.
+The reads live in :class:`~agentmem.adapters.aws.dynamodb_reads.MemoryReads`.
+
+Consistency, per read (a strongly consistent read costs twice an eventually consistent one):
+
+* strongly consistent: ``get`` (the write path reads its own writes and compares versions right
+  after writing), ``scan_active`` and the partition ``list`` (the write path's recent neighbours
+  must include what the previous turn of the same batch wrote; erase and the reconciler walk
+  what is there now), ``find_by_key`` (same-key conflicts at write time), the erase barrier;
+* eventually consistent: ``get_many`` — its ids come from the search index or the graph, which
+  trail the table anyway (a stale version only makes a later conditional write fail, which the
+  callers handle) — and the slot listings, served by the ``slots`` GSI, which has no strongly
+  consistent reads: a slot record written less than a second ago may be missing from one
+  context call.
+
+Listings read what they return: a ``Limit`` of the rows wanted (one more to tell whether there is
+a next page), following pages only when the status filter dropped rows; a slot listing reads
+only its category's active records. Every call's consumed capacity goes to the table's
+:class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (``store.capacity``).
+
+DynamoDB deletes expired (``ttl``) items only eventually, so a short-term record may be read
+shortly after its ``expires_at`` — exactly as the embedded store, which does not filter them
+either.
 """
 
 from __future__ import annotations
 
-import builtins
 import contextlib
-import hashlib
 import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from agentmem.adapters.aws.dynamodb_base import (
+    CapacityMeter,
     ConditionFailed,
     DynamoTable,
     Item,
-    decode_cursor,
-    encode_cursor,
     n,
     number,
     s,
     text,
 )
 from agentmem.adapters.aws.dynamodb_bookkeeping import ScopeBookkeeping, item_key
-from agentmem.adapters.aws.dynamodb_schema import MEMORY_LSI_BY_KEY
+from agentmem.adapters.aws.dynamodb_reads import (
+    MAX_INDEXED_KEY_BYTES,
+    MemoryReads,
+    key_attribute,
+    slot_partition,
+)
+from agentmem.adapters.aws.dynamodb_schema import SLOT_CATEGORIES
 from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
 from agentmem.adapters.codec import (
+    EMBEDDING_F16,
     SORT_KEY_PREFIX,
-    image_to_record,
+    embedding_to_f16_bytes,
     image_to_wire,
     memory_sort_key,
     record_to_image,
 )
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
-from agentmem.ports import Page, Put
+from agentmem.ports import Put
 
 MAX_TRANSACTION_ACTIONS = 100
 MAX_TRANSACTION_BYTES = 4 * 1024 * 1024
 TRANSACTION_CONFLICT_RETRIES = 3  # re-sends of a transaction cancelled only by TransactionConflict
-MAX_INDEXED_KEY_BYTES = 512  # longer keys are indexed by their hash (LSI sort keys stop at 1 KB)
 _VERSION = {"#v": "version"}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ERASED_SK = "ERASED"  # the scope's erase barrier; erase_scope keeps it
@@ -89,21 +116,24 @@ def epoch_us(value: datetime) -> int:
     return (value.astimezone(UTC) - _EPOCH) // timedelta(microseconds=1)
 
 
-def key_attribute(key: str) -> str:
-    """What the ``by_key`` index stores for a record key."""
-    if len(key.encode("utf-8")) <= MAX_INDEXED_KEY_BYTES:
-        return key
-    return "H#" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+EmbeddingPrecision = Literal["float16", "float32"]
 
 
-def memory_item(record: MemoryRecord) -> Item:
+def memory_item(record: MemoryRecord, precision: EmbeddingPrecision = "float16") -> Item:
+    """The stored item: the codec image, the embedding in ``precision``, and the index keys."""
     item = record_to_image(record)
     if record.key is not None:
         item["mem_key"] = s(key_attribute(record.key))
+    if record.status is Status.ACTIVE and record.category.value in SLOT_CATEGORIES:
+        item["slot_pk"] = s(slot_partition(record.scope, record.category.value))
+        item["slot_sk"] = s(record.memory_id)
+    if precision == "float16" and record.embedding is not None:
+        del item["embedding"]
+        item[EMBEDDING_F16] = {"B": embedding_to_f16_bytes(record.embedding)}
     return item
 
 
-class DynamoMemoryStore(ScopeBookkeeping):
+class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
     """:class:`agentmem.ports.MemoryStore` over one DynamoDB table."""
 
     def __init__(
@@ -114,13 +144,21 @@ class DynamoMemoryStore(ScopeBookkeeping):
         region: str | None = None,
         clock: Callable[[], datetime] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        meter: CapacityMeter | None = None,
+        embedding_precision: EmbeddingPrecision = "float16",
     ) -> None:
         lazy = client or LazyClient(lambda: boto_client("dynamodb", region=region))
-        self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep)
+        self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep, meter=meter)
+        self._precision: EmbeddingPrecision = embedding_precision
         self._clock = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
         self._registered: set[str] = set()
         self._lock = threading.Lock()
+
+    @property
+    def capacity(self) -> CapacityMeter:
+        """The capacity DynamoDB reported for this store's calls."""
+        return self._t.meter
 
     # ------------------------------------------------------------------ writes
 
@@ -173,7 +211,7 @@ class DynamoMemoryStore(ScopeBookkeeping):
         try:
             self._t.call(
                 "put_item",
-                Item=memory_item(record),
+                Item=memory_item(record, self._precision),
                 ConditionExpression="attribute_exists(pk) AND #v = :expected",
                 ExpressionAttributeNames=_VERSION,
                 ExpressionAttributeValues={":expected": n(expected_version)},
@@ -191,12 +229,11 @@ class DynamoMemoryStore(ScopeBookkeeping):
                 },
             ) from exc
 
-    @staticmethod
-    def _transaction_items(puts: Sequence[Put], table: str) -> list[dict[str, Any]]:
+    def _transaction_items(self, puts: Sequence[Put], table: str) -> list[dict[str, Any]]:
         actions: list[dict[str, Any]] = []
         total = 0
         for put in puts:
-            item = memory_item(put.record)
+            item = memory_item(put.record, self._precision)
             total += len(json.dumps(image_to_wire(item)))  # base64 binaries: an over-estimate
             action: dict[str, Any] = {
                 "TableName": table,
@@ -228,11 +265,13 @@ class DynamoMemoryStore(ScopeBookkeeping):
             self._register(scope)
         for attempt in range(TRANSACTION_CONFLICT_RETRIES + 1):
             try:
-                self._t.client.get().transact_write_items(
-                    TransactItems=actions, ClientRequestToken=uuid.uuid4().hex
+                result = self._t.client.get().transact_write_items(
+                    TransactItems=actions, ClientRequestToken=uuid.uuid4().hex, ReturnConsumedCapacity="TOTAL"
                 )
+                self._t.meter.record(self._t.name, "transact_write_items", result)
                 return
             except ClientError as exc:
+                self._t.meter.record(self._t.name, "transact_write_items", exc.response)
                 if error_code(exc) != "TransactionCanceledException":
                     raise translate(exc, store="dynamodb", operation="transact_write_items") from exc
                 reasons = list(exc.response.get("CancellationReasons") or [])
@@ -297,97 +336,5 @@ class DynamoMemoryStore(ScopeBookkeeping):
             self._registered.discard(scope.key)
         return sum(1 for k in keys if text(k, "sk").startswith(SORT_KEY_PREFIX))
 
-    # ------------------------------------------------------------------ reads
 
-    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
-        result = self._t.call(
-            "get_item", Key=item_key(scope, memory_sort_key(memory_id)), ConsistentRead=True
-        )
-        item = result.get("Item")
-        return image_to_record(item) if item else None
-
-    def get_many(
-        self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
-    ) -> dict[str, MemoryRecord]:
-        wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, MemoryRecord] = {}
-        for start in range(0, len(wanted), 100):
-            pending: dict[str, Any] = {
-                self._t.name: {
-                    "Keys": [item_key(scope, memory_sort_key(m)) for m in wanted[start : start + 100]],
-                    "ConsistentRead": True,
-                }
-            }
-            for attempt in range(6):  # rounds for keys DynamoDB left unprocessed (throttling)
-                result = self._t.call("batch_get_item", table=False, RequestItems=pending)
-                for item in (result.get("Responses") or {}).get(self._t.name, []):
-                    record = image_to_record(item)
-                    found[record.memory_id] = record
-                pending = result.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-                self._sleep(min(0.05 * 2**attempt, 1.0))
-            if pending:
-                raise StoreUnavailable(
-                    "dynamodb: batch get left keys unprocessed", details={"store": "dynamodb"}
-                )
-        return {m: found[m] for m in wanted if m in found}
-
-    def list(
-        self,
-        scope: Scope,
-        *,
-        statuses: Iterable[Status] = (Status.ACTIVE,),
-        category: str | None = None,
-        limit: int = 50,
-        cursor: str | None = None,
-        embeddings: bool = True,
-    ) -> Page:
-        wanted = sorted({Status(x).value for x in statuses})
-        if not wanted or limit <= 0:
-            return Page(items=[], next_cursor=None)
-        names = {"#s": "status"}
-        values: dict[str, Any] = {":pk": s(scope.key), ":mem": s(SORT_KEY_PREFIX)}
-        values.update({f":s{i}": s(v) for i, v in enumerate(wanted)})
-        condition = "#s IN (" + ", ".join(f":s{i}" for i in range(len(wanted))) + ")"
-        if category is not None:
-            condition += " AND category = :category"
-            values[":category"] = s(str(category))
-        kwargs: dict[str, Any] = {
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :mem)",
-            "FilterExpression": condition,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
-            "ScanIndexForward": False,
-            "ConsistentRead": True,
-            "Limit": min(max(2 * (limit + 1), 25), 500),
-        }
-        if cursor is not None:
-            after = decode_cursor(cursor, ["m"])
-            kwargs["ExclusiveStartKey"] = item_key(scope, memory_sort_key(text(after, "m")))
-        items = [image_to_record(i) for i in self._t.query(limit=limit + 1, **kwargs)]
-        more = len(items) > limit
-        items = items[:limit]
-        next_cursor = encode_cursor({"m": s(items[-1].memory_id)}) if more else None
-        return Page(items=items, next_cursor=next_cursor)
-
-    def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
-        found = self._t.query(
-            IndexName=MEMORY_LSI_BY_KEY,
-            KeyConditionExpression="pk = :pk AND mem_key = :key",
-            FilterExpression="#s = :active",
-            ExpressionAttributeNames={"#s": "status"},
-            ExpressionAttributeValues={
-                ":pk": s(scope.key),
-                ":key": s(key_attribute(key)),
-                ":active": s(Status.ACTIVE.value),
-            },
-            ConsistentRead=True,
-        )
-        records = [r for r in (image_to_record(i) for i in found) if r.key == key]
-        return sorted(records, key=lambda r: r.memory_id, reverse=True)
-
-    def scan_active(
-        self, scope: Scope, limit: int, *, embeddings: bool = True
-    ) -> builtins.list[MemoryRecord]:
-        return self.list(scope, statuses=(Status.ACTIVE,), limit=limit, embeddings=embeddings).items
+__all__ = ["MAX_INDEXED_KEY_BYTES", "DynamoMemoryStore", "key_attribute", "memory_item", "slot_partition"]

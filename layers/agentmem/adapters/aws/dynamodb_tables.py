@@ -13,6 +13,10 @@ prefix of another.
 
 The *audit* table is append-only: ``PutItem`` with ``attribute_not_exists`` (a retried append
 is a no-op), never update or delete; the ``by_time`` LSI lists newest first.
+
+Every call's consumed capacity goes to the table handle's
+:class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (injected to share one). Reads are
+strongly consistent except :meth:`DynamoTurnLog.is_processed` (its docstring says why).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import uuid4
 
-from agentmem.adapters.aws.dynamodb_base import ConditionFailed, DynamoTable, Item, n, s, text
+from agentmem.adapters.aws.dynamodb_base import CapacityMeter, ConditionFailed, DynamoTable, Item, n, s, text
 from agentmem.adapters.aws.dynamodb_schema import AUDIT_LSI_BY_TIME, SESSION_LSI_BY_SESSION
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.codec import format_sortable, parse_datetime
@@ -77,8 +81,9 @@ class DynamoTurnLog:
         retention: timedelta = timedelta(days=30),
         client: LazyClient[Any] | None = None,
         region: str | None = None,
+        meter: CapacityMeter | None = None,
     ) -> None:
-        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-session")
+        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-session", meter=meter)
         self._retention = retention
         self._arrival = _Arrival()
 
@@ -137,8 +142,11 @@ class DynamoTurnLog:
         return turns
 
     def is_processed(self, scope: Scope, message_id: str) -> bool:
+        """Eventually consistent: a redelivery comes a visibility timeout after the first
+        delivery, and a mark missed by a stale read only re-runs an idempotent turn (its memory
+        ids derive from the message id; the store's reads before each write are consistent)."""
         result = self._t.call(
-            "get_item", Key=_key(scope, DONE + message_id), ConsistentRead=True, ProjectionExpression="pk"
+            "get_item", Key=_key(scope, DONE + message_id), ConsistentRead=False, ProjectionExpression="pk"
         )
         return bool(result.get("Item"))
 
@@ -181,8 +189,9 @@ class DynamoRuntimeState:
         clock: Callable[[], datetime] | None = None,
         client: LazyClient[Any] | None = None,
         region: str | None = None,
+        meter: CapacityMeter | None = None,
     ) -> None:
-        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-session")
+        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-session", meter=meter)
         self._clock = clock or (lambda: datetime.now(UTC))
 
     def get(self, scope: Scope, session_id: str) -> RuntimeState | None:
@@ -218,9 +227,14 @@ class DynamoAuditLog:
     """:class:`agentmem.ports.AuditLog` over the audit table: conditional PutItem and Query only."""
 
     def __init__(
-        self, table_name: str, *, client: LazyClient[Any] | None = None, region: str | None = None
+        self,
+        table_name: str,
+        *,
+        client: LazyClient[Any] | None = None,
+        region: str | None = None,
+        meter: CapacityMeter | None = None,
     ) -> None:
-        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-audit")
+        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-audit", meter=meter)
 
     def append(self, event: AuditEvent) -> None:
         event_id = event.event_id or new_event_id(event)

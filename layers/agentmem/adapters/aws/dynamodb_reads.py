@@ -1,0 +1,199 @@
+"""The reads of :class:`~agentmem.adapters.aws.dynamodb_store.DynamoMemoryStore` (mixed in):
+records by id, the newest-first listings and the same-key lookup, each reading what it returns.
+
+Which read is strongly and which eventually consistent, and why, is in the store's module
+docstring; in short: ``get``, ``scan_active``, the partition listing and ``find_by_key`` are
+consistent (the write path reads its own writes), ``get_many`` and the slot listings (the
+``slots`` GSI) are not.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from agentmem.adapters.aws.dynamodb_base import DynamoTable, decode_cursor, encode_cursor, s, text
+from agentmem.adapters.aws.dynamodb_bookkeeping import item_key
+from agentmem.adapters.aws.dynamodb_schema import MEMORY_GSI_SLOTS, MEMORY_LSI_BY_KEY, SLOT_CATEGORIES
+from agentmem.adapters.codec import SORT_KEY_PREFIX, image_to_record, memory_sort_key
+from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem.errors import StoreUnavailable
+from agentmem.ports import Page
+
+MAX_INDEXED_KEY_BYTES = 512  # longer keys are indexed by their hash (LSI sort keys stop at 1 KB)
+BATCH_GET_SIZE = 100  # BatchGetItem's limit
+
+
+def key_attribute(key: str) -> str:
+    """What the ``by_key`` index stores for a record key."""
+    if len(key.encode("utf-8")) <= MAX_INDEXED_KEY_BYTES:
+        return key
+    return "H#" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def slot_partition(scope: Scope, category: str) -> str:
+    """The ``slots`` GSI partition of a scope's active records of one slot category."""
+    return f"{scope.key}#{category}"
+
+
+class MemoryReads:
+    """Reads of the memory table (needs ``_t`` and ``_sleep``)."""
+
+    _t: DynamoTable
+    _sleep: Callable[[float], None]
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
+        result = self._t.call(
+            "get_item", Key=item_key(scope, memory_sort_key(memory_id)), ConsistentRead=True
+        )
+        item = result.get("Item")
+        return image_to_record(item) if item else None
+
+    def get_many(
+        self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
+    ) -> dict[str, MemoryRecord]:
+        """Eventually consistent (the ids come from the index or the graph; module docstring).
+        ``embeddings`` changes nothing here: DynamoDB bills the whole item whatever a projection
+        leaves out, so the vector comes along."""
+        return self._batch_get(scope, memory_ids, consistent=False)
+
+    def _batch_get(
+        self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool
+    ) -> dict[str, MemoryRecord]:
+        wanted = list(dict.fromkeys(memory_ids))
+        found: dict[str, MemoryRecord] = {}
+        for start in range(0, len(wanted), BATCH_GET_SIZE):
+            pending: dict[str, Any] = {
+                self._t.name: {
+                    "Keys": [
+                        item_key(scope, memory_sort_key(m)) for m in wanted[start : start + BATCH_GET_SIZE]
+                    ],
+                    "ConsistentRead": consistent,
+                }
+            }
+            for attempt in range(6):  # rounds for keys DynamoDB left unprocessed (throttling)
+                result = self._t.call("batch_get_item", table=False, RequestItems=pending)
+                for item in (result.get("Responses") or {}).get(self._t.name, []):
+                    record = image_to_record(item)
+                    found[record.memory_id] = record
+                pending = result.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                self._sleep(min(0.05 * 2**attempt, 1.0))
+            if pending:
+                raise StoreUnavailable(
+                    "dynamodb: batch get left keys unprocessed", details={"store": "dynamodb"}
+                )
+        return {m: found[m] for m in wanted if m in found}
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        statuses: Iterable[Status] = (Status.ACTIVE,),
+        category: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        embeddings: bool = True,
+    ) -> Page:
+        wanted = sorted({Status(x).value for x in statuses})
+        if not wanted or limit <= 0:
+            return Page(items=[], next_cursor=None)
+        if category is not None and wanted == [Status.ACTIVE.value] and str(category) in SLOT_CATEGORIES:
+            return self._slot_listing(scope, str(category), limit, cursor)
+        return self._partition_listing(scope, wanted, category, limit, cursor, more=True)
+
+    def _slot_listing(self, scope: Scope, category: str, limit: int, cursor: str | None) -> Page:
+        """Active records of one slot category from the sparse ``slots`` GSI, newest first."""
+        partition = slot_partition(scope, category)
+        kwargs: dict[str, Any] = {
+            "IndexName": MEMORY_GSI_SLOTS,
+            "KeyConditionExpression": "slot_pk = :slot",
+            "ExpressionAttributeValues": {":slot": s(partition)},
+            "ScanIndexForward": False,
+            "Limit": limit + 1,
+        }
+        if cursor is not None:
+            after = text(decode_cursor(cursor, ["m"]), "m")
+            kwargs["ExclusiveStartKey"] = {
+                **item_key(scope, memory_sort_key(after)),
+                "slot_pk": s(partition),
+                "slot_sk": s(after),
+            }
+        items = [image_to_record(i) for i in self._t.query(limit=limit + 1, **kwargs)]
+        return self._page(items, limit)
+
+    @staticmethod
+    def _page(items: builtins.list[MemoryRecord], limit: int) -> Page:
+        more = len(items) > limit
+        items = items[:limit]
+        return Page(items=items, next_cursor=encode_cursor({"m": s(items[-1].memory_id)}) if more else None)
+
+    def _partition_listing(
+        self,
+        scope: Scope,
+        wanted: builtins.list[str],
+        category: str | None,
+        limit: int,
+        cursor: str | None,
+        *,
+        more: bool,
+    ) -> Page:
+        """The partition's records newest first, filtered by status (and category): reads a
+        page of the rows wanted (plus one when ``more`` asks whether a next page exists) and
+        follows pages only while the filter leaves fewer."""
+        wanted_rows = limit + 1 if more else limit
+        names = {"#s": "status"}
+        values: dict[str, Any] = {":pk": s(scope.key), ":mem": s(SORT_KEY_PREFIX)}
+        values.update({f":s{i}": s(v) for i, v in enumerate(wanted)})
+        condition = "#s IN (" + ", ".join(f":s{i}" for i in range(len(wanted))) + ")"
+        if category is not None:
+            condition += " AND category = :category"
+            values[":category"] = s(str(category))
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :mem)",
+            "FilterExpression": condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+            "Limit": min(wanted_rows, 500),
+        }
+        if cursor is not None:
+            after = decode_cursor(cursor, ["m"])
+            kwargs["ExclusiveStartKey"] = item_key(scope, memory_sort_key(text(after, "m")))
+        items = [image_to_record(i) for i in self._t.query(limit=wanted_rows, **kwargs)]
+        return self._page(items, limit) if more else Page(items=items[:limit], next_cursor=None)
+
+    def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
+        """The ``by_key`` LSI (keys and status only) names the active matches; they are then read
+        from the table, strongly consistent (a key's superseded records stay in the index, but
+        only its few active ones are fetched)."""
+        entries = self._t.query(
+            IndexName=MEMORY_LSI_BY_KEY,
+            KeyConditionExpression="pk = :pk AND mem_key = :key",
+            FilterExpression="#s = :active",
+            ProjectionExpression="sk",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={
+                ":pk": s(scope.key),
+                ":key": s(key_attribute(key)),
+                ":active": s(Status.ACTIVE.value),
+            },
+            ConsistentRead=True,
+        )
+        ids = [text(e, "sk")[len(SORT_KEY_PREFIX) :] for e in entries]
+        found = self._batch_get(scope, ids, consistent=True).values()
+        records = [r for r in found if r.key == key and r.status is Status.ACTIVE]
+        return sorted(records, key=lambda r: r.memory_id, reverse=True)
+
+    def scan_active(
+        self, scope: Scope, limit: int, *, embeddings: bool = True
+    ) -> builtins.list[MemoryRecord]:
+        """The ``limit`` newest active records (a page of ``limit`` rows, more only when
+        inactive ones were among them)."""
+        if limit <= 0:
+            return []
+        return self._partition_listing(scope, [Status.ACTIVE.value], None, limit, None, more=False).items

@@ -1,0 +1,420 @@
+"""The DynamoDB section of ``agentmem bench cost``: read and write units per ingested turn and
+per context call, for a user holding ``memories`` memories, on moto.
+
+The real services run over the real DynamoDB adapters (memory, session and audit tables on
+moto) with the embedded search index and graph (OpenSearch and Neptune have no moto) and the
+hashed embedder at Titan v2's 1024 dimensions (the deployed default, so items have their real
+size). One user is filled straight through the table and the index (not priced), then turns go
+through ``IngestService.handle`` — as the ingest function calls it — and context requests
+through ``ContextService.build``; each new memory is projected into the index after its turn.
+
+Two figures per call, side by side:
+
+* ``rules``: units by AWS's documented rules from the sizes of the items each call touched
+  (:mod:`agentmem_dev.bench.dynamodb_units`) — the figures to read;
+* ``moto_reported``: what the adapters got back from ``ReturnConsumedCapacity`` and recorded
+  in their :class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter`. moto's figures are fixed
+  per call (and absent for transactions and deletes): shown to prove the plumbing, not the cost.
+
+The write pipeline's neighbour pool is measured with the access pattern of its rework (issue
+11): the search index plus the **20 newest** records, not the 200 newest; while the pipeline
+still reads 200, the bench sets its ``NEIGHBOURS_FROM_STORE`` to 20 for the run and says so.
+Same-run baselines: the access patterns as they were (the 200-newest neighbour listing, the
+slot listings walking the partition, float32 items) priced on the same data, and "store every
+raw turn" (one PutItem of the L0 line and its session-index entry per turn).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import statistics
+import tempfile
+import time
+import zlib
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from agentmem.adapters import Adapters
+from agentmem.adapters.aws.dynamodb_base import CapacityMeter
+from agentmem.adapters.aws.dynamodb_schema import (
+    SLOT_CATEGORIES,
+    audit_table_request,
+    memory_table_request,
+    session_table_request,
+)
+from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore, memory_item
+from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.errors import LazyClient
+from agentmem.adapters.codec import SORT_KEY_PREFIX
+from agentmem.adapters.embedded.graph_store import LocalGraphStore
+from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
+from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import bootstrap
+from agentmem.clock import ManualClock
+from agentmem.domain import ids
+from agentmem.domain.context import Mode
+from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status
+from agentmem.messages import TurnMessage
+from agentmem.settings import load_settings
+from agentmem_dev.bench.common import (
+    T0,
+    say,
+    synthetic_entities,
+    synthetic_facts,
+    synthetic_queries,
+    synthetic_turns,
+)
+from agentmem_dev.bench.dynamodb_units import RulesClient, item_size, read_units, write_units
+from agentmem_dev.harness import quiet_metrics
+
+DEFAULT_MEMORIES = 1_000
+DEFAULT_TURNS = 20
+DEFAULT_CONTEXTS = 10
+GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
+DIMENSION = 1024  # Titan v2's default (settings.bedrock_embed_dimension)
+RECENT_NEIGHBOURS = 20  # the reworked write pipeline's recent window
+OLD_NEIGHBOURS = 200
+OLD_LISTING_LIMIT = 100  # services/context.py LISTING_LIMIT
+TARGETS = {"turn_read_units": 10.0, "turn_write_units": 5.0, "context_read_units": 5.0}
+TABLES = {"memory": "bench-memories", "session": "bench-sessions", "audit": "bench-audit"}
+USER = Scope("bench", "dynamo-user")
+# the recall bench's category mix (half facts, a tenth preferences, ...)
+_CATEGORY_MIX = ("fact", "episodic", "preference", "identity", "general")
+_CATEGORY_WEIGHTS = (0.5, 0.3, 0.1, 0.05, 0.05)
+
+
+@contextlib.contextmanager
+def _recent_neighbours() -> Iterator[str]:
+    """The reworked pipeline's 20-newest window while the pipeline still reads more."""
+    from agentmem.services import write_pipeline
+
+    current = getattr(write_pipeline, "NEIGHBOURS_FROM_STORE", None)
+    if not isinstance(current, int) or current <= RECENT_NEIGHBOURS:
+        yield "as the write pipeline reads it"
+        return
+    write_pipeline.NEIGHBOURS_FROM_STORE = RECENT_NEIGHBOURS
+    try:
+        yield f"{RECENT_NEIGHBOURS} newest (set for this run; the pipeline reads {current})"
+    finally:
+        write_pipeline.NEIGHBOURS_FROM_STORE = current
+
+
+def _records(scope: Scope, count: int, embedder: HashEmbedder) -> list[MemoryRecord]:
+    rng = random.Random(zlib.crc32(scope.key.encode()))
+    texts = synthetic_facts(count, seed=5)
+    vectors = embedder.embed_documents(texts)
+    out = []
+    for number, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+        at = T0 - timedelta(minutes=count - number)
+        out.append(
+            MemoryRecord(
+                scope=scope,
+                memory_id=ids.memory_id(at, f"bench:{scope.user_id}:{number}"),
+                content=text,
+                category=Category(rng.choices(_CATEGORY_MIX, _CATEGORY_WEIGHTS)[0]),
+                key=f"k{number}" if rng.random() < 0.5 else None,
+                value=f"v{number}",
+                importance=round(rng.uniform(0.3, 0.9), 2),
+                source_refs=SourceRefs(f"bench-s{number // 25}", (f"bench-m{number}",)),
+                embedding=tuple(float(x) for x in vector),
+                embedding_model=embedder.model_id,
+                created_at=at,
+                updated_at=at,
+                valid_from=at,
+                entities=synthetic_entities(rng),
+            )
+        )
+    return out
+
+
+def _per_call(ledger_rows: dict[tuple[str, str], Any], calls: int) -> list[dict[str, Any]]:
+    rows = []
+    for (table, operation), priced in sorted(ledger_rows.items()):
+        rows.append(
+            {
+                "table": table,
+                "operation": operation,
+                "calls": round(priced.calls / calls, 2),
+                "read_units": round(priced.read_units / calls, 2),
+                "write_units": round(priced.write_units / calls, 2),
+            }
+        )
+    return rows
+
+
+def _mean(values: list[float]) -> float:
+    return round(statistics.fmean(values), 2) if values else 0.0
+
+
+class _Run:
+    def __init__(self, inner: Any, tmp: Path, memories: int) -> None:
+        self.inner = inner
+        requests = {
+            TABLES["memory"]: memory_table_request(TABLES["memory"]),
+            TABLES["session"]: session_table_request(TABLES["session"]),
+            TABLES["audit"]: audit_table_request(TABLES["audit"]),
+        }
+        for request in requests.values():
+            inner.create_table(**request)
+        self.rules = RulesClient(inner, requests)
+        self.meter = CapacityMeter()
+        self.clock = ManualClock(T0)
+        lazy: LazyClient[Any] = LazyClient(lambda: self.rules)
+        self.embedder = HashEmbedder(DIMENSION)
+        self.store = DynamoMemoryStore(TABLES["memory"], client=lazy, clock=self.clock.now, meter=self.meter)
+        adapters = Adapters(
+            store=self.store,
+            turn_log=DynamoTurnLog(TABLES["session"], client=lazy, meter=self.meter),
+            runtime_state=DynamoRuntimeState(
+                TABLES["session"], clock=self.clock.now, client=lazy, meter=self.meter
+            ),
+            audit=DynamoAuditLog(TABLES["audit"], client=lazy, meter=self.meter),
+            embedder=self.embedder,
+            index=LocalSearchIndex(tmp / "search.db"),
+            graph=LocalGraphStore(tmp / "graph.db"),
+            queue=SqliteTurnQueue(tmp / "queue.db"),
+        )
+        self.container = bootstrap(
+            load_settings(data_dir=tmp, embedder="hash"), adapters=adapters, clock=self.clock
+        )
+        self.memories = memories
+
+    def fill(self) -> dict[str, Any]:
+        records = _records(USER, self.memories, self.embedder)
+        self.rules.paused = True
+        try:
+            self.store.create(records[0])  # registers the scope
+            for start in range(1, len(records), 25):
+                batch = records[start : start + 25]
+                items = [memory_item(r) for r in batch]
+                self.inner.batch_write_item(
+                    RequestItems={TABLES["memory"]: [{"PutRequest": {"Item": i}} for i in items]}
+                )
+                for item in items:
+                    self.rules.remember(TABLES["memory"], item)
+            for record in records:
+                self.container.index.upsert(record)
+        finally:
+            self.rules.paused = False
+        f16 = [item_size(memory_item(r, "float16")) for r in records[:500]]
+        f32 = [item_size(memory_item(r, "float32")) for r in records[:500]]
+        return {
+            "memories": len(records),
+            "slot_records": sum(1 for r in records if r.category.value in SLOT_CATEGORIES),
+            "item_bytes_mean": {
+                "float16": round(statistics.fmean(f16)),
+                "float32": round(statistics.fmean(f32)),
+            },
+        }
+
+    def _priced(self) -> tuple[float, float, float, float]:
+        reads, writes = self.rules.ledger.totals()
+        return reads, writes, self.meter.units("read"), self.meter.units("write")
+
+    def _reset(self) -> None:
+        self.rules.ledger.reset()
+        self.meter.reset()
+
+    def ingest(self, turns: int) -> dict[str, Any]:
+        sessions = synthetic_turns(turns, users=1, seed=19)
+        figures: dict[str, list[float]] = defaultdict(list)
+        totals: dict[tuple[str, str], Any] = {}
+        raw_turn_units: list[int] = []
+        facts = 0
+        now = T0 + timedelta(days=1)
+        with _recent_neighbours() as neighbours:
+            for session in sessions:
+                for position, base in enumerate(session):
+                    turn = replace(
+                        base, scope=USER, at=now + timedelta(minutes=len(raw_turn_units) + position)
+                    )
+                    self.clock.set(turn.at)
+                    self._reset()
+                    outcome = self.container.ingest.handle(
+                        TurnMessage.from_turn(turn).to_body(), now=turn.at, queue_message_id=turn.message_id
+                    )
+                    reads, writes, moto_reads, moto_writes = self._priced()
+                    figures["read"].append(reads)
+                    figures["write"].append(writes)
+                    figures["moto_read"].append(moto_reads)
+                    figures["moto_write"].append(moto_writes)
+                    for key, priced in self.rules.ledger.snapshot().items():
+                        row = totals.setdefault(key, type(priced)())
+                        row.calls += priced.calls
+                        row.read_units += priced.read_units
+                        row.write_units += priced.write_units
+                    facts += len(outcome.written)
+                    raw_turn_units.append(self._raw_turn_units(turn.message_id))
+                    self._project(outcome.written)
+        count = len(figures["read"])
+        return {
+            "turns": count,
+            "memories_written_per_turn": round(facts / max(1, count), 2),
+            "neighbour_pool": neighbours,
+            "read_units_mean": _mean(figures["read"]),
+            "read_units_max": max(figures["read"], default=0.0),
+            "write_units_mean": _mean(figures["write"]),
+            "write_units_max": max(figures["write"], default=0.0),
+            "moto_reported": {
+                "read_units_mean": _mean(figures["moto_read"]),
+                "write_units_mean": _mean(figures["moto_write"]),
+            },
+            "by_operation": _per_call(totals, max(1, count)),
+            "baseline_store_every_raw_turn_write_units": _mean([float(u) for u in raw_turn_units]),
+        }
+
+    def _raw_turn_units(self, message_id: str) -> int:
+        """Units of the one PutItem "store every raw turn" would make: the L0 item and its
+        ``by_session`` entry (projection ALL)."""
+        item = self.inner.get_item(
+            TableName=TABLES["session"], Key={"pk": {"S": USER.key}, "sk": {"S": "TURN#" + message_id}}
+        ).get("Item")
+        return 2 * write_units(item_size(item)) if item else 0
+
+    def _project(self, memory_ids: list[str]) -> None:
+        """What the projector would do after the turn (unpriced: stream reads cost no units)."""
+        self.rules.paused = True
+        try:
+            for record in self.store.get_many(USER, memory_ids).values():
+                self.container.index.upsert(record)
+                for superseded in record.supersedes:
+                    old = self.store.get(USER, superseded)
+                    if old is not None:
+                        self.container.index.upsert(old)
+        finally:
+            self.rules.paused = False
+
+    def context(self, calls: int) -> dict[str, Any]:
+        now = self.clock.now() + timedelta(hours=1)
+        self.clock.set(now)
+        reads: list[float] = []
+        moto: list[float] = []
+        totals: dict[tuple[str, str], Any] = {}
+        for query in synthetic_queries(calls, seed=29):
+            self._reset()
+            self.container.context.build(USER, query, mode=Mode.CHAT, now=now)
+            priced_reads, _, moto_reads, _ = self._priced()
+            reads.append(priced_reads)
+            moto.append(moto_reads)
+            for key, priced in self.rules.ledger.snapshot().items():
+                row = totals.setdefault(key, type(priced)())
+                row.calls += priced.calls
+                row.read_units += priced.read_units
+                row.write_units += priced.write_units
+        return {
+            "calls": len(reads),
+            "read_units_mean": _mean(reads),
+            "read_units_max": max(reads, default=0.0),
+            "moto_reported": {"read_units_mean": _mean(moto)},
+            "by_operation": _per_call(totals, max(1, len(reads))),
+        }
+
+    def _reads_of(self, action: Any) -> float:
+        self._reset()
+        action()
+        return round(self.rules.ledger.totals()[0], 2)
+
+    def access_patterns(self) -> dict[str, Any]:
+        """The old and the new shape of the reads that grew with the user, on the same data."""
+
+        def old_listing(category: str) -> bool:  # the partition walk the listing was
+            kwargs: dict[str, Any] = {
+                "TableName": TABLES["memory"],
+                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :mem)",
+                "FilterExpression": "#s IN (:s0) AND category = :category",
+                "ExpressionAttributeNames": {"#s": "status"},
+                "ExpressionAttributeValues": {
+                    ":pk": {"S": USER.key},
+                    ":mem": {"S": SORT_KEY_PREFIX},
+                    ":s0": {"S": Status.ACTIVE.value},
+                    ":category": {"S": category},
+                },
+                "ScanIndexForward": False,
+                "ConsistentRead": True,
+                "Limit": min(max(2 * (OLD_LISTING_LIMIT + 1), 25), 500),
+            }
+            found = 0
+            while True:
+                page = self.rules.query(**kwargs)
+                found += len(page.get("Items", []))
+                if found > OLD_LISTING_LIMIT or not page.get("LastEvaluatedKey"):
+                    return True
+                kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+        slots = sorted(SLOT_CATEGORIES)
+        walk = self._reads_of(lambda: all(old_listing(c) for c in slots))
+        old_f32_neighbours = OLD_NEIGHBOURS * read_units(4 * DIMENSION, consistent=True)  # lower bound
+        return {
+            "neighbour_listing_200_newest_before": self._reads_of(
+                lambda: self.store._partition_listing(
+                    USER, [Status.ACTIVE.value], None, OLD_NEIGHBOURS, None, more=True
+                )
+            ),
+            "neighbour_listing_20_newest_after": self._reads_of(
+                lambda: self.store.scan_active(USER, RECENT_NEIGHBOURS)
+            ),
+            "slot_listings_partition_walk_before": walk,
+            "slot_listings_partition_walk_before_at_10k": round(walk * GOAL_MEMORIES / max(1, self.memories)),
+            "slot_listings_slots_gsi_after": self._reads_of(
+                lambda: [self.store.list(USER, category=c, limit=OLD_LISTING_LIMIT) for c in slots]
+            ),
+            "note": "read units by the rules, float16 items; the 'before' rows replay the old query shapes"
+            f" (float32 items made each about twice as large: >= {old_f32_neighbours:.0f} units for 200 of them);"
+            " the partition walk grows with the user (at 10k: extrapolated linearly), the rest do not",
+        }
+
+
+def run_dynamodb(
+    *,
+    memories: int = DEFAULT_MEMORIES,
+    turns: int = DEFAULT_TURNS,
+    contexts: int = DEFAULT_CONTEXTS,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """The DynamoDB units section (module docstring); needs moto (the dev extras)."""
+    import boto3
+    from moto import mock_aws
+
+    from agentmem_dev.smoke_moto import REGION, moto_environment
+
+    started = time.monotonic()
+    with (
+        moto_environment(),
+        mock_aws(),
+        tempfile.TemporaryDirectory(prefix="agentmem-ddb-") as tmp,
+        quiet_metrics(),
+    ):
+        run = _Run(boto3.client("dynamodb", region_name=REGION), Path(tmp), memories)
+        say(progress, f"cost/dynamodb: filling one user with {memories} memories on moto ...")
+        filled = run.fill()
+        say(progress, "cost/dynamodb: access patterns ...")
+        patterns = run.access_patterns()
+        say(progress, f"cost/dynamodb: ingesting {turns} turns ...")
+        per_turn = run.ingest(turns)
+        say(progress, f"cost/dynamodb: {contexts} context calls ...")
+        per_context = run.context(contexts)
+    checks = {
+        "turn_read_units": per_turn["read_units_mean"],
+        "turn_write_units": per_turn["write_units_mean"],
+        "context_read_units": per_context["read_units_mean"],
+    }
+    return {
+        "figures": "rules = AWS's documented capacity rules applied to the items each call touched (the figures to"
+        " read); moto_reported = what ReturnConsumedCapacity returned on moto (fixed per call, not size-based)",
+        "fill": filled,
+        "per_turn": per_turn,
+        "per_context_call": per_context,
+        "access_patterns": patterns,
+        "targets": {
+            name: {"target": target, "measured": checks[name], "met": checks[name] <= target}
+            for name, target in TARGETS.items()
+        },
+        "settings": {"dimension": DIMENSION, "embedding_storage": "float16", "embedder": "hash (1024 dims)"},
+        "duration_s": round(time.monotonic() - started, 1),
+    }
