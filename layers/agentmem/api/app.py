@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from functools import cache, partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
@@ -24,8 +24,10 @@ from agentmem.api import errors
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
 from agentmem.api.routes import audit, mcp, memories, read, sessions, turns
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
-from agentmem.bootstrap import Container
 from agentmem.messages import MAX_BODY_BYTES
+
+if TYPE_CHECKING:  # importing the API must not import every service (and numpy): see resolve()
+    from agentmem.bootstrap import Container
 
 app = APIGatewayRestResolver(
     enable_validation=True,

@@ -15,13 +15,15 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from agentmem.api.auth import Principal, principal_from
-from agentmem.bootstrap import Container
+
+if TYPE_CHECKING:  # the services are built by the container, not imported by the routes
+    from agentmem.bootstrap import Container
 
 
 @dataclass(frozen=True)
