@@ -58,22 +58,31 @@ def tracing_enabled(environ: dict[str, str] | None = None) -> bool:
     return in_lambda and not emulated
 
 
+def _powertools_tracer(service: str) -> Tracer:
+    from aws_lambda_powertools import Tracer
+
+    return Tracer(service=service)
+
+
 class LazyTracer:
     """A stand-in for a module-level ``Tracer(service=...)``; see the module docstring."""
 
-    def __init__(self, service: str, *, enabled: bool | None = None) -> None:
+    def __init__(
+        self, service: str, *, enabled: bool | None = None, factory: Callable[[str], Tracer] | None = None
+    ) -> None:
+        """``enabled`` None: Powertools' rule (:func:`tracing_enabled`); ``factory`` builds the
+        tracer from the service name (default: Powertools' ``Tracer``; a test passes a fake)."""
         self.service = service
         self.enabled = tracing_enabled() if enabled is None else enabled
+        self._factory = factory or _powertools_tracer
         self._tracer: Tracer | None = None
         self._lock = threading.Lock()
 
     def tracer(self) -> Tracer:
-        """The Powertools tracer, built (and the libraries patched) on the first call."""
+        """The tracer, built (and the libraries patched) on the first call."""
         with self._lock:
             if self._tracer is None:
-                from aws_lambda_powertools import Tracer
-
-                self._tracer = Tracer(service=self.service, disabled=not self.enabled)
+                self._tracer = self._factory(self.service)
             return self._tracer
 
     def capture_lambda_handler(self, handler: F) -> F:
