@@ -27,7 +27,7 @@ from agentmem.api.routes import audit, mcp, memories, read, sessions, turns
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
 
-if TYPE_CHECKING:  # importing the API must not import every service (and numpy): see resolve()
+if TYPE_CHECKING:  # importing the API imports no service (nor numpy): each request brings its container
     from agentmem.bootstrap import Container
 
 app = APIGatewayRestResolver(
