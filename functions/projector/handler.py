@@ -11,7 +11,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
-from agentmem.adapters.codec import change_from_stream_record
 from agentmem.lazy import LazyTracer, default_container
 
 if TYPE_CHECKING:
@@ -24,6 +23,9 @@ processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire
 
 
 def record_handler(record: DynamoDBRecord, container: Container) -> None:
+    # The DynamoDB codec (and its SDK and numpy) is imported with the first record, like the container.
+    from agentmem.adapters.codec import change_from_stream_record
+
     change = change_from_stream_record(record.raw_event)
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return

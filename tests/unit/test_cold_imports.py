@@ -37,6 +37,7 @@ def test_a_handler_imports_no_tracer_and_no_service(name: str) -> None:
     assert "aws_xray_sdk" not in loaded  # tracing is off outside a Lambda (Powertools' rule)
     assert "agentmem.bootstrap" not in loaded  # the composition root waits for the first event
     assert not {m for m in loaded if m.startswith("agentmem.services.")}
+    assert "numpy" not in loaded and "boto3" not in loaded
 
 
 def test_the_api_handler_imports_neither_numpy_nor_boto3_nor_the_guards() -> None:
