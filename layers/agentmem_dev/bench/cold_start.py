@@ -68,7 +68,7 @@ REQUESTED = (
 )
 
 _SCRIPT = """
-import os, sys, time, runpy
+import os, sys, time, runpy, pkgutil  # pkgutil: what run_path imports (the harness, not the handler)
 print({marker!r}, file=sys.stderr, flush=True)
 started = time.perf_counter()
 {body}
