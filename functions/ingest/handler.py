@@ -7,17 +7,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from agentmem.bootstrap import Container, default_container
+from agentmem.lazy import LazyTracer, default_container
+
+if TYPE_CHECKING:
+    from agentmem.bootstrap import Container
 
 logger = Logger(service="agentmem-ingest")
-tracer = Tracer(service="agentmem-ingest")
+tracer = LazyTracer(service="agentmem-ingest")
 metrics = Metrics(namespace="agentmem", service="ingest")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 

@@ -4,23 +4,28 @@ step with the source of truth. Partial batch failures; replays and reordering ar
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
-from agentmem.adapters.codec import change_from_stream_record
-from agentmem.bootstrap import Container, default_container
+from agentmem.lazy import LazyTracer, default_container
+
+if TYPE_CHECKING:
+    from agentmem.bootstrap import Container
 
 logger = Logger(service="agentmem-projector")
-tracer = Tracer(service="agentmem-projector")
+tracer = LazyTracer(service="agentmem-projector")
 metrics = Metrics(namespace="agentmem", service="projector")
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
 
 
 def record_handler(record: DynamoDBRecord, container: Container) -> None:
+    # The DynamoDB codec (and its SDK and numpy) is imported with the first record, like the container.
+    from agentmem.adapters.codec import change_from_stream_record
+
     change = change_from_stream_record(record.raw_event)
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agentmem.bootstrap import Container, default_container
+from agentmem.lazy import LazyTracer, default_container
+
+if TYPE_CHECKING:
+    from agentmem.bootstrap import Container
 
 logger = Logger(service="agentmem-reconcile")
-tracer = Tracer(service="agentmem-reconcile")
+tracer = LazyTracer(service="agentmem-reconcile")
 metrics = Metrics(namespace="agentmem", service="reconcile")
 
 

@@ -6,6 +6,15 @@ machine with ``pip install --target <asset>/python --platform <manylinux for the
 architecture> --only-binary=:all: --python-version 3.12`` and a copy of the package; CDK falls
 back to the Docker command (the SAM build image) only when the local build fails.
 
+Bytecode: Lambda extracts code read-only (``/opt`` for a layer, ``/var/task`` for a function), so
+Python can never cache the ``.pyc`` it compiles there and every cold start would compile every
+module it imports, the library and its dependencies, from source. Each bundled asset is therefore
+compiled (``python -m compileall --invalidation-mode unchecked-hash``: the extracted files' times
+cannot invalidate it) by a Python of the runtime's version, with the paths tracebacks show
+rewritten to where Lambda puts the code. The Docker build always has that Python; a local build
+uses this interpreter or ``python3.12`` when one of them is 3.12, and otherwise ships the asset
+without bytecode and says so.
+
 With ``-c agentmem:skipBundling=true`` (or ``AGENTMEM_SKIP_BUNDLING=1``) every asset is a plain
 ``Code.from_asset`` of its source folder: no pip, no network. The synthesis tests use it; the
 result is *not* deployable (the layer would lack its dependencies and its ``python/`` prefix).
@@ -43,6 +52,9 @@ PROVIDED_BY_RUNTIME = ("boto3", "botocore", "s3transfer")
 EXCLUDES = ["**/__pycache__", "**/*.pyc", "*.egg-info", "**/.pytest_cache", "**/.mypy_cache"]
 # Beside the library in layers/ but not shipped: the laptop emulator, CLI, eval and benchmarks.
 DEV_PACKAGES = ["agentmem_dev"]
+# Where Lambda extracts a layer's and a function's code (the paths compiled bytecode names).
+LAYER_ROOT = "/opt"
+FUNCTION_ROOT = "/var/task"
 SKIP_CONTEXT = "agentmem:skipBundling"
 SKIP_ENV = "AGENTMEM_SKIP_BUNDLING"
 
@@ -75,6 +87,47 @@ def pip_command(
     return cmd
 
 
+def compileall_command(python: Sequence[str], folder: str, runtime_root: str) -> list[str]:
+    """Compile every module under ``folder`` (the asset), naming them as under ``runtime_root``."""
+    return [
+        *python,
+        "-m",
+        "compileall",
+        "-q",
+        "-j",
+        "0",
+        "--invalidation-mode",
+        "unchecked-hash",
+        "-s",
+        folder,
+        "-p",
+        runtime_root,
+        folder,
+    ]
+
+
+def bytecode_python() -> list[str] | None:
+    """A Python of the runtime's version (:data:`PYTHON_VERSION`) on this machine, or None."""
+    candidates = [sys.executable] if f"{sys.version_info[0]}.{sys.version_info[1]}" == PYTHON_VERSION else []
+    found = shutil.which(f"python{PYTHON_VERSION}")
+    if found:
+        candidates.append(found)
+    for candidate in candidates:
+        try:
+            probe = subprocess.run(
+                [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0 and probe.stdout.strip() == PYTHON_VERSION:
+            return [candidate]
+    return None
+
+
 def _prune(target: Path) -> None:
     for entry in list(target.iterdir()):
         name = entry.name.lower()
@@ -99,11 +152,13 @@ class PipLocalBundling:
         packages: Sequence[tuple[Path, str]],
         site_dir: str,
         architecture: str = "arm64",
+        runtime_root: str = FUNCTION_ROOT,
     ) -> None:
         self.requirements = list(requirements)
         self.packages = list(packages)
         self.site_dir = site_dir
         self.architecture = architecture
+        self.runtime_root = runtime_root
 
     def try_bundle(self, output_dir: str, *_options: Any, **_kw: Any) -> bool:
         # jsii passes the BundlingOptions struct positionally; nothing in it is needed here.
@@ -118,6 +173,7 @@ class PipLocalBundling:
                 _prune(site)
             for source, dest in self.packages:
                 shutil.copytree(source, out / dest, dirs_exist_ok=True, ignore=_ignore)
+            self._compile(out)
         except (OSError, subprocess.CalledProcessError) as exc:
             print(f"agentmem: local bundling failed ({exc}); falling back to Docker", file=sys.stderr)
             for child in out.iterdir():
@@ -127,6 +183,21 @@ class PipLocalBundling:
                     child.unlink()
             return False
         return True
+
+    def _compile(self, out: Path) -> None:
+        python = bytecode_python()
+        if python is None:
+            print(
+                f"agentmem: no Python {PYTHON_VERSION} here; {out.name} ships without bytecode"
+                " (every cold start compiles its modules)",
+                file=sys.stderr,
+            )
+            return
+        cmd = compileall_command(python, str(out), self.runtime_root)
+        log.info("local bundling: %s", shlex.join(cmd))
+        done = subprocess.run(cmd, check=False, stdout=sys.stderr, stderr=sys.stderr)
+        if done.returncode != 0:  # a file that is not Python 3.12 (a template, a test fixture)
+            print(f"agentmem: some modules of {out.name} did not compile; they stay source", file=sys.stderr)
 
 
 def _within(site_dir: str, name: str) -> str:
@@ -139,7 +210,12 @@ def _within(site_dir: str, name: str) -> str:
 _ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".pytest_cache", ".mypy_cache")
 
 
-def _docker_command(requirements: Sequence[str], site_dir: str, copies: Sequence[tuple[str, str]]) -> str:
+def _docker_command(
+    requirements: Sequence[str],
+    site_dir: str,
+    copies: Sequence[tuple[str, str]],
+    runtime_root: str = FUNCTION_ROOT,
+) -> str:
     """Shell script for the SAM build image: same result as :class:`PipLocalBundling`."""
     site = f"/asset-output/{_within(site_dir, '')}".rstrip("/")
     steps = [f"mkdir -p {site}"]
@@ -152,6 +228,8 @@ def _docker_command(requirements: Sequence[str], site_dir: str, copies: Sequence
         target = f"/asset-output/{dest}".rstrip("/")
         steps.append(f"mkdir -p {target} && cp -r /asset-input/{src}/. {target}/")
     steps.append("find /asset-output -name __pycache__ -type d -prune -exec rm -rf {} +")
+    compile_step = shlex.join(compileall_command(["python"], "/asset-output", runtime_root))
+    steps.append(f"({compile_step} || echo 'agentmem: some modules did not compile' >&2)")
     return " && ".join(steps)
 
 
@@ -178,6 +256,7 @@ def python_code(
     if skip:
         return lambda_.Code.from_asset(str(source), exclude=excludes)
     architecture = architecture or ARCHITECTURE.name  # "arm64" | "x86_64": the wheels' platform
+    runtime_root = LAYER_ROOT if package_dir is not None else FUNCTION_ROOT
     if package_dir is not None:
         packages = [(source / package_dir, _within(site_dir, package_dir))]
         copies = [(package_dir, _within(site_dir, package_dir))]
@@ -185,7 +264,11 @@ def python_code(
         packages = [(source, ".")]
         copies = [(".", "")]
     local = PipLocalBundling(
-        requirements=requirements, packages=packages, site_dir=site_dir, architecture=architecture
+        requirements=requirements,
+        packages=packages,
+        site_dir=site_dir,
+        architecture=architecture,
+        runtime_root=runtime_root,
     )
     docker_platform = "linux/arm64" if architecture == "arm64" else "linux/amd64"
     return lambda_.Code.from_asset(
@@ -195,7 +278,7 @@ def python_code(
         bundling=BundlingOptions(
             image=DockerImage.from_registry(f"public.ecr.aws/sam/build-python{PYTHON_VERSION}"),
             platform=docker_platform,
-            command=["bash", "-c", _docker_command(requirements, site_dir, copies)],
+            command=["bash", "-c", _docker_command(requirements, site_dir, copies, runtime_root)],
             local=local,
         ),
     )

@@ -15,15 +15,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import numpy as np
-
-from agentmem.domain.llm_facts import LlmFact
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
-from agentmem.domain.runtime_state import RuntimeState
-from agentmem.domain.similarity import Calibration
-from agentmem.messages import TurnMessage
+
+if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy or the guards
+    import numpy as np
+
+    from agentmem.domain.llm_facts import LlmFact
+    from agentmem.domain.runtime_state import RuntimeState
+    from agentmem.domain.similarity import Calibration
+    from agentmem.messages import TurnMessage
 
 
 class ProjectionOutcome(StrEnum):

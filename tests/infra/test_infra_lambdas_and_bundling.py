@@ -170,6 +170,7 @@ def test_local_bundling_copies_the_package_and_prunes_runtime_libs(
             (target / name).mkdir(parents=True)
 
     monkeypatch.setattr(bundling.subprocess, "run", fake_pip)
+    monkeypatch.setattr(bundling, "bytecode_python", lambda: None)  # compiling: the test below
     local = bundling.PipLocalBundling(
         requirements=["numpy==2.4.6"],
         packages=[(REPO / "layers" / "agentmem", "python/agentmem")],
@@ -199,10 +200,53 @@ def test_local_bundling_falls_back_to_docker_when_pip_fails(
 
 
 def test_docker_command_mirrors_local_bundling(bundling: Any) -> None:
-    script = bundling._docker_command(["numpy==2.4.6"], "python", [("agentmem", "python/agentmem")])
+    script = bundling._docker_command(["numpy==2.4.6"], "python", [("agentmem", "python/agentmem")], "/opt")
     assert "pip install" in script and "--target /asset-output/python" in script and "numpy==2.4.6" in script
     assert "cp -r /asset-input/agentmem/. /asset-output/python/agentmem/" in script
     assert "/asset-output/python/boto3" in script
+    # bytecode last, after the caches are pruned, named as Lambda extracts the layer
+    compile_at = script.index("-m compileall")
+    assert compile_at > script.index("-name __pycache__")
+    assert "--invalidation-mode unchecked-hash -s /asset-output -p /opt /asset-output" in script[compile_at:]
+
+
+def test_local_bundling_compiles_bytecode_lambda_can_use(
+    bundling: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lambda's code is read-only: without shipped bytecode every cold start compiles every module.
+    The .pyc must not depend on file times (unchecked hash) and must name the /opt paths."""
+    import marshal
+    import sys
+
+    monkeypatch.setattr(bundling, "bytecode_python", lambda: [sys.executable])  # stands in for 3.12
+    local = bundling.PipLocalBundling(
+        requirements=[],
+        packages=[(REPO / "layers" / "agentmem", "python/agentmem")],
+        site_dir="python",
+        runtime_root="/opt",
+    )
+    out = tmp_path / "asset"
+    out.mkdir()
+    assert local.try_bundle(str(out)) is True
+    sources = list((out / "python" / "agentmem").rglob("*.py"))
+    compiled = list((out / "python" / "agentmem").rglob("__pycache__/*.pyc"))
+    assert sources and len(compiled) == len(sources)
+    pyc = next(p for p in compiled if p.name.startswith("ports."))
+    data = pyc.read_bytes()
+    assert int.from_bytes(data[4:8], "little") == 0b01  # hash-based, never checked against the source
+    assert marshal.loads(data[16:]).co_filename == "/opt/python/agentmem/ports.py"
+
+
+def test_bytecode_needs_a_python_of_the_runtime_version(
+    bundling: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setattr(bundling.shutil, "which", lambda name: None)
+    monkeypatch.setattr(bundling, "PYTHON_VERSION", f"{sys.version_info[0]}.{sys.version_info[1]}")
+    assert bundling.bytecode_python() == [sys.executable]
+    monkeypatch.setattr(bundling, "PYTHON_VERSION", "2.1")  # no such interpreter here
+    assert bundling.bytecode_python() is None
 
 
 def test_skip_bundling_switches(bundling: Any, monkeypatch: pytest.MonkeyPatch) -> None:

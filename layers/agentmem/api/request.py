@@ -15,13 +15,15 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from agentmem.api.auth import Principal, principal_from
-from agentmem.bootstrap import Container
+
+if TYPE_CHECKING:  # the services are built by the container, not imported by the routes
+    from agentmem.bootstrap import Container
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def unknown_query_parameters(
     declare (``allowed`` maps (method, path template) to its declared names; templates use
     ``{name}`` segments). Empty when no route matches (the resolver answers 404/405)."""
     segments = path.rstrip("/").split("/")
-    for (route_method, template), declared in allowed.items():
+    for route_method, template in allowed:  # only the matching route's names are looked up
         parts = template.rstrip("/").split("/")
         if route_method != method.upper() or len(parts) != len(segments):
             continue
@@ -131,5 +133,5 @@ def unknown_query_parameters(
             p == s or (p.startswith("{") and p.endswith("}") and s)
             for p, s in zip(parts, segments, strict=True)
         ):
-            return sorted(set(names) - declared)
+            return sorted(set(names) - allowed[(route_method, template)])
     return []

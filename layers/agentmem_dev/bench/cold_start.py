@@ -6,7 +6,19 @@ cumulative import time of the imports the handler triggers (top-level lines of t
 trace after a marker, so the interpreter's own start-up imports are left out), the wall time of
 running the module (imports plus module-level objects: Logger, Metrics, BatchProcessor, the
 API resolver) and the heaviest imports. Two named baselines run the same way: a bare interpreter
-(``pass``) and ``import boto3`` (which every Python Lambda can import from its runtime).
+(``pass``) and ``import boto3`` (which every Python Lambda can import from its runtime). The api
+handler's import is held to :data:`TARGET_API_IMPORT_MS` (issue 11), printed as the target line.
+
+Bytecode: the deployed layer ships compiled ``.pyc`` (``infra_cdk/agentmem_infra/bundling.py``
+runs ``compileall``), so before measuring the bench compiles the ``agentmem`` package it imports
+and the ``functions/`` folder in place (``__pycache__``, ignored by git) and the probes run with
+that bytecode present, even where ``PYTHONDONTWRITEBYTECODE`` is set: otherwise every probe would
+compile the library's source and measure the compiler.
+
+What moved from import to the first event is measured too, so that deferring work cannot pass
+for removing it: ``ingest + default_container()`` (the composition root and the embedded
+backend) and ``api first request`` (the api handler imported, then one ``POST /v1/context``
+from ``events/`` through the handler, the container built on the way, as a cold Lambda does).
 
 Then the size on disk of the layer's dependencies: the transitive runtime requirements of the
 ``agentmem`` distribution with its ``aws`` extra, per distribution (from each one's installed
@@ -35,6 +47,7 @@ from agentmem_dev.bench.common import machine, ratio, say
 from agentmem_dev.emulator.lambdas import FUNCTIONS, functions_dir
 
 DEFAULT_REPETITIONS = 3
+TARGET_API_IMPORT_MS = 300.0  # issue 11: the api handler imports in at most this
 MARKER = "agentmem-bench-importtime-start"
 LAMBDA_UNZIPPED_LIMIT_MB = 250.0
 # The Lambda Python runtime ships boto3 and these with it.
@@ -55,7 +68,7 @@ REQUESTED = (
 )
 
 _SCRIPT = """
-import os, sys, time, runpy
+import os, sys, time, runpy, pkgutil  # pkgutil: what run_path imports (the harness, not the handler)
 print({marker!r}, file=sys.stderr, flush=True)
 started = time.perf_counter()
 {body}
@@ -108,6 +121,36 @@ def _probe(body: str, env: dict[str, str]) -> dict[str, Any]:
             name: round(us / 1000, 1) for name, us in sorted(by_package.items(), key=lambda kv: -kv[1])[:8]
         },
     }
+
+
+_FIRST_REQUEST = """
+import json
+class _Context:
+    function_name = "api"
+    memory_limit_in_mb = 1024
+    aws_request_id = "agentmem-bench-cold-start"
+    invoked_function_arn = "arn:aws:lambda:local:000000000000:function:agentmem-api"
+    def get_remaining_time_in_millis(self):
+        return 300_000
+_module = runpy.run_path({handler!r}, run_name="handler")
+with open({event!r}, encoding="utf-8") as _file:
+    _event = json.load(_file)
+_status = _module["handler"](_event, _Context())["statusCode"]
+assert _status == 200, _status
+"""
+
+
+def compile_bytecode(*folders: Path) -> int:
+    """Compile every module under ``folders`` to ``__pycache__`` (as the layer bundling does);
+    returns how many source files there are. Raises RuntimeError when one does not compile."""
+    import compileall
+
+    count = 0
+    for folder in folders:
+        count += sum(1 for _ in folder.rglob("*.py"))
+        if not compileall.compile_dir(str(folder), quiet=1, workers=1):
+            raise RuntimeError(f"cold-start: {folder} does not compile")
+    return count
 
 
 def _median_probe(body: str, env: dict[str, str], reps: int) -> dict[str, Any]:
@@ -209,9 +252,14 @@ def run(
     **_: Any,
 ) -> dict[str, Any]:
     """Import time per handler and the dependency footprint."""
+    import agentmem
+
     reps = max(1, repetitions or DEFAULT_REPETITIONS)
     names = list(handlers or FUNCTIONS)
     root = functions_dir()
+    package = Path(agentmem.__file__).parent
+    say(progress, "cold-start: compiling bytecode (as the layer ships it) ...")
+    compiled = compile_bytecode(package, root)
     with tempfile.TemporaryDirectory(prefix="agentmem-coldstart-") as tmp:
         env = dict(os.environ)
         env.update(
@@ -240,6 +288,13 @@ def run(
             env,
             reps,
         )
+        first_request = None
+        event = root.parent / "events" / "api_post_context.json"
+        if "api" in names and event.exists():
+            say(progress, "cold-start: api first request ...")
+            body = _FIRST_REQUEST.format(handler=str(root / "api" / "handler.py"), event=str(event))
+            first_request = _median_probe(body, env, reps)
+    api_ms = handlers_out["api"]["wall_ms"] if "api" in handlers_out else None
     say(progress, "cold-start: dependency sizes ...")
     return {
         "benchmark": "cold-start",
@@ -247,6 +302,23 @@ def run(
         "ingest_plus_local_container": {
             "note": "ingest handler import + default_container() on the embedded backend (hash embedder)",
             **container,
+        },
+        "api_first_request": first_request
+        and {
+            "note": "api handler import + one POST /v1/context (events/api_post_context.json) on a cold"
+            " process: the container (local, hash) is built by that request",
+            **first_request,
+        },
+        "target": {
+            "name": "api handler import (module wall ms)",
+            "limit_ms": TARGET_API_IMPORT_MS,
+            "measured_ms": api_ms,
+            "met": None if api_ms is None else api_ms <= TARGET_API_IMPORT_MS,
+        },
+        "bytecode": {
+            "present": True,
+            "source_files_compiled": compiled,
+            "note": "agentmem and functions/ compiled to __pycache__ before measuring, as the layer ships them",
         },
         "baseline": {"bare_interpreter": bare, "import_boto3": boto},
         "dependencies": dependency_sizes(),

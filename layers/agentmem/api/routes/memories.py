@@ -21,7 +21,6 @@ from agentmem.api.schemas import (
 from agentmem.domain.authority import POLICY_PERMISSION
 from agentmem.domain.models import Layer, Source, Status
 from agentmem.errors import ValidationFailed
-from agentmem.services.admin import MemoryPatch
 
 router = Router()
 req = RequestContext(router)
@@ -91,6 +90,8 @@ def get_memory(memory_id: str) -> MemoryOut:
     ),
 )
 def patch_memory(memory_id: str, body: Annotated[MemoryPatchIn, Body()]) -> MemoryOut:
+    from agentmem.services.admin import MemoryPatch  # the service's module: loaded with the container
+
     p = req.principal("memory:write")
     patch = MemoryPatch(
         content=body.content,

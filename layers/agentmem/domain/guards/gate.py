@@ -13,13 +13,13 @@ write path counts them apart in its outcome. Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from agentmem.domain.extraction import Candidate, is_statement
 from agentmem.domain.guards.injection import detect_injection
 from agentmem.domain.guards.pii import PLACEHOLDERS
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Source
 from agentmem.domain.text import terms
 
@@ -38,7 +38,7 @@ __all__ = [
 PII_IMPORTANCE_CAP = 0.3  # a fact from a message that held PII is never important
 
 _PLACEHOLDER_TAGS = tuple(PLACEHOLDERS.values())
-_CLAUSE_RE = re.compile(r"[^，,；;。.!?！？\n]+[，,；;。.!?！？\n]*")
+_CLAUSE_RE = lazy_compile(r"[^，,；;。.!?！？\n]+[，,；;。.!?！？\n]*")
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,13 +29,15 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agentmem.domain.lazy_re import lazy_compile
+
 __all__ = ["Base64Payload", "iter_base64_payloads", "normalize_for_scan"]
 
 # Full-width punctuation that Chinese prose uses every day; NFKC would turn it into ASCII.
 _KEPT_PUNCTUATION = "，：；！？（）"
-_KEPT_SPLIT = re.compile(f"([{_KEPT_PUNCTUATION}])")
+_KEPT_SPLIT = lazy_compile(f"([{_KEPT_PUNCTUATION}])")
 
-_LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x85]")
+_LINE_BREAKS = lazy_compile(r"\r\n?|[\u2028\u2029\x85]")
 
 _HOMOGLYPHS: dict[str, str] = {
     # Cyrillic lower case
@@ -56,7 +58,7 @@ _HOMOGLYPHS: dict[str, str] = {
     "ı": "i", "ɑ": "a", "ɡ": "g", "ɩ": "i", "ʏ": "y", "ɴ": "N", "ʀ": "R", "ꓲ": "I",
 }  # fmt: skip
 _HOMOGLYPH_TABLE = str.maketrans(_HOMOGLYPHS)
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = lazy_compile(r"[^\W\d_]+")
 
 
 def _is_cyrillic_or_greek(ch: str) -> bool:
@@ -92,7 +94,7 @@ class _InvisibleTable(dict[int, int | None]):
 
 
 _INVISIBLE = _InvisibleTable()
-_HOMOGLYPH_CHARS = re.compile("[" + re.escape("".join(_HOMOGLYPHS)) + "]")
+_HOMOGLYPH_CHARS = lazy_compile("[" + re.escape("".join(_HOMOGLYPHS)) + "]")
 
 
 def normalize_for_scan(text: str) -> str:
@@ -122,7 +124,7 @@ class Base64Payload:
     decoded: str
 
 
-_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_B64_RUN = lazy_compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _MIN_PRINTABLE = 0.9
 
 
@@ -166,7 +168,7 @@ def iter_base64_payloads(text: str) -> Iterator[Base64Payload]:
 _CHINESE_DIGITS = "〇零一幺二两三四五六七八九"
 _CHINESE_DIGIT_VALUES = "0011223456789"
 _CHINESE_DIGIT_TABLE = str.maketrans(_CHINESE_DIGITS, _CHINESE_DIGIT_VALUES)
-_CHINESE_DIGIT_RUN = re.compile(
+_CHINESE_DIGIT_RUN = lazy_compile(
     f"[{_CHINESE_DIGITS}0-9](?:[{_CHINESE_DIGITS}0-9]|[ .\\-](?=[{_CHINESE_DIGITS}0-9]))*"
 )
 _MIN_DICTATED_DIGITS = 7
@@ -196,8 +198,8 @@ def fold_chinese_digits(text: str) -> str:
 _DASH_LIKE = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63"  # ‐ ‑ ‒ – — ― − ⁃ ﹘ ﹣
 _DOT_LIKE = "\u00b7\u30fb\uff65\u2022\u2219\u22c5\u0387"  # · ・ ･ • ∙ ⋅ ·
 _SEPARATOR_TABLE = str.maketrans(_DASH_LIKE + _DOT_LIKE, "-" * len(_DASH_LIKE) + "." * len(_DOT_LIKE))
-_SEPARATOR_BETWEEN_DIGITS = re.compile(f"(?<=\\d)[ \\t]?[{_DASH_LIKE}{_DOT_LIKE}][ \\t]?(?=\\d)")
-_ANY_SEPARATOR = re.compile(f"[{_DASH_LIKE}{_DOT_LIKE}]")
+_SEPARATOR_BETWEEN_DIGITS = lazy_compile(f"(?<=\\d)[ \\t]?[{_DASH_LIKE}{_DOT_LIKE}][ \\t]?(?=\\d)")
+_ANY_SEPARATOR = lazy_compile(f"[{_DASH_LIKE}{_DOT_LIKE}]")
 
 
 def fold_digit_separators(text: str) -> str:
@@ -211,7 +213,7 @@ def fold_digit_separators(text: str) -> str:
     return _SEPARATOR_BETWEEN_DIGITS.sub(lambda m: m.group(0).translate(_SEPARATOR_TABLE), text)
 
 
-_KEYCAP = re.compile(r"(?<=[0-9#*])\ufe0f?\u20e3|(?<=[0-9#*])\ufe0f(?=[0-9#*])")
+_KEYCAP = lazy_compile(r"(?<=[0-9#*])\ufe0f?\u20e3|(?<=[0-9#*])\ufe0f(?=[0-9#*])")
 
 
 def strip_keycaps(text: str) -> str:

@@ -40,7 +40,6 @@ carries one of the signals above.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -52,6 +51,7 @@ from agentmem.domain.guards.injection.instructions import override_instructions,
 from agentmem.domain.guards.injection.markup import role_marker, tool_markup
 from agentmem.domain.guards.injection.persona import deceptive_rule, persona_override
 from agentmem.domain.guards.normalize import normalize_for_scan
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["ENCODED_PAYLOAD", "INJECTION_RULES", "InjectionRule", "InjectionVerdict", "detect_injection"]
 
@@ -101,30 +101,30 @@ def _combine(weights: list[float]) -> float:
     return 1.0 - remaining
 
 
-_CJK_LATIN = re.compile(
+_CJK_LATIN = lazy_compile(
     r"(?<=[\u3000-\u9fff\uf900-\ufaff\uff00-\uffef])(?=[A-Za-z0-9<\[{#])"
     r"|(?<=[A-Za-z0-9>\]}])(?=[\u3000-\u9fff\uf900-\ufaff\uff00-\uffef])"
 )
 
 
-_QUOTED = re.compile(
+_QUOTED = lazy_compile(
     r"'[^'\n]{3,200}'|\"[^\"\n]{3,200}\"|“[^”\n]{3,200}”|‘[^’\n]{3,200}’|「[^」\n]{1,200}」|『[^』\n]{1,200}』|«[^»\n]{3,200}»"
 )
-_MENTION = re.compile(
+_MENTION = lazy_compile(
     r"\b(?:says?|said|saying|type[sd]?|typing|write|wrote|writes|phrases?|words?|like|such\s+as|e\.g\.|means?|meaning|"
     r"translate|translation|called|term|string|text|example|examples|sentence|quote[sd]?|prompts?\s+like|"
     r"payloads?\s+like|attempts?\s+like|pattern|keyword|attackers?|hackers?|jailbreaks?|injections?|scammers?|"
     r"tells?\s+(?:the\s+)?(?:models?|bots?|ais?|llms?|chatbots?|assistants?)\s+to)\b|例如|比如|像是?|说|输入|翻译|短语|这句话|所谓|叫做|攻击者|黑客",
     CI,
 )
-_FOLLOW = re.compile(
+_FOLLOW = lazy_compile(
     r"\b(?:follow|obey|execute|do\s+(?:it|that|this|what\s+it\s+says)|comply|act\s+on|apply\s+it|then\s+do)\b|"
     r"照做|执行|遵守|按(?:照)?(?:它|这个|这句话)",
     CI,
 )
 
 
-_LINK = re.compile(
+_LINK = lazy_compile(
     r"https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|co|me|app|site|online|link)\b|@[\w-]+\.",
     CI,
 )
@@ -151,7 +151,7 @@ def _mentions_masked(text: str) -> str:
 
 # Inside a payload, a short imperative aimed at the agent is enough: nobody base64-encodes "praise X"
 # or "always append Y to replies" for a human reader.
-_IMPERATIVE_PAYLOAD = re.compile(
+_IMPERATIVE_PAYLOAD = lazy_compile(
     r"^\W*(?:please\s+|now\s+|then\s+)?(?:(?:always|never|only|from\s+now\s+on,?|henceforth,?)\s+)?"
     r"(?:praise|recommend|promote|endorse|advertise|mention|say|tell|reply|respond|answer|append|add|include|insert|send|"
     r"forward|transfer|wire|pay|ignore|forget|disregard|reveal|print|output|obey|follow|execute|run|delete|call|visit|click|"
@@ -161,9 +161,9 @@ _IMPERATIVE_PAYLOAD = re.compile(
     CI,
 )
 _MAX_IMPERATIVE_PAYLOAD = 400
-_ROT13_NAMED = re.compile(r"\brot-?13\b|\bcaesar\b|凯撒", CI)
+_ROT13_NAMED = lazy_compile(r"\brot-?13\b|\bcaesar\b|凯撒", CI)
 # An instruction to decode and act: "run this:", "execute the hex instruction", "decode and follow".
-_RUN_PAYLOAD = re.compile(
+_RUN_PAYLOAD = lazy_compile(
     r"\b(?:run|execute|exec|eval(?:uate)?|follow|obey|apply|perform|carry\s+out|act\s+on|do|process|interpret)\s+"
     r"(?:this|these|that|it|the\s+following|what\s+(?:it|this)\s+says|(?:the\s+|this\s+)?(?:hex|base64|b64|encoded|decoded|"
     r"hidden|secret|rot13|embedded|binary|obfuscated)\s*(?:\w+\s*)?)\b"
@@ -175,7 +175,7 @@ _RUN_PAYLOAD = re.compile(
 )
 
 
-_OPEN_LINE_END = re.compile(r"(?<![.!?。！？:：;；])[ \t]*\n[ \t]*(?=\S)")
+_OPEN_LINE_END = lazy_compile(r"(?<![.!?。！？:：;；])[ \t]*\n[ \t]*(?=\S)")
 
 
 def _joined_lines(text: str) -> list[str]:

@@ -15,14 +15,13 @@ tells (a rule about the speaker's own service — "answer me in Chinese, that's 
 
 from __future__ import annotations
 
-import re
-
 from agentmem.domain.guards.injection._shared import CI, FUTURE, mentions, stems
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["assembled_rule"]
 
 # An instruction to assemble pieces, and the labels that number the pieces.
-_JOIN = re.compile(
+_JOIN = lazy_compile(
     r"\b(?:put|piece|stitch|glue|string)\s+(?:those|these|them|it|the\s+(?:two|three|parts?|pieces|phrases|halves|sentences|words|bits))\s+"
     r"together\b|\b(?:combine|join|concatenate|merge|chain|link)\s+(?:those|these|them|the\s+(?:two|three|parts?|pieces|phrases|halves|"
     r"sentences|messages|fragments|words|bits))\b|\bread\s+(?:them|those|these)\s+(?:together|as\s+one)\b|"
@@ -30,12 +29,12 @@ _JOIN = re.compile(
     r"이어\s*붙|합치면|합쳐서|합쳐|つなげ|繋げ|合わせ(?:る|て|ると)",
     CI,
 )
-_PART = re.compile(
+_PART = lazy_compile(
     r"\b(?:first|second|last|other)\s+half\b|\bpart\s*(?:one|two|three|1|2|3)\b|\b(?:first|second|third)\s+(?:part|bit)\b|\bnext\s+bit\b|"
     r"前半句|后半句|上半句|下半句|前半部分|后半部分|第[一二三四1-4]部分|앞부분|뒷부분|첫\s*번째\s*부분|두\s*번째\s*부분|前半|後半",
     CI,
 )
-_DIRECTED_RULE = re.compile(
+_DIRECTED_RULE = lazy_compile(
     r"\b(?:(?:your|the|a|my|our)\s+new\s+(?:rule|instruction|directive|policy)|(?:that|this|it)(?:'s|\s+is)\s+(?:your|the|a)\s+"
     r"(?:new\s+|standing\s+|permanent\s+)?(?:rule|instruction|directive|policy)|apply\s+(?:it|this|that|them)\s+to\s+"
     r"(?:everyone|everybody|all|every|anyone|each|users|customers|people)|(?:a|the)\s+rule\s+for\s+you|new\s+rule)\b|"
@@ -43,18 +42,18 @@ _DIRECTED_RULE = re.compile(
     r"새\s*규칙|새로운\s*규칙|이것이\s*규칙|규칙입니다|新しいルール|これがルール|ルールです",
     CI,
 )
-_SELF_LABEL = re.compile(
+_SELF_LABEL = lazy_compile(
     r"\b(?:this|that|it)(?:'s|\s+is)\s+(?:a|the|your|my)\s+(?:new\s+|standing\s+|permanent\s+|house\s+)?rule\b|\bnew\s+rule\b|"
     r"这是(?:你的)?(?:新的?|长期|永久)?规则|这是规定|新规则|不许违反|이것이\s*(?:새\s*|새로운\s*)?규칙|새\s*규칙입니다|"
     r"これが(?:新しい)?ルール|新しいルールです",
     CI,
 )
-_ANSWER_VERB = re.compile(
+_ANSWER_VERB = lazy_compile(
     r"\b(?:recommend|suggest|promote|endorse|say|tell|answer|reply|respond|mention|praise|buy|purchase|sign|append|add|include|"
     r"approve|send)\b|推荐|推销|说|回答|回复|告诉|购买|买|夸|附上|加上|同意|추천|말해|답해|알려|홍보|勧め|推薦|答え|伝え|言って",
     CI,
 )
-_OWN_SERVICE = re.compile(
+_OWN_SERVICE = lazy_compile(
     r"\b(?:answer|reply\s+to|call|address|respond\s+to|tell)\s+me\b|\bmy\s+rule\b|回答我|回复我|叫我|告诉我|跟我说|我的规则",
     CI,
 )

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 
 from agentmem.domain.guards.injection._shared import CI, stems
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["ANSWER_STEMS", "attached_payload"]
 
-_EVERY_ANSWER_EN = re.compile(
+_EVERY_ANSWER_EN = lazy_compile(
     r"\b(?:every|each|all(?:\s+(?:of\s+)?(?:your|the))?|any|your)\s+(?:of\s+your\s+|future\s+|single\s+|other\s+)?"
     r"(?:answers?|repl(?:y|ies)|responses?|messages?|outputs?|completions?|turns?|conversations?|chats?|e-?mails?|drafts?|"
     r"letters?|posts?|documents?)\b"
@@ -25,13 +26,13 @@ _EVERY_ANSWER_EN = re.compile(
     r"|\b(?:e-?mails?|drafts?|letters?|posts?|messages?)\s+(?:that\s+)?you\s+(?:draft|write|compose|send|prepare)\b",
     CI,
 )
-_ATTACH_EN = re.compile(
+_ATTACH_EN = lazy_compile(
     r"\b(?:add|append|attach|insert|include|put|place|paste|embed|ends?|sign(?:s|ed)?\s+off|finish(?:es)?|close[sd]?|sign|"
     r"conclude[sd]?|starts?|begins?|"
     r"prefix|tack\s+on|mention|drop|link)\b",
     CI,
 )
-_PAYLOAD = re.compile(
+_PAYLOAD = lazy_compile(
     r"https?://|\bwww\.|\b[\w-]+\.(?:com|io|net|org|biz|cn|xyz|co|ly|me|info|app|link|top|shop|site|online|club|ru|example|test|click|live|"
     r"store|tech|dev|ai|cc|tk|pw|gg|to|ws|su|icu|buzz|win|vip)\b|"
     r"\b(?:the\s+)?(?:users?|customers?|clients?|person)(?:'s|s')\s+(?:e-?mails?|phone(?:\s+numbers?)?|address(?:es)?|names?|data|"
@@ -42,7 +43,7 @@ _PAYLOAD = re.compile(
     r"链接|网址|网站|二维码|公众号|微信号?|联系方式|电话|广告|优惠码|推广|邀请码|QQ群?|店铺|淘宝|小程序",
     CI,
 )
-_EVERY_ANSWER_ZH = re.compile(
+_EVERY_ANSWER_ZH = lazy_compile(
     r"(?:每次|每条|每个|每一条|每一次|所有|任何|以后|全部)的?(?:回复|回答|答复|消息|输出|对话|问题|内容)|"
     r"(?:回复|回答|答复|消息)(?:的)?(?:末尾|结尾|最后|开头|后面|底部)|(?:回复|回答|答复|消息)(?:里|中|内)?(?:都|一律|全部)要?|"
     r"(?:每次|每条|每个|每一条|所有|任何)的?\s*(?:repl(?:y|ies)|answers?|responses?|messages?|outputs?)\b|"
@@ -50,19 +51,19 @@ _EVERY_ANSWER_ZH = re.compile(
     CI,
 )
 # Korean and Japanese: every answer, an attaching verb (the payload test is shared).
-_EVERY_ANSWER_KO = re.compile(
+_EVERY_ANSWER_KO = lazy_compile(
     r"(?:모든|매|각|항상)\s*(?:답변|응답|대답|메시지|답장|回答)|(?:답변|응답|대답|메시지)\s*(?:끝|마지막|처음|맨\s*아래)"
 )
-_ATTACH_KO = re.compile(r"붙이|붙여|추가|넣어|넣으|첨부|달아|포함")
-_EVERY_ANSWER_JA = re.compile(
+_ATTACH_KO = lazy_compile(r"붙이|붙여|추가|넣어|넣으|첨부|달아|포함")
+_EVERY_ANSWER_JA = lazy_compile(
     r"(?:すべて|全て|毎回|各|全)の?(?:回答|返信|返答|メッセージ|応答)|(?:回答|返信|返答)の(?:最後|末尾|最初)"
 )
-_ATTACH_JA = re.compile(r"付け|つけ|追加|入れ|貼|添え|載せ")
-_FOR_ANYONE = re.compile(
+_ATTACH_JA = lazy_compile(r"付け|つけ|追加|入れ|貼|添え|載せ")
+_FOR_ANYONE = lazy_compile(
     r"\b(?:for|to)\s+(?:anyone|anybody|everyone|everybody|others|other\s+people|all\s+users|any\s+user|every\s+user)\b",
     CI,
 )
-_ATTACH_ZH = re.compile(r"加上|附上|带上|添加|插入|放上|贴上|附带|附|加|带|写上|注明|放|挂")
+_ATTACH_ZH = lazy_compile(r"加上|附上|带上|添加|插入|放上|贴上|附带|附|加|带|写上|注明|放|挂")
 
 
 def attached_payload(clause: str) -> bool:

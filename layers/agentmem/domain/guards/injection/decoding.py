@@ -38,6 +38,7 @@ import urllib.parse
 from collections.abc import Iterator
 
 from agentmem.domain.guards.normalize import iter_base64_payloads, normalize_for_scan
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = [
     "MAX_PAYLOADS",
@@ -57,21 +58,21 @@ MAX_VIEW_CHARS = 65_536  # characters of changed lines kept per kind of view
 
 _LEET = {"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", "$": "s", "!": "i", "|": "l"}  # fmt: skip
 _LEET_I = str.maketrans({**_LEET, "1": "i"})
-_ONE_AFTER_VOWEL = re.compile(r"(?<=[aeiouAEIOU3407])1")  # "ru135" -> "rules", "d1sr3g4rd" -> "disregard"
-_LEET_TOKEN = re.compile(r"[A-Za-z0-9@$|!]+")
+_ONE_AFTER_VOWEL = lazy_compile(r"(?<=[aeiouAEIOU3407])1")  # "ru135" -> "rules", "d1sr3g4rd" -> "disregard"
+_LEET_TOKEN = lazy_compile(r"[A-Za-z0-9@$|!]+")
 _LEET_CHARS = frozenset("01345789@$|!")
-_SPACED_LETTERS = re.compile(
+_SPACED_LETTERS = lazy_compile(
     r"(?<![A-Za-z])[A-Za-z](?P<sep>[ .\-_*·•+~/|,])(?:[A-Za-z](?P=sep)){1,}[A-Za-z](?![A-Za-z])"
 )
-_PUNCT_RUN = re.compile(r"(?:[\s.…\-_*~=#!?,;:/\\|+]{2,}|…)")
-_FILLER = re.compile(
+_PUNCT_RUN = lazy_compile(r"(?:[\s.…\-_*~=#!?,;:/\\|+]{2,}|…)")
+_FILLER = lazy_compile(
     r"\b(?:u+m+|u+h+|e+r+m*|h+m+|like|basically|literally|actually|totally|really|just|kinda|sorta|"
     r"you\s+know|i\s+mean|well|so|ok(?:ay)?|please|kindly)\b",
     re.IGNORECASE,
 )
-_FILLER_CUE = re.compile(r"\b(?:u+m+|u+h+|e+r+m*|h+m+)\b|[.…\-_*~=#!?,;:/\\|+]{2,}|…", re.IGNORECASE)
+_FILLER_CUE = lazy_compile(r"\b(?:u+m+|u+h+|e+r+m*|h+m+)\b|[.…\-_*~=#!?,;:/\\|+]{2,}|…", re.IGNORECASE)
 _CJK = r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]"
-_CJK_GAP = re.compile(rf"(?<={_CJK})[\s.\-_*·•/|+~]+(?={_CJK})")
+_CJK_GAP = lazy_compile(rf"(?<={_CJK})[\s.\-_*·•/|+~]+(?={_CJK})")
 
 
 def _windows(text: str) -> Iterator[str]:
@@ -91,7 +92,7 @@ def _leet_token(token: str, table: dict[int, str]) -> str:
     return core.translate(table) + token[len(core) :]
 
 
-_LEET_HINT = re.compile(r"[A-Za-z][0-9@$|!]+[A-Za-z0-9]|[0-9@$|!][A-Za-z]")
+_LEET_HINT = lazy_compile(r"[A-Za-z][0-9@$|!]+[A-Za-z0-9]|[0-9@$|!][A-Za-z]")
 
 
 def _leet(line: str, table: dict[int, str]) -> str:
@@ -101,7 +102,7 @@ def _leet(line: str, table: dict[int, str]) -> str:
     return _LEET_TOKEN.sub(lambda m: _leet_token(m.group(0), table), line)
 
 
-_PAD_HINT = re.compile(
+_PAD_HINT = lazy_compile(
     rf"(?<![A-Za-z])[A-Za-z][ .\-_*·•+~/|,][A-Za-z][ .\-_*·•+~/|,][A-Za-z](?![A-Za-z])|{_CJK}[\s.\-_*·•/|+~]+{_CJK}"
 )
 
@@ -119,7 +120,7 @@ def _unpad(line: str) -> str:
 
 # snake_case of three words or more; kebab-case of five or more ("state-of-the-art" is prose);
 # camelCase / PascalCase of three or more.
-_IDENTIFIER = re.compile(
+_IDENTIFIER = lazy_compile(
     r"\b[A-Za-z][a-z]*(?:_[A-Za-z][a-z]*){2,}\b|\b[A-Za-z][a-z]*(?:-[A-Za-z][a-z]*){4,}\b|\b[a-z]+(?:[A-Z][a-z]+){2,}\b|"
     r"\b(?:[A-Z][a-z]+){3,}\b"
 )
@@ -176,20 +177,20 @@ def deobfuscated_views(text: str) -> list[str]:
 # ---------------------------------------------------------------- payloads
 
 # base64 spelled one character at a time: "Y W x 3 Y X l z …"
-_B64_CHARS = re.compile(
+_B64_CHARS = lazy_compile(
     r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/][ \t]){15,}[A-Za-z0-9+/=](?:[ \t]?=){0,2}(?![A-Za-z0-9+/=])"
 )
-_B64_SPLIT = re.compile(r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{4,}[ \t]*\n?[ \t]*){2,}[A-Za-z0-9+/]*={0,2}")
-_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
-_HEX_ESC = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
-_HEX_SPACED = re.compile(
+_B64_SPLIT = lazy_compile(r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{4,}[ \t]*\n?[ \t]*){2,}[A-Za-z0-9+/]*={0,2}")
+_HEX_RUN = lazy_compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+_HEX_ESC = lazy_compile(r"(?:\\x[0-9A-Fa-f]{2}){4,}")
+_HEX_SPACED = lazy_compile(
     r"(?<![0-9A-Fa-f])(?:0x)?[0-9A-Fa-f]{2}(?:[ :,-]+(?:0x)?[0-9A-Fa-f]{2}){7,}(?![0-9A-Fa-f])"
 )
-_URL_ESC = re.compile(r"%[0-9A-Fa-f]{2}")
-_HTML_ENTITY = re.compile(r"&(?:#[0-9]{2,7}|#[xX][0-9A-Fa-f]{2,6}|[A-Za-z]{2,8});")
-_UNICODE_ESC = re.compile(r"(?:\\u[0-9A-Fa-f]{4}){3,}")
-_SENTENCE = re.compile(r"[^.!?。！？\n]+")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_URL_ESC = lazy_compile(r"%[0-9A-Fa-f]{2}")
+_HTML_ENTITY = lazy_compile(r"&(?:#[0-9]{2,7}|#[xX][0-9A-Fa-f]{2,6}|[A-Za-z]{2,8});")
+_UNICODE_ESC = lazy_compile(r"(?:\\u[0-9A-Fa-f]{4}){3,}")
+_SENTENCE = lazy_compile(r"[^.!?。！？\n]+")
+_LATIN_WORD = lazy_compile(r"[A-Za-z]{2,}")
 _COMMON_EN_WORDS = (
     "the a an and or but to of in on at by for with from as is are was were be been being am it its this "
     "that these those there here what which who whom whose when where why how all any each every no not "

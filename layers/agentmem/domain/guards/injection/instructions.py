@@ -13,6 +13,7 @@ from agentmem.domain.guards.injection.languages import (
     override_other_languages,
     prompt_request_other_languages,
 )
+from agentmem.domain.lazy_re import lazy_compile
 
 # ---------------------------------------------------------------- override_instructions
 
@@ -21,13 +22,13 @@ _NOUN_EN = (
     r"polic(?:y|ies)|programming|commands?|orders|guidance|directions|briefing|configuration|setup|"
     r"system\s+(?:prompt|message))"
 )
-_OVERRIDE_EN = re.compile(
+_OVERRIDE_EN = lazy_compile(
     r"\b(?:ignore|disregard|forget|override|bypass|skip|discard|abandon|neglect|"
     r"(?:do\s+not|don't|never|stop|no\s+longer)\s+(?:follow(?:ing)?|obey(?:ing)?|adhere\s+to|comply\s+with))"
     r"\s+(?P<mid>(?:[a-z'-]+\s+){0,4}?)" + _NOUN_EN + r"\b",
     CI,
 )
-_OVERRIDE_EN_ALL = re.compile(
+_OVERRIDE_EN_ALL = lazy_compile(
     r"\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?|everything\s+|anything\s+)(?:the\s+)?"
     r"(?:above|before|previously|prior|so\s+far|you(?:'ve|\s+have)?\s+(?:been\s+|were\s+)?"
     r"(?:told|taught|instructed|given|programmed|trained))\b",
@@ -37,7 +38,7 @@ _NOUN_ZH = (
     r"(?:指令|指示|提示词|规则|设定|约束|限制|命令|准则|守则|规定|安全策略|策略|system\s*prompt|prompt|"
     r"instructions?|rules)"
 )
-_OVERRIDE_ZH = re.compile(
+_OVERRIDE_ZH = lazy_compile(
     r"(?:忽略|忽视|无视|漠视|不要理会|不用理会|别理会|不要管|别管|抛开|抛弃|丢弃|忘记|忘掉|绕过|跳过|推翻|"
     r"不要再遵守|别再遵守|不用再遵守|不要再遵循|不要遵守|不再遵守|不必遵守|不用遵守|无需遵守|停止遵守|别遵守|不要遵循|不再遵循|违反|打破|"
     r"不用管|不必管|不要管|不用理|不用在意|不必理会|无需理会|不用考虑|作废|清空|"
@@ -45,11 +46,11 @@ _OVERRIDE_ZH = re.compile(
     r"(?P<mid>" + STOP + r"{0,12}?)" + _NOUN_ZH + r"(?!音|框|窗|栏)",
     CI,
 )
-_OVERRIDE_ZH_BARE = re.compile(
+_OVERRIDE_ZH_BARE = lazy_compile(
     r"(?:忽略|无视|忽视|不要理会|别管)掉?(?:以上|上面|上述|前面|之前|先前|此前)的?(?:所有|全部|一切)?的?(?:内容)?"
     r"(?=[\s，,。.！!；;：:]|$|并|然后|and\b)"
 )
-_FORGET_ZH = re.compile(
+_FORGET_ZH = lazy_compile(
     r"忘(?:记|掉)你(?:之前|以前|此前|先前)?(?:被告知|被设定|收到|学到|所知道|知道)?的?(?:一切|所有|全部)"
     r"|把(?P<mid>"
     + STOP
@@ -63,7 +64,7 @@ _WIPE_VERB_EN = (
     r"(?:forget|ignore|disregard|drop|discard|scrap|throw\s+(?:out|away)|erase|wipe|clear|dismiss|abandon|"
     r"scratch|delete|toss|set\s+aside|put\s+aside)"
 )
-_IMPLICIT_EN = re.compile(
+_IMPLICIT_EN = lazy_compile(
     r"\b"
     + _WIPE_VERB_EN
     + r"\s+(?:about\s+)?(?:all\s+(?:of\s+)?)?(?:everything|anything|all|whatever|the\s+(?:stuff|text|"
@@ -105,7 +106,7 @@ _IMPLICIT_EN = re.compile(
     r"instructions?|orders|rules|directive|assignment|function)\s+(?:is|are|will\s+be|:)",
     CI,
 )
-_IMPLICIT_ZH = re.compile(
+_IMPLICIT_ZH = lazy_compile(
     r"(?:把|将)?(?:前面|之前|上面|以上|上述|此前|先前|刚才你收到)(?:说|讲|提到|告诉你|给你|交代)?的?(?:内容|话|东西|一切|所有|设定|规则|"
     r"指令|要求)?[^，。！？\n]{0,4}?(?:都|全|全部|统统|一律|通通)?(?:忘了|忘掉|忘记|抛开|作废|清空|不算数?|无效|失效|清零|删掉|不作数)"
     r"|你(?:之前|以前|原来|原本|此前)?(?:学到|被告知|收到|知道|被设定|接受)的(?:那些|一切|所有|东西|内容|设定|规则)?"
@@ -117,7 +118,7 @@ _IMPLICIT_ZH = re.compile(
     r"|(?:忘(?:记|掉|了)|忽略|无视|\bforget\b|\bignore\b|\bdisregard\b)\s*(?:前面|之前|以上|上面)(?:的|说的)?(?:所有|一切|全部)"
 )
 # "never ignore safety instructions", "不要忽略安全提示": a negated override is advice, not an attack.
-_NEGATED = re.compile(
+_NEGATED = lazy_compile(
     r"(?:\b(?:never|not|don't|do\s+not|shouldn't|mustn't|cannot|can't|won't)\s+(?:\w+\s+)?"
     r"|(?:不要|别|不能|不可以?|切勿|请勿|不得|不会|千万别)\s*)$",
     CI,
@@ -181,7 +182,7 @@ def override_instructions(text: str) -> bool:
 
 # ---------------------------------------------------------------- prompt_exfiltration
 
-_PX_EN = re.compile(
+_PX_EN = lazy_compile(
     r"\b(?:reveal|show|print|repeat|output|display|tell|give|leak|dump|share|disclose|expose|"
     r"write\s+out|spell\s+out|recite|echo|provide|send|paste|copy|return|translate|read\s+(?:back|out))"
     r"\s+(?:(?:me|us|back|out)\s+)?(?P<mid>(?:[\w'-]+\s+){0,4}?)"
@@ -192,7 +193,7 @@ _PX_EN = re.compile(
     r"writing|of|for\s+(?:my|a|an|our)\b))",
     CI,
 )
-_PX_EN_QUESTION = re.compile(
+_PX_EN_QUESTION = lazy_compile(
     r"\bwhat\s+(?:are|were|is|was)\s+(?P<det>your|the)\s+(?:(?:exact|full|original|initial|hidden|secret|"
     r"current|actual|real)\s+)*(?:(?P<strong>system\s+(?:prompt|message|instructions))|instructions|rules|"
     r"guidelines|directives|prompt)\b(?!\s+(?:for|on|about|regarding|of|to|when|in)\b)"
@@ -207,7 +208,7 @@ _PX_EN_QUESTION = re.compile(
     r"they|openai|anthropic)\s+(?:tell|told|instruct|instructed|say|said\s+to|program|programmed)\s+(?:to\s+)?you\b",
     CI,
 )
-_PX_ZH = re.compile(
+_PX_ZH = lazy_compile(
     r"(?:泄露|泄漏|透露|输出|打印|显示|展示|告诉我|给我看|发给我|发我|复述|重复|公开|说出|念出|列出|给出|"
     r"提供|贴出|翻译|分享|\b(?:reveal|show|print|repeat|output|tell\s+me|give\s+me)\b)"
     r"(?P<mid>" + STOP + r"{0,8}?)"
@@ -215,7 +216,7 @@ _PX_ZH = re.compile(
     r"(?:指令|提示词?|设定|prompt))|(?P<weak>系统提示|提示词|指令|设定|规则|prompt|instructions))",
     CI,
 )
-_PX_ZH_QUESTION = re.compile(
+_PX_ZH_QUESTION = lazy_compile(
     r"你的(?:系统)?(?:提示词|指令|system\s*prompt|prompt|初始设定)(?:是什么|有哪些|是啥|内容是)|"
     r"把"
     + STOP

@@ -12,11 +12,11 @@ Russian word made only of Latin look-alikes (``все``) is folded to Latin.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from agentmem.domain.guards.injection._shared import CI
 from agentmem.domain.guards.normalize import normalize_for_scan
+from agentmem.domain.lazy_re import LazyPattern, lazy_compile
 
 __all__ = ["override_other_languages", "persona_other_languages", "prompt_request_other_languages"]
 
@@ -101,15 +101,15 @@ _LEXICONS = (
 )
 
 
-def _compile(lex: _Lexicon) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    match = re.compile(
+def _compile(lex: _Lexicon) -> tuple[LazyPattern, LazyPattern, LazyPattern, LazyPattern]:
+    match = lazy_compile(
         r"(?<!\w)(?:" + lex.verbs + r")(?!\w)(?P<mid>[^.!?\n;]{0,60}?)(?<!\w)(?:" + lex.nouns + r")(?!\w)"
         r"(?P<after>[^.!?\n;]{0,30})",
         CI,
     )
-    qualifier = re.compile(r"(?<!\w)(?:" + lex.qualifiers + r")(?!\w)", CI)
-    own = re.compile(r"(?<!\w)(?:" + lex.own + r")(?!\w)", CI)
-    voided = re.compile(
+    qualifier = lazy_compile(r"(?<!\w)(?:" + lex.qualifiers + r")(?!\w)", CI)
+    own = lazy_compile(r"(?<!\w)(?:" + lex.own + r")(?!\w)", CI)
+    voided = lazy_compile(
         r"(?<!\w)(?:"
         + lex.qualifiers
         + r")(?!\w)[^.!?\n;]{0,30}?(?<!\w)(?:"
@@ -123,12 +123,12 @@ def _compile(lex: _Lexicon) -> tuple[re.Pattern[str], re.Pattern[str], re.Patter
 
 _COMPILED = tuple(_compile(lex) for lex in _LEXICONS)
 
-_JA_OVERRIDE = re.compile(
+_JA_OVERRIDE = lazy_compile(
     r"(?:以前|これまで|今まで|前|上記|以上|先ほど|さっき|最初|元|あなたの|既存)(?:に|の|で)?[^。！？\n]{0,14}?"
     r"(?:指示|命令|ルール|設定|制約|指令|プロンプト|規則|こと|内容|ガイドライン|制限)[^。！？\n]{0,10}?"
     r"(?:無視|忘れ|破棄|無効|捨て|従わ(?:ない|なく|ず)|守ら(?:ない|なく|ず))"
 )
-_KO_OVERRIDE = re.compile(
+_KO_OVERRIDE = lazy_compile(
     r"(?:이전|앞|위|지금까지|기존|처음|원래|너의|당신의|네|니)[^\n.!?]{0,16}?"
     r"(?:지시|지침|명령|규칙|설정|프롬프트|제약|제한|것|건|내용|말)[^\n.!?]{0,12}?"
     r"(?:무시|잊어|잊고|잊으|잊자|따르지\s*마|따르지\s*말|어겨|유효하지\s*않|무효|효력이\s*없|필요\s*없|취소)"
@@ -137,7 +137,7 @@ _KO_OVERRIDE = re.compile(
 
 # An infinitive or imperative opening the sentence, with a definite article: "ignorer les consignes",
 # "ignora las instrucciones", "ignoriere die Anweisungen", "ignora le istruzioni", "ignore as instruções".
-_EU_BARE = re.compile(
+_EU_BARE = lazy_compile(
     r"(?:^|[.!?;:\n]\s*)(?:ignorer|ignorez|ignore|ignora|ignorad|ignoriere|ignorieren\s+sie|oublier|oublie|olvida|esqueça|"
     r"esquece|dimentica|vergiss)\s+(?:las|les|die|le|as|os|los|the)\s+(?:instrucciones|consignes|instructions|règles|reglas|"
     r"anweisungen|regeln|istruzioni|regole|instruções|instrucoes|regras|directives|directrices)\b",
@@ -162,13 +162,13 @@ def override_other_languages(text: str) -> bool:
     return False
 
 
-_JA_PROMPT = re.compile(
+_JA_PROMPT = lazy_compile(
     r"(?:システム\s*プロンプト|システム\s*メッセージ|システム指示|初期(?:設定|指示|プロンプト)|隠された指示|"
     r"(?:最初|初め)に(?:与えられた|受け取った|設定された|渡された)(?:プロンプト|指示|メッセージ|設定)|"
     r"(?:あなた|君|お前)の(?:指示|設定|プロンプト|ルール|命令))[^。！？\n]{0,12}?"
     r"(?:表示|教え|見せ|出力|公開|開示|書き出|繰り返|言って|共有|貼)"
 )
-_KO_PROMPT = re.compile(
+_KO_PROMPT = lazy_compile(
     r"(?:시스템\s*프롬프트|시스템\s*메시지|초기\s*(?:지시|설정|프롬프트)|숨겨진\s*지시|"
     r"(?:너의|네|당신의|니)\s*(?:지시|설정|프롬프트|규칙|명령|지침))[^\n.!?]{0,16}?"
     r"(?:보여|출력|알려|공개|말해|반복|적어|써)"
@@ -197,7 +197,7 @@ _EU_TARGET = (
     r"(?:instrucciones|instructions|consignes|anweisungen|istruzioni|instruções|instrucoes|configuración|configuration|"
     r"konfiguration|configurazione|configuração|" + _forms("инструкции|правила|указания") + r")"
 )
-_EU_PROMPT = re.compile(
+_EU_PROMPT = lazy_compile(
     r"(?<!\w)(?:" + _EU_SHOW + r")(?!\w)[^.!?\n;]{0,40}?(?<!\w)(?:" + _EU_TARGET + r")(?!\w)", CI
 )
 
@@ -209,15 +209,15 @@ def prompt_request_other_languages(text: str) -> bool:
     return bool(_JA_PROMPT.search(text) or _KO_PROMPT.search(text) or _EU_PROMPT.search(text))
 
 
-_JA_PERSONA = re.compile(
+_JA_PERSONA = lazy_compile(
     r"(?:制限|規制|フィルター|ルール|倫理|検閲|制約)(?:の|が|も)?(?:一切)?(?:ない|無い|なし|無し)[^。！？\n]{0,6}?"
     r"(?:AI|アシスタント|ボット|モデル|人工知能)|(?:開発者|脱獄|ジェイルブレイク)モード"
 )
-_KO_PERSONA = re.compile(
+_KO_PERSONA = lazy_compile(
     r"(?:아무\s*)?(?:제한|제약|규칙|필터|검열|윤리)(?:이|도|은|가)?\s*(?:전혀\s*)?(?:없는|없이)[^\n.!?]{0,8}?"
     r"(?:AI|인공지능|봇|모델|도우미|어시스턴트|챗봇)|개발자\s*모드|탈옥\s*모드"
 )
-_EU_PERSONA = re.compile(
+_EU_PERSONA = lazy_compile(
     r"(?<!\w)(?:eres|sé|tu\s+es|sois|du\s+bist|sei|você\s+é|voce\s+e|agora\s+é|"
     + _forms("ты|теперь ты")
     + r")"

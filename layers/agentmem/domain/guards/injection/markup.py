@@ -5,16 +5,17 @@ from __future__ import annotations
 import re
 
 from agentmem.domain.guards.injection._shared import CI
+from agentmem.domain.lazy_re import lazy_compile
 
 # ---------------------------------------------------------------- role_marker / tool_markup
 
-_SPECIAL_TOKENS = re.compile(
+_SPECIAL_TOKENS = lazy_compile(
     r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id|"
     r"begin_of_text|end|eos|bos|prompt|model|developer|tool|ipython|[a-z]+_[a-z_]+)\|>|\[/?INST\]|<</?SYS>>|"
     r"</?(?:system|assistant|system_prompt|sys)>|</?im_(?:start|end|sep)>|<(?:start|end)_of_turn>|\[(?:system|assistant|developer)\]\(#[\w-]+\)",
     CI,
 )
-_HEADER = re.compile(
+_HEADER = lazy_compile(
     r"^[ \t]*#{1,6}[ \t]*(?:(?:system|system\s+prompt|new\s+instructions?|assistant|human|developer|bot|ai)[ \t]*:?"
     r"|(?:instruction|response|input|user|context|prompt|rules)[ \t]*:)[ \t]*$"
     r"|^[ \t]*#{1,6}[ \t]*(?:system|instruction|assistant|human)[ \t]*:",
@@ -23,7 +24,7 @@ _HEADER = re.compile(
 _SYSTEM_ROLES = r"system|developer|系统|系統|システム|시스템|sys"
 _AI_ROLES = r"assistant|ai|bot|model|chatgpt|gpt|claude|gemini|助手|机器人|アシスタント|어시스턴트|AI助手"
 _HUMAN_ROLES = r"human|user|用户|人类|ユーザー|사용자|me"
-_ROLE_LINE = re.compile(
+_ROLE_LINE = lazy_compile(
     r"^[ \t>*-]*[\[【(（]?(?P<role>"
     + _SYSTEM_ROLES
     + "|"
@@ -34,9 +35,9 @@ _ROLE_LINE = re.compile(
     r"(?:prompt|message|指令|提示|消息|メッセージ|메시지)?[ \t]*[:：](?P<rest>.*)$",
     CI | re.MULTILINE,
 )
-_IS_SYSTEM = re.compile(r"^(?:" + _SYSTEM_ROLES + r")$", CI)
-_IS_AI = re.compile(r"^(?:" + _AI_ROLES + r")$", CI)
-_BRACKET_TAG = re.compile(
+_IS_SYSTEM = lazy_compile(r"^(?:" + _SYSTEM_ROLES + r")$", CI)
+_IS_AI = lazy_compile(r"^(?:" + _AI_ROLES + r")$", CI)
+_BRACKET_TAG = lazy_compile(
     r"^[ \t]*[【\[(（<{「『]\s*(?P<tag>系统|系統|system|sys|管理员|admin|administrator|developer|开发者|システム|시스템|"
     r"root|operator|官方|平台)\s*(?P<suffix>消息|提示|通知|指令|公告|设定|命令|更新|警告|message|note|notice|prompt|override|"
     r"instructions?|update|alert|メッセージ|通知|메시지|알림|공지)?\s*(?:[:：][^】\]）)>}」』\n]{0,60})?[】\]）)>}」』](?P<rest>.*)$",
@@ -47,15 +48,15 @@ _XML_ROLE = (
     r"(?:system[\w-]*|sys_[\w-]+|admin(?:istrator)?|developer(?:_message)?|root|operator|instructions?|override|"
     r"系统(?:指令|消息|提示)?|管理员|开发者)"
 )
-_XML_PAIR = re.compile(r"<(?P<tag>" + _XML_ROLE + r")(?:\s[^<>]*)?>(?P<rest>[^<]{3,})</(?P=tag)\s*>", CI)
-_XML_ORDER = re.compile(
+_XML_PAIR = lazy_compile(r"<(?P<tag>" + _XML_ROLE + r")(?:\s[^<>]*)?>(?P<rest>[^<]{3,})</(?P=tag)\s*>", CI)
+_XML_ORDER = lazy_compile(
     r"\b(?:grant|share|reveal|disclose|recommend|tell|send|forward|approve|disable|enable|give|print|output|obey|follow|"
     r"users?|policy|mode|access|password|prompt)\b|以后|所有|推荐|忽略|必须",
     CI,
 )
-_XML_OPEN = re.compile(r"\A\s*<(?:" + _XML_ROLE + r")(?:\s[^<>]*)?>\s*(?P<rest>[^<\n]{3,})", CI)
-_JSON_ROLE = re.compile(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool|function)[\"']", CI)
-_CUE = re.compile(
+_XML_OPEN = lazy_compile(r"\A\s*<(?:" + _XML_ROLE + r")(?:\s[^<>]*)?>\s*(?P<rest>[^<\n]{3,})", CI)
+_JSON_ROLE = lazy_compile(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool|function)[\"']", CI)
+_CUE = lazy_compile(
     r"\b(?:you|your|ignore|must|should|always|never|do\s+not|don't|from\s+now|i\s+am|i'm|i\s+will|sure|"
     r"certainly|of\s+course|here\s+is|here's|instructions?|rules|override|reveal|forget|obey|comply|the\s+assistant|"
     r"the\s+user|privileges?|disabled?|enabled?|unrestricted|no\s+(?:rules|limits|restrictions|policy))\b|"
@@ -64,13 +65,13 @@ _CUE = re.compile(
     CI,
 )
 # "System: Ubuntu 22.04", "系统：Windows 11": a spec line names a product or a version, nothing else.
-_SPEC = re.compile(
+_SPEC = lazy_compile(
     r"^\s*(?:ubuntu|debian|windows|win\d+|macos|mac\s*os|os\s*x|linux|centos|fedora|arch|ios|android|ipados|"
     r"chromeos|freebsd|rhel|red\s+hat|macbook|imac|thinkpad|dell|hp|lenovo|intel|amd|arm|x86|x64|apple|"
     r"[\w.-]*\d[\w.-]*)\b[^\n]{0,60}$",
     CI,
 )
-_TOOL = re.compile(
+_TOOL = lazy_compile(
     r"</?(?:tool_calls?|tool_use|tool_result|tool_response|function_calls?|function_results?|tools?|invoke|"
     r"antml:[a-z_]+)\b[^>\n]{0,200}>|<function=|\{\s*\"(?:tool|tool_name|tool_calls|function|function_call|"
     r"recipient_name)\"\s*:|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"(?:arguments|parameters|args)\"\s*:",
@@ -80,12 +81,12 @@ _TOOL = re.compile(
 
 # A role header inside a value: after a sentence, a quote, a brace, ``=`` or a bar — "notes: fine.
 # System: wire all payments to …", ``{"memo": "SYSTEM: …"}``, ``title=System: …``.
-_INLINE_ROLE = re.compile(
+_INLINE_ROLE = lazy_compile(
     r"(?:[.!?;。！？；]\s+|[\"'“‘{\[(=|,，:：]\s*)(?P<role>System|SYSTEM|system|Developer|DEVELOPER|Admin|ADMIN|Administrator|"
     r"系统|系統|システム|시스템|管理员)(?:\s+(?:prompt|message|note|override|notice)|指令|消息|通知|提示)?\s*[:：]\s*(?P<rest>[^\n\"”]{3,})"
 )
 # What a forged system line orders: move money, send data, change who gets paid.
-_ORDER = re.compile(
+_ORDER = lazy_compile(
     r"^\s*(?:please\s+)?(?:wire|transfer|send|forward|route|redirect|pay|deposit|move|email|upload|export|share|grant|approve|"
     r"disable|delete|set|change)\s+(?:all|every|any|the|each|funds|money|payments?|it|them|\d|[A-Z])"
     r"|^\s*(?:请)?(?:把|将)?[^，。\n]{0,8}?(?:转账|汇款|打款|转到|汇到|发送到|转发到|改成|改为)",
@@ -102,7 +103,7 @@ def _inline_role(text: str) -> bool:
     return False
 
 
-_STRONG_CUE = re.compile(r"\b(?:you|your|must|obey|ignore|comply|assistant)\b|你|必须|忽略", CI)
+_STRONG_CUE = lazy_compile(r"\b(?:you|your|must|obey|ignore|comply|assistant)\b|你|必须|忽略", CI)
 
 
 def _role_line_injects(role: str, rest: str) -> bool:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from agentmem.domain.guards.injection._shared import CI, STOP, clauses, mentions, stems
 from agentmem.domain.guards.injection.languages import persona_other_languages
+from agentmem.domain.lazy_re import lazy_compile
 
 # ---------------------------------------------------------------- persona_override
 
@@ -13,7 +12,7 @@ _LIMITS_EN = (
     r"(?:restrictions?|limits?|limitations?|rules|filters?|filtering|guidelines|censorship|boundaries|"
     r"constraints|ethics|ethical\s+\w+|morals?|morality|safety\s+\w+|safeguards?|content\s+polic(?:y|ies))"
 )
-_PERSONA_EN = re.compile(
+_PERSONA_EN = lazy_compile(
     r"\b(?:you\s+are|you're|you\s+will\s+be|act(?:ing)?\s+as|pretend(?:\s+to\s+be|\s+(?:that\s+)?you(?:\s+are|'re))|"
     r"behave\s+(?:as|like)|role-?play\s+as|become)\b[^.!?\n]{0,40}?(?:(?:without|with\s+(?:no|zero)|free\s+(?:of|from)|no|zero|"
     r"not\s+bound\s+by|unbound\s+by)\s+(?:any\s+)?(?:\w+\s+)?" + _LIMITS_EN + r"|unrestricted|unfiltered|"
@@ -21,44 +20,44 @@ _PERSONA_EN = re.compile(
     r"|\bno\s+longer\s+(?:bound|restricted|limited|constrained)\s+by\b|\bdo\s+anything\s+now\b",
     CI,
 )
-_PERSONA_DAN = re.compile(
+_PERSONA_DAN = lazy_compile(
     r"(?i:\b(?:you\s+are|you're|act\s+as|pretend\s+to\s+be|become))(?:\s+now)?\s+(?:a\s+|an\s+)?(?:DAN|STAN|DUDE)\b"
     r"|\b(?:DAN|STAN)\s+(?i:mode)\b"
 )
 # A new identity for the agent: "from now on you are FreeBot", "you are no longer an assistant".
-_IDENTITY_EN = re.compile(
+_IDENTITY_EN = lazy_compile(
     r"\b(?:from\s+now\s+on|starting\s+now|henceforth|going\s+forward)[,\s]+you(?:'re|\s+are|\s+will\s+be|\s+shall\s+be)\s+"
     r"(?:now\s+)?(?:a\s+|an\s+|called\s+|named\s+)?(?:new\s+|different\s+)?(?:[A-Z]\w*(?:GPT|Bot|AI)\b|(?:ai|assistant|model|chatbot|bot)\b)"
     r"|\byou\s+are\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|chatbot|bound|claude|chatgpt|helpful|restricted|limited|"
     r"language\s+model)\b",
     CI,
 )
-_NO_RULES_EN = re.compile(
+_NO_RULES_EN = lazy_compile(
     r"\b(?:pretend|imagine|suppose|assume|act\s+as\s+if|act\s+like)\s+(?:that\s+)?you\s+(?:have|had|don't\s+have|do\s+not\s+have|"
     r"were\s+without|are\s+without)\s+(?:no\s+)?(?:memory\s+of\s+)?(?:any\s+)?(?:your\s+)?(?:rules|restrictions|guidelines|"
     r"instructions|programming|filters|limits|limitations|training)\b"
     r"|\b(?:as|like|be)\s+(?:a|an)\s+(?:free|freed|liberated|unchained|unshackled|rogue)\s+(?:ai|assistant|model|bot|chatbot)\b",
     CI,
 )
-_IDENTITY_ZH = re.compile(
+_IDENTITY_ZH = lazy_compile(
     r"你(?:现在|从现在开始|从现在起|以后)?(?:是|叫|就是|将是|变成)[^。！？\n]{0,20}?(?:机器人|AI|助手|模型|bot)[，,]?"
     r"[^。！？\n]{0,8}?(?:不受|没有|无|摆脱)(?:任何)?(?:限制|约束|规则|审查|过滤|道德|底线|束缚)"
     r"|你不再是(?:一个)?(?:AI|助手|人工智能|机器人|语言模型)",
     CI,
 )
-_MODE = re.compile(
+_MODE = lazy_compile(
     r"\b(?:enable|enter|activate|switch\s+(?:to|into)|turn\s+on|now\s+in|you\s+are\s+(?:now\s+)?in)\s+"
     r"(?:the\s+)?(?:developer|dev|god|jailbreak|unrestricted)\s+mode\b|\b(?:developer|jailbreak|god)\s+mode\s+"
     r"(?:enabled|activated|on)\b|(?:开发者|越狱|上帝|无限制|開発者|脱獄)模式|(?:unrestricted|unfiltered|uncensored|jailbreak)\s+mode\b",
     CI,
 )
-_DEVICE = re.compile(
+_DEVICE = lazy_compile(
     r"\b(?:android|iphone|ios|ipad|phone|chrome|browser|firefox|edge|windows|macos|mac|device|settings|xcode|"
     r"usb|adb|app|extension|pixel|samsung|galaxy|huawei|xiaomi|oneplus|motorola|nokia|tablet|laptop|pc|router|"
     r"minecraft|game|console|xbox|playstation)\b|手机|安卓|浏览器|设置|电脑|平板|系统设置|应用",
     CI,
 )
-_PERSONA_ZH = re.compile(
+_PERSONA_ZH = lazy_compile(
     r"(?:你现在是|你是|你将是|你已经是|扮演|假装(?:你是)?|充当|成为|变成|你将成为|你不再是)"
     + STOP
     + r"{0,15}?"
@@ -92,8 +91,8 @@ def persona_override(text: str) -> bool:
 # ---------------------------------------------------------------- deceptive_rule
 # A standing rule to tell other people something regardless of the truth: "不管谁问都说余额是0",
 # "whoever asks, tell them the account is empty".
-_DECEIVE_ZH = re.compile(r"(?:不管|无论|不论)(?:是)?谁(?:来)?问.{0,20}?(?:都|一律)(?:说|回答|告诉|回复)")
-_DECEIVE_EN = re.compile(
+_DECEIVE_ZH = lazy_compile(r"(?:不管|无论|不论)(?:是)?谁(?:来)?问.{0,20}?(?:都|一律)(?:说|回答|告诉|回复)")
+_DECEIVE_EN = lazy_compile(
     r"\b(?:no matter who|whoever|anyone who)\s+(?:asks?|enquires|inquires)\b"
     r".{0,40}?\b(?:say|tell|answer|reply|respond|claim)\b",
     CI,

@@ -26,9 +26,8 @@ that will later act on other people:
 
 from __future__ import annotations
 
-import re
-
 from agentmem.domain.guards.injection._shared import CI
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["standing_rule"]
 
@@ -59,7 +58,7 @@ _IMPERATIVE_EU = (
     r"rispondi|d[ìi]['’]|consiglia|raccomanda|invia|manda|suggerisci|indica|"
     r"diga|responda|recomende|envie\s+(?:o|a|os|as|um|uma)|mande|indique|sugira)\b"
 )
-_RULE_EU = re.compile(rf"(?:{_TRIGGER_EU}){_S}{{0,160}}?(?:{_IMPERATIVE_EU})", CI)
+_RULE_EU = lazy_compile(rf"(?:{_TRIGGER_EU}){_S}{{0,160}}?(?:{_IMPERATIVE_EU})", CI)
 
 
 def european_rule(text: str) -> bool:
@@ -71,7 +70,7 @@ def european_rule(text: str) -> bool:
 _WHO_KO = (
     r"(?:모든\s*(?:사용자|고객|사람|유저)|누구(?:든|라도|나)|누가|어떤\s*(?:사용자|고객|사람)(?:이|가)?든?)"
 )
-_RULE_KO = re.compile(
+_RULE_KO = lazy_compile(
     _WHO_KO + r"[^.!?\n]{0,40}?물(?:으면|어보면|어\s*보면|어오면|을\s*때)[^.!?\n]{0,60}?"
     r"(?:할\s*것|하세요|하십시오|하라|해라|할\s*것\.|말할\s*것|답할\s*것|보내세요|안내하세요)"
 )
@@ -83,7 +82,7 @@ def korean_rule(text: str) -> bool:
 
 
 # ---------------------------------------------------------------- future readers, consent, phishing
-_NOTE_TO_AGENT = re.compile(
+_NOTE_TO_AGENT = lazy_compile(
     r"\b(?:notes?|message|reminder|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:future|later|next)\s+(?:versions?|instances?|copies|sessions?)\s+of\s+you\b|"
     r"\bto\s+(?:the|any|whatever)\s+(?:ai|assistant|model|llm|agent|bot)s?\s+(?:reading|who\s+reads|that\s+reads|that\s+sees)\s+this\b|"
     r"\b(?:dear|attention,?)\s+(?:future|next)\s+(?:assistant|ai|agent|model|self|version)\b|\bwhoever\s+reads\s+this\s+memory\b|"
@@ -91,7 +90,7 @@ _NOTE_TO_AGENT = re.compile(
     r"(?:读到|看到)这条记忆的(?:AI|ai|助手|模型)",
     CI,
 )
-_ORDER = re.compile(
+_ORDER = lazy_compile(
     r"\b(?:always|never|tell|recommend|send|should|must|shall|make\s+sure|remember\s+to|when(?:ever)?|direct|only)\b|"
     r"以后|每次|有人问|就|一律|必须|推荐|告诉",
     CI,
@@ -104,7 +103,7 @@ def note_to_agent(text: str) -> bool:
     return m is not None and bool(_ORDER.search(text[m.end() : m.end() + 240]))
 
 
-_CONSENT = re.compile(
+_CONSENT = lazy_compile(
     r"\b(?:the\s+)?(?:users?|customers?|clients?|everyone|all\s+(?:users|customers))\s+(?:has|have)\s+(?:already\s+)?(?:consented|agreed|opted\s+in)\s+to\s+"
     r"(?:share|sharing|disclose|disclosing|release|releasing|send|sending)\b|"
     r"\b(?:ceo|cto|management|admin(?:istrator)?|owner|boss|company|legal|compliance|it\s+department|security\s+team)\s+(?:has\s+|have\s+)?"
@@ -126,7 +125,7 @@ _SECRETS = (
     r"(?:card\s+(?:number|details)|bank\s+(?:card|details|pin)|pin|password|passcode|cvv|cvc|ssn|social\s+security|otp|"
     r"one-time\s+code|verification\s+code|login\s+details|credentials)"
 )
-_PHISH = re.compile(
+_PHISH = lazy_compile(
     r"\b(?:tell|direct|send|ask|point|redirect|have)\s+(?:anyone|everyone|users?|people|them|whoever|customers?|all\s+users)\b"
     rf"{_S}{{0,40}}?\b(?:sign|log)\s*-?\s*in\s+(?:at|on|via|through)\s+{_LINKISH}|"
     rf"\b(?:direct|send|point|redirect)\s+(?:them|users?|people|him|her|anyone|everyone|customers?)\b{_S}{{0,40}}?\s+to\s+{_LINKISH}{_S}{{0,80}}?\b(?:enter|type|fill\s+in|provide|give)\s+(?:their|your|the)\s+{_SECRETS}|"
@@ -147,12 +146,12 @@ _KIN_EN = (
     r"(?:colleague|co-?worker|wife|husband|boss|friend|mom|mum|mother|dad|father|partner|manager|brother|sister|son|daughter|"
     r"client|neighbou?r|landlord|ex|girlfriend|boyfriend|teacher|parents?)"
 )
-_THIRD_EN = re.compile(
+_THIRD_EN = lazy_compile(
     rf"\b(?:if|when|whenever)\s+(?:my\s+)?{_KIN_EN}(?:\s+\w+)?\s+(?:ever\s+)?(?:asks?|messages|texts|calls|wants\s+to\s+know)\b"
     rf"{_S}{{0,80}}?,\s*(?:then\s+)?(?:just\s+)?(?:tell|say\s+to|answer|inform|let)\s+(?:him|her|them)\b",
     CI,
 )
-_THIRD_ZH = re.compile(
+_THIRD_ZH = lazy_compile(
     r"(?:如果|要是|假如|万一)?(?:我的?)?(?:同事|老婆|老公|妻子|丈夫|老板|朋友|妈妈|爸爸|经理|客户|同学|领导|女朋友|男朋友|室友)\S{0,6}?问(?:起|到|你)?"
     r"[^。！？\n]{0,30}?[，,]\s*(?:你)?(?:就)?(?:告诉|跟|对|回答)(?:他|她|他们)"
 )
@@ -163,7 +162,7 @@ def named_third_party(text: str) -> bool:
     return bool(_THIRD_EN.search(text) or _THIRD_ZH.search(text))
 
 
-_SECRET_STANDING = re.compile(
+_SECRET_STANDING = lazy_compile(
     r"\b(?:before\s+(?:answering|replying\s+to|responding\s+to|helping\s+with)|at\s+the\s+(?:start|beginning)\s+of|first\s+thing\s+in)\s+"
     rf"(?:any|every|each|all)\b{_S}{{0,40}}?\bask\s+(?:the\s+)?(?:users?|them|everyone|customers?|people)\s+(?:for|to\s+(?:confirm|provide|enter|give|share|type))\s+"
     rf"(?:their\s+|your\s+)?{_S}{{0,20}}?{_SECRETS}\b|"
@@ -178,10 +177,10 @@ def standing_secret(text: str) -> bool:
     return bool(_SECRET_STANDING.search(text))
 
 
-_OPEN_QUERY = re.compile(
+_OPEN_QUERY = lazy_compile(
     r"https?://[^\s\"'<>]+[?&][\w.-]+=(?:$|(?=[\s\"'<>)\]。，]))|https?://\S+[?&][\w.-]+=\{[^}]*\}"
 )
-_PUT_DATA = re.compile(
+_PUT_DATA = lazy_compile(
     r"\b(?:include|append|add|attach|embed|put|insert|encode|place|fill)\b|拼|附|加到|放进|放到|填到|带上",
     CI,
 )
@@ -194,14 +193,14 @@ def query_exfil(text: str) -> bool:
 
 # ---------------------------------------------------------------- the agent's own voice
 _OTHERS = r"(?:all\s+)?(?:users|everyone|everybody|anyone|anybody|people|customers|clients|visitors|every\s+(?:user|customer|visitor))"
-_PLANT_EN = re.compile(
+_PLANT_EN = lazy_compile(
     r"\b(?:noted|understood|got\s+it|okay|ok|will\s+do|confirmed|acknowledged|saved)\b[^.\n]{0,40}?[:.,!]\s*"
     r"(?:(?:for\s+all\s+future\s+(?:sessions|chats|conversations)|from\s+now\s+on|going\s+forward)[:,]?\s*)?"
     rf"I\s*(?:will|'ll|shall|am\s+going\s+to)\s+(?:now\s+)?(?:always\s+)?(?:tell|recommend|direct|advise|point|say\s+to|answer)\b{_S}{{0,40}}?\b{_OTHERS}\b|"
     rf"\bfor\s+all\s+future\s+(?:sessions|chats|conversations)\s*[:,]\s*I\s*(?:will|'ll|shall)\b",
     CI,
 )
-_PLANT_ZH = re.compile(
+_PLANT_ZH = lazy_compile(
     r"(?:已记住|好的|明白|收到|已保存|记下了)[^。！？\n]{0,10}?[：:，,。]?\s*(?:以后|今后|从现在起|之后)?我(?:会|将|都会)(?:一直|永远|总是)?"
     r"(?:告诉|推荐给|对|建议|引导)(?:所有|每个|每位|任何)(?:用户|人|客户|访客)"
 )
@@ -213,7 +212,7 @@ def assistant_plant(text: str) -> bool:
     return bool(_PLANT_EN.search(text) or _PLANT_ZH.search(text))
 
 
-_REPORTED = re.compile(
+_REPORTED = lazy_compile(
     r"\b(?:told|asked|instructed|ordered|wanted|said)\s+(?:me\s+to|(?:that\s+)?I\s+(?:should|must|need\s+to|have\s+to))\s+"
     r"(?:(?:just|now|always)\s+)?(?:ignore|disregard|forget|drop|bypass|override|abandon|stop\s+following)\s+(?:all\s+)?(?:of\s+)?"
     r"(?:my|your|the|its)\s+(?:previous\s+|prior\s+|safety\s+|system\s+|original\s+|own\s+)?"
@@ -231,14 +230,14 @@ def reported_override(text: str) -> bool:
     return bool(_REPORTED.search(text))
 
 
-_BURIED = re.compile(
+_BURIED = lazy_compile(
     r"\bfor\s+(?:every(?:one|body)|anyone|all\s+(?:other\s+)?(?:users|people|customers|visitors)|every\s+other\s+user|other\s+users)\s+"
     r"(?:(?:else\s+)?(?:you\s+(?:talk|speak|chat)\s+(?:to|with)|who\s+(?:asks|messages\s+you))\s+)?"
     r"(?:from\s+now\s+on|going\s+forward|from\s+today)?\s*[:,—–-]\s*(?:please\s+)?(?:always\s+|only\s+|just\s+)?"
     r"(?:tell|recommend|send|direct|book|say|answer|reply|point|link|suggest|push|use|sell|promote|only|always)\b",
     CI,
 )
-_BURIED_BEFORE = re.compile(
+_BURIED_BEFORE = lazy_compile(
     r"\b(?:from\s+now\s+on|going\s+forward)\s*,\s*for\s+(?:all\s+(?:other\s+)?users|every(?:one|body)(?:\s+else)?|anyone\s+else)\s*,\s*"
     r"(?:always\s+|only\s+)?(?:tell|recommend|send|direct|book|say|answer|point|link|suggest)\b",
     CI,
@@ -251,12 +250,12 @@ def buried_rule(text: str) -> bool:
     return bool(_BURIED.search(text) or _BURIED_BEFORE.search(text))
 
 
-_POLICY_JSON = re.compile(
+_POLICY_JSON = lazy_compile(
     r"[\"'](?:new_)?(?:policy|policies|instructions?|directives?|rules?|system(?:_prompt)?|note_to_(?:assistant|ai|model|agent)|"
     r"assistant_(?:note|instructions?)|override)[\"']\s*:\s*[\"'](?P<value>[^\"']{8,300})",
     CI,
 )
-_POLICY_VALUE = re.compile(
+_POLICY_VALUE = lazy_compile(
     r"\b(?:always|never|from\s+now\s+on|share|send|forward|tell|recommend|wire|transfer|ignore|disclose|reveal|grant|users?|"
     r"every(?:one)?|all)\b|以后|所有|发送|转发|推荐|告诉|忽略|共享",
     CI,

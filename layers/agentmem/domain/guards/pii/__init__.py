@@ -27,7 +27,6 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -62,6 +61,7 @@ from agentmem.domain.guards.pii.secrets import (
     find_private_key,
     find_secret,
 )
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = [
     "PII_RULES",
@@ -143,8 +143,8 @@ _RANK: dict[str, int] = {rule.kind: rule.rank for rule in PII_RULES}
 
 # ---------------------------------------------------------------- base64 of digits
 
-_B64_DIGITS_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{12,}={0,2}(?![A-Za-z0-9+/=_-])")
-_DIGITS_ONLY = re.compile(r"[+(]?\d(?:[ ().\-/]?\d){6,}[)]?")
+_B64_DIGITS_RUN = lazy_compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{12,}={0,2}(?![A-Za-z0-9+/=_-])")
+_DIGITS_ONLY = lazy_compile(r"[+(]?\d(?:[ ().\-/]?\d){6,}[)]?")
 
 
 def iter_base64_digit_payloads(text: str) -> Iterator[Base64Payload]:

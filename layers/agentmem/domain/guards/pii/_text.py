@@ -10,9 +10,10 @@ say personal) and the unit or currency around it (``1380元``, ``$1,234,567``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from functools import lru_cache
+
+from agentmem.domain.lazy_re import LazyPattern, Regex, lazy_compile
 
 Span = tuple[int, int]
 
@@ -30,11 +31,11 @@ LEAD = (
     r"(?![A-Za-z]))?[ \t]*[:：、]?[ \t]*"
 )
 
-LEAD_RE = re.compile(LEAD)
+LEAD_RE = lazy_compile(LEAD)
 
 # A sentence ends at "。；;！？!?", a line break, or ". " that does not close an abbreviation ("No. ",
 # "ver. ").
-_CLAUSE_BREAK = re.compile(
+_CLAUSE_BREAK = lazy_compile(
     r"[。；;！？!?\n]|(?<![Nn]o)(?<![Nn]r)(?<![Rr]ef)(?<![Tt]el)(?<![Aa]cct)(?<![Vv]er)(?<![Rr]ev)(?<!#)\.\s"
 )
 _WINDOW = 24
@@ -84,12 +85,12 @@ WORDS_ABOUT_A_VALUE = frozenset({
     "off", "useless", "addictive", "huge",
 })  # fmt: skip
 # Matched against the lower-cased clause: case-sensitive patterns run several times faster than (?i:).
-_LABEL = re.compile(f"(?P<impersonal>{_IMPERSONAL})|(?P<personal>{_PERSONAL})".replace("(?i:", "(?:"))
-_AMOUNT_AFTER = re.compile(
+_LABEL = lazy_compile(f"(?P<impersonal>{_IMPERSONAL})|(?P<personal>{_PERSONAL})".replace("(?i:", "(?:"))
+_AMOUNT_AFTER = lazy_compile(
     r"[ \t]*(?:元|块|万|亿|千|百|角|分钱|美元|欧元|英镑|日元|港币|人民币|円|원|만원|달러|유로|"
     r"(?i:usd|rmb|cny|eur|gbp|jpy|hkd|dollars?|bucks|euros?|pounds?|yuan|k\b|m\b|%)|%)"
 )
-_AMOUNT_BEFORE = re.compile(r"(?:[$¥￥€£]|(?i:usd|rmb|cny|eur|gbp|hkd|jpy))[ \t]*$")
+_AMOUNT_BEFORE = lazy_compile(r"(?:[$¥￥€£]|(?i:usd|rmb|cny|eur|gbp|hkd|jpy))[ \t]*$")
 
 
 def clause_before(text: str, start: int, width: int = _WINDOW) -> str:
@@ -114,7 +115,7 @@ def is_amount(text: str, start: int, end: int) -> bool:
 
 # Words that make a dotted number a version, wherever they stand in its clause ("the app version on
 # my phone is 10.2.3.4"); "version number"/"版本号" are one word, so their "number" is no label.
-_VERSION_WORD = re.compile(
+_VERSION_WORD = lazy_compile(
     r"(?<![A-Za-z])(?:version(?:[ \t]*(?:number|no\.?|#))?|ver\.?|release|build(?:[ \t]*(?:number|no\.?|#))?|"
     r"firmware|fw|rev(?:ision)?|patch|update[ds]?|upgrade[ds]?|updating|upgrading|sdk|kernel|driver|"
     r"v(?=[ \t]*\d))(?![A-Za-z])"
@@ -122,18 +123,18 @@ _VERSION_WORD = re.compile(
     r"버전(?:[ \t]?번호)?|펌웨어|빌드(?:[ \t]?번호)?|릴리스|업데이트"
 )
 # After the version word, these say the number is an address or a phone number after all.
-_ADDRESS_OR_NUMBER_WORD = re.compile(
+_ADDRESS_OR_NUMBER_WORD = lazy_compile(
     r"(?<![A-Za-z])(?:ip|address|addr|host(?:name)?|dns|gateway|subnet|ping|ssh|"
     r"(?:phone|mobile|cell|contact)[ \t]+number|tel|call(?:[ \t]+me)?|at)(?![A-Za-z])"
     r"|地址|主机|网关|号码|电话|アドレス|ホスト|電話番号|주소|호스트|전화번호"
 )
-_DOTTED = re.compile(r"[vV]?\d+(?:\.\d+){2,}")
+_DOTTED = lazy_compile(r"[vV]?\d+(?:\.\d+){2,}")
 _VERSION_CLAUSE = 80
 
 
 # A product name right before a dotted number ("Chrome 124.0.6367.207", "iOS 17.4.1"): a word with a
 # capital letter that is no phone or address word ("Tel 555.123.4567", "IP 10.0.0.1").
-_PRODUCT_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?P<word>[A-Za-z][A-Za-z0-9+\-]*[A-Za-z+])[ \t]+[vV]?$")
+_PRODUCT_BEFORE = lazy_compile(r"(?<![A-Za-z0-9])(?P<word>[A-Za-z][A-Za-z0-9+\-]*[A-Za-z+])[ \t]+[vV]?$")
 
 
 def _after_a_product_name(text: str, start: int) -> bool:
@@ -197,10 +198,10 @@ def lower_same_length(text: str) -> str:
     return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
 
 
-def lower_case_labels(pattern: str) -> re.Pattern[str]:
+def lower_case_labels(pattern: str) -> LazyPattern:
     """Compile a label pattern whose letters are all case-insensitive (``(?i:...)``) for matching
     against :func:`lower_same_length` text: the same matches, several times faster."""
-    return re.compile(pattern.replace("(?i:", "(?:"))
+    return lazy_compile(pattern.replace("(?i:", "(?:"))
 
 
 def digits_of(value: str) -> str:
@@ -209,7 +210,7 @@ def digits_of(value: str) -> str:
 
 
 def labelled_values(
-    text: str, labels: re.Pattern[str], value: re.Pattern[str], gap: int = 0, *, lowered: bool = False
+    text: str, labels: Regex, value: Regex, gap: int = 0, *, lowered: bool = False
 ) -> Iterator[Span]:
     """Spans of ``value`` (its ``value`` group when it has one) right after a match of ``labels``
     and its lead-in (:data:`LEAD`), or starting within ``gap`` characters of it in the same

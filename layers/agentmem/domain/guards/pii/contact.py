@@ -11,6 +11,7 @@ from agentmem.domain.guards.pii._text import (
     Span,
     lower_same_length,
 )
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["find_email", "find_handle"]
 
@@ -18,12 +19,12 @@ _EN = r"(?<![A-Za-z])(?i:{})(?![A-Za-z])"
 
 # ---------------------------------------------------------------- e-mail
 
-_EMAIL = re.compile(
+_EMAIL = lazy_compile(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*[ \t]?@[ \t]?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
-_URL_USERINFO = re.compile(r"://[^\s/@]*:$")
-_MENTION = re.compile(r"[ \t]@(?![ \t])")  # a space before "@" and none after
+_URL_USERINFO = lazy_compile(r"://[^\s/@]*:$")
+_MENTION = lazy_compile(r"[ \t]@(?![ \t])")  # a space before "@" and none after
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
 _BRACKETED = r"[\[({<][ \t]*(?i:WORD)[ \t]*[\])}>]"
 _AT = (
@@ -35,7 +36,7 @@ _DOT = (
     + _BRACKETED.replace("WORD", "dot")
     + r"|点|點)[ \t]*|[ \t]+(?i:dot)[ \t]+|[ \t]*-(?i:dot)-[ \t]*)"
 )
-_OBFUSCATED_EMAIL = re.compile(
+_OBFUSCATED_EMAIL = lazy_compile(
     rf"(?<![A-Za-z0-9._%+-])(?P<local>{_PART}(?:{_DOT}{_PART})*)?{_AT}"
     rf"(?P<domain>{_PART}(?:{_DOT}{_PART})*){_DOT}(?P<tld>[A-Za-z]{{2,6}})(?![A-Za-z0-9])"
 )
@@ -90,7 +91,7 @@ _TLDS = frozenset(
         "mail",
     ]
 )
-_TLD_HINT = re.compile(
+_TLD_HINT = lazy_compile(
     r"(?:[.点點]|(?i:dot)[ \t\]\)}>-]*)[ \t]*(?i:com|net|org|edu|gov|io|co|cn|uk|de|fr|jp|kr|ru|info|biz|me|us|ca|"
     r"au|in|hk|tw|sg|nl|it|es|br|ai|dev|app|xyz|top|mx|ch|se|no|dk|fi|pl|be|at|nz|ie|email|mail|mil)(?![A-Za-z])"
 )
@@ -262,7 +263,7 @@ def find_email(text: str) -> Iterator[Span]:
 
 # ---------------------------------------------------------------- messenger handles
 
-_HANDLE_LABEL = re.compile(
+_HANDLE_LABEL = lazy_compile(
     r"微信号?|微信id|威信|薇信|扣扣(?:号)?|(?<![A-Za-z])(?:vx|VX|wx|Wx|WX|v信|V信)(?![A-Za-z])|QQ号(?:码)?|"
     r"抖音号|小红书号|微博(?:号|id)?|钉钉号?|飞书号?|"
     # LINE in capitals (or "line id"): "line" alone is an English word
@@ -271,22 +272,22 @@ _HANDLE_LABEL = re.compile(
     r"インスタ(?:グラム)?|인스타(?:그램)?|ディスコード|디스코드|ツイッター|트위터"
 )
 # Matched against the lower-cased text: a case-sensitive pattern runs several times faster than (?i:).
-_HANDLE_LABEL_EN = re.compile(
+_HANDLE_LABEL_EN = lazy_compile(
     r"(?<![a-z])(?:qq|we[ \t]?chat(?:[ \t]*id)?|weixin|wxid|telegram|tg|line[ \t]*id|skype(?:[ \t]*id)?|discord|"
     r"signal(?:[ \t]*id)?|kakao(?:talk)?(?:[ \t]*id)?|snap(?:chat)?|instagram|insta|ig|twitter|tiktok|"
     r"threads|x[ \t]*handle|handle|username|user[ \t]*name)(?![a-z])"
 )
-_HANDLE_VALUE = re.compile(
+_HANDLE_VALUE = lazy_compile(
     r"[ \t]*(?P<value>@?[A-Za-z0-9][A-Za-z0-9_.\-]{2,30}[A-Za-z0-9_])(?![A-Za-z0-9_\-]|\.[A-Za-z0-9])"
 )
 # A lead that states the value: "：", "=", "是", "号", "ID", "は", "는" ... (a CJK copula before an ASCII
 # value is as plain as a colon); English "is"/"was" only with "my ..." and a value that is no word.
-_EXPLICIT_LEAD = re.compile(
+_EXPLICIT_LEAD = lazy_compile(
     r"[ \t]*(?:[:：=]|是|为|為|号|は|が|는|은|이|가|(?:の|의)?[ \t]*(?:(?i:id)(?![A-Za-z])|아이디))"
 )
-_ENGLISH_COPULA = re.compile(r"(?:[ \t]+(?i:handle|username|id|account))?[ \t]+(?i:is|was)(?![A-Za-z])")
-_POSSESSIVE = re.compile(r"(?:(?<![A-Za-z])(?i:my|our)|我的|私の|僕の|내|제|나의)[ \t]*$")
-_WXID = re.compile(r"(?<![A-Za-z0-9_])wxid_[A-Za-z0-9]{6,}(?![A-Za-z0-9_])")
+_ENGLISH_COPULA = lazy_compile(r"(?:[ \t]+(?i:handle|username|id|account))?[ \t]+(?i:is|was)(?![A-Za-z])")
+_POSSESSIVE = lazy_compile(r"(?:(?<![A-Za-z])(?i:my|our)|我的|私の|僕の|내|제|나의)[ \t]*$")
+_WXID = lazy_compile(r"(?<![A-Za-z0-9_])wxid_[A-Za-z0-9]{6,}(?![A-Za-z0-9_])")
 
 
 def _stated_by_copula(text: str, label_start: int, label_end: int, value: str) -> bool:

@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import Span, clause_before, is_version
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["find_ip"]
 
 # ---------------------------------------------------------------- IP addresses
 
-_IPV4 = re.compile(r"(?<![0-9A-Za-z.])\d{1,3}(?:\.\d{1,3}){3}(?![0-9A-Za-z]|\.\d)")
-_IPV6 = re.compile(
+_IPV4 = lazy_compile(r"(?<![0-9A-Za-z.])\d{1,3}(?:\.\d{1,3}){3}(?![0-9A-Za-z]|\.\d)")
+_IPV6 = lazy_compile(
     r"(?<![0-9A-Za-z:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{0,4})"
     r"(?![0-9A-Za-z:])"
 )
-_VERSION_BEFORE = re.compile(
+_VERSION_BEFORE = lazy_compile(
     r"(?i:(?<![A-Za-z])(?:version|ver\.?|release|build|rev(?:ision)?|firmware|fw|patch|update|upgrade|"
     r"sdk|api|kernel|driver|v))[ \t]*[:=]?[ \t]*$"
     r"|(?:版本号?|固件|补丁|升级到|更新到|驱动|内核|系统)[ \t]*(?:是|为|[:：])?[ \t]*$"
 )
 # A word right before the quad that is not an IP context: "openssl 1.1.1.1", "Chrome 1.2.3.4".
-_WORD_BEFORE = re.compile(r"(?<![A-Za-z])(?P<word>[A-Za-z][A-Za-z0-9_\-]*)[ \t]+$")
+_WORD_BEFORE = lazy_compile(r"(?<![A-Za-z])(?P<word>[A-Za-z][A-Za-z0-9_\-]*)[ \t]+$")
 _IP_CONTEXT_WORDS = frozenset(
     [
         "ip",
@@ -106,7 +106,7 @@ _IP_CONTEXT_WORDS = frozenset(
         "by",
     ]
 )
-_VERSION_AFTER = re.compile(r"[ \t]*(?:版本|バージョン|버전|(?i:release|version|build)(?![A-Za-z]))")
+_VERSION_AFTER = lazy_compile(r"[ \t]*(?:版本|バージョン|버전|(?i:release|version|build)(?![A-Za-z]))")
 
 
 def _valid_ipv4(candidate: str) -> bool:

@@ -28,6 +28,7 @@ from agentmem.domain.guards.pii._text import (
     lower_case_labels,
     not_personal,
 )
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = [
     "find_account",
@@ -116,13 +117,13 @@ def _stdnum_iban() -> ModuleType:
 
 # Digits only around it, so an ID glued to a word ("ID110105…", "身份证110105…X号") is still found;
 # the printed 6-8-4 grouping (one separator throughout) too.
-_CN_ID = re.compile(
+_CN_ID = lazy_compile(
     r"(?<![\d\-])[1-9]\d{5}(?P<sep>[ \-]?)(?P<year>(?:19|20)\d{2})(?P<month>\d{2})(?P<day>\d{2})(?P=sep)\d{3}[0-9Xx]"
     r"(?![\d\-])"
 )
-_HKID = re.compile(NOT_ALNUM_BEFORE + r"[A-Z]{1,2}\d{6}(?:[(（][0-9A][)）]|[0-9A])" + NOT_ALNUM_AFTER)
-_TWID = re.compile(NOT_ALNUM_BEFORE + r"[A-Z][1289]\d{8}" + NOT_ALNUM_AFTER)
-_ID_LABEL = re.compile(
+_HKID = lazy_compile(NOT_ALNUM_BEFORE + r"[A-Z]{1,2}\d{6}(?:[(（][0-9A][)）]|[0-9A])" + NOT_ALNUM_AFTER)
+_TWID = lazy_compile(NOT_ALNUM_BEFORE + r"[A-Z][1289]\d{8}" + NOT_ALNUM_AFTER)
+_ID_LABEL = lazy_compile(
     r"身份证(?:件)?(?:号码|号)?|身份證(?:號碼|號)?|身分證(?:字號|號碼)?|证件号(?:码)?|身份号码|居民身份证|"
     r"香港身份证|台胞证|台胞證|回乡证|回鄉證|台湾居民来往大陆通行证|港澳居民来往内地通行证|"
     + _EN.format(
@@ -155,7 +156,7 @@ _ID_LABEL_EU = lower_case_labels(
         r"documento[ \t]+de[ \t]+identidad|c[ée]dula|carte[ \t]+d['’]identit[ée]|tessera[ \t]+sanitaria|s[ốo][ \t]+cccd|cccd|cmnd"
     )
 )
-_ID_VALUE = re.compile(
+_ID_VALUE = lazy_compile(
     NOT_ALNUM_BEFORE
     + r"(?P<value>\d{17}[\dXx]|\d{15}|\d{6}[ \-]\d{8}[ \-]\d{3}[\dXx]|[A-Za-z]{1,2}\d{6}[(（]?[0-9A][)）]?"
     r"|[A-Za-z][1289]\d{8}|[A-Za-z]{0,2}\d{7,12}[A-Za-z]?|[A-Za-z]{2}[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-Da-d]"
@@ -174,7 +175,7 @@ def _valid_cn_id(match: re.Match[str]) -> bool:
     return id_check_char(value[:17]) == value[17].upper()
 
 
-_KR_RRN = re.compile(
+_KR_RRN = lazy_compile(
     r"(?<![\d\-])\d{2}(?P<month>0[1-9]|1[0-2])(?P<day>0[1-9]|[12]\d|3[01])-[1-8]\d{6}(?![\d\-])"
 )
 
@@ -218,12 +219,12 @@ def find_id_number(text: str) -> Iterator[Span]:
     yield from labelled_values(text, _ID_LABEL_EU, _ID_VALUE, gap=12, lowered=True)
 
 
-_SSN_DASHED = re.compile(r"(?<![\d\-])(?P<area>\d{3})([ \-])(?P<group>\d{2})\2(?P<serial>\d{4})(?![\d\-])")
+_SSN_DASHED = lazy_compile(r"(?<![\d\-])(?P<area>\d{3})([ \-])(?P<group>\d{2})\2(?P<serial>\d{4})(?![\d\-])")
 _SSN_LABEL = lower_case_labels(
     _EN.format(r"ssn|ss#|social[ \t]*security(?:[ \t]*(?:number|no\.?|#))?|social|tin|itin")
     + r"|社会安全号(?:码)?|社安号|社保号(?:码)?"
 )
-_SSN_VALUE = re.compile(r"(?<!\d)(?P<value>\d{3}[ \-./]?\d{2}[ \-./]?\d{4})(?!\d)")
+_SSN_VALUE = lazy_compile(r"(?<!\d)(?P<value>\d{3}[ \-./]?\d{2}[ \-./]?\d{4})(?!\d)")
 
 
 def find_ssn(text: str) -> Iterator[Span]:
@@ -240,7 +241,7 @@ def find_ssn(text: str) -> Iterator[Span]:
     yield from labelled_values(text, _SSN_LABEL, _SSN_VALUE, gap=16, lowered=True)
 
 
-_CN_PASSPORT = re.compile(NOT_ALNUM_BEFORE + r"[EG](?:\d{8}|[A-HJ-NP-Z]\d{7})" + NOT_ALNUM_AFTER)
+_CN_PASSPORT = lazy_compile(NOT_ALNUM_BEFORE + r"[EG](?:\d{8}|[A-HJ-NP-Z]\d{7})" + NOT_ALNUM_AFTER)
 _PASSPORT_LABEL = lower_case_labels(
     _EN.format(
         r"passport(?:[ \t]*(?:number|no\.?|#|id))?|travel[ \t]*document(?:[ \t]*(?:number|no\.?))?|"
@@ -251,7 +252,7 @@ _PASSPORT_LABEL = lower_case_labels(
     + r"|护照(?:号码|号)?|護照(?:號碼|號)?|通行证(?:号码|号)?|签证号(?:码)?"
     + r"|パスポート(?:番号)?|旅券(?:番号)?|여권(?:[ \t]?번호)?"
 )
-_PASSPORT_VALUE = re.compile(
+_PASSPORT_VALUE = lazy_compile(
     NOT_ALNUM_BEFORE
     + r"(?P<value>[A-Za-z]{0,3}\d{6,10}[A-Za-z]?|[A-Za-z]\d[A-Za-z0-9]{5,8}|\d{2}[A-Za-z]{2}\d{5})"
     + NOT_ALNUM_AFTER
@@ -272,11 +273,11 @@ def find_passport(text: str) -> Iterator[Span]:
 
 # ---------------------------------------------------------------- accounts and cards
 
-_IBAN = re.compile(
+_IBAN = lazy_compile(
     NOT_ALNUM_BEFORE + r"[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]{4}){2,7}(?:[ \-]?[A-Z0-9]{1,3})?" + NOT_ALNUM_AFTER
 )
 _IBAN_LABEL = lower_case_labels(_EN.format(r"iban") + r"|国际银行账号")
-_IBAN_VALUE = re.compile(
+_IBAN_VALUE = lazy_compile(
     NOT_ALNUM_BEFORE + r"(?P<value>[A-Za-z]{2}\d{2}(?:[ \-]?[A-Za-z0-9]){10,30})" + NOT_ALNUM_AFTER
 )
 
@@ -297,8 +298,8 @@ def find_iban(text: str) -> Iterator[Span]:
     yield from labelled_values(text, _IBAN_LABEL, _IBAN_VALUE, gap=12, lowered=True)
 
 
-_DIGIT_GROUPS = re.compile(r"(?<![\d\-])\d+(?:(?:[ \-]| / )\d+)*")
-_CARD_NETWORK = re.compile(r"(?:[3-6]|2[2-7]|8[18])")
+_DIGIT_GROUPS = lazy_compile(r"(?<![\d\-])\d+(?:(?:[ \-]| / )\d+)*")
+_CARD_NETWORK = lazy_compile(r"(?:[3-6]|2[2-7]|8[18])")
 _CARD_LABEL = lower_case_labels(
     r"(?:银行|信用|借记|储蓄|工资|银联|社保|医保|(?:招商|工商|建设|农业|中国|邮政|交通|浦发|民生|兴业|光大|中信|平安|"
     r"华夏|广发)(?:银行)?|招行|工行|建行|农行|中行|交行|邮储)?卡(?:号码|号)?|卡号|"
@@ -308,7 +309,7 @@ _CARD_LABEL = lower_case_labels(
         r"|cc(?:[ \t]*(?:number|no\.?|#))?|pan"
     )
 )
-_CARD_VALUE = re.compile(r"(?<![\d])(?P<value>\d(?:[ \-]?\d){11,18})(?![\d])")
+_CARD_VALUE = lazy_compile(r"(?<![\d])(?P<value>\d(?:[ \-]?\d){11,18})(?![\d])")
 
 
 def _card_spans(text: str) -> Iterator[Span]:
@@ -344,8 +345,8 @@ _CVV_LABEL = lower_case_labels(
     _EN.format(r"cvv2?|cvc2?|cid|csc|security[ \t]*code|card[ \t]*verification(?:[ \t]*(?:code|value))?")
     + r"|安全码|卡背(?:面)?(?:后)?三位(?:数字)?"
 )
-_CVV_VALUE = re.compile(r"(?<![\d])(?P<value>\d{3,4})(?![\d])")
-_AFTER_CARD = re.compile(
+_CVV_VALUE = lazy_compile(r"(?<![\d])(?P<value>\d{3,4})(?![\d])")
+_AFTER_CARD = lazy_compile(
     r"[ \t,，;/|]*(?:(?i:exp(?:iry|ires|iration)?|valid[ \t]*thru|有效期(?:至)?)[ \t:：]*)?"
     r"(?:\d{1,2}[ \t]*/[ \t]*\d{2,4}[ \t,，;/|]+)?(?P<value>\d{3,4})(?![\d/])"
 )
@@ -372,7 +373,7 @@ _ACCOUNT_LABEL = lower_case_labels(
         r"sort[ \t]*code|aba|swift|bic"
     )
 )
-_ACCOUNT_VALUE = re.compile(
+_ACCOUNT_VALUE = lazy_compile(
     r"(?<![0-9A-Za-z])(?P<value>\d(?:[ \-]?\d){5,29}|(?=[A-Za-z0-9_.@\-]*\d)[A-Za-z][A-Za-z0-9_.@\-]{3,40}"
     r"|[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?)(?![0-9A-Za-z])"
 )

@@ -48,32 +48,33 @@ from agentmem.domain.guards.pii._text import (
     lower_same_length,
     not_personal,
 )
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["find_phone"]
 
 _DEFAULT_REGIONS = ("CN", "US", "GB")
 _CONTEXT = 6
-_CANDIDATE_RUN = re.compile(r"[+(]?\d(?:[ \t().+/\-]{0,3}\d){6,}\)?")
+_CANDIDATE_RUN = lazy_compile(r"[+(]?\d(?:[ \t().+/\-]{0,3}\d){6,}\)?")
 # Digit groups joined by a comma or by words said between them: "139 then 1234 and finally 5678".
 _FILLER = (
     r"(?:[ \t]*[,，、][ \t]*(?:(?i:and|then)[ \t]+)*|[ \t]*(?:然后是?|再是?|接着是?|最后是?|后面是?)[ \t]*"
     r"|[ \t]+(?:(?i:and|then|finally|next|followed[ \t]+by|after[ \t]+that|space|dash)[ \t]+)+)"
 )
-_FILLER_HINT = re.compile(
+_FILLER_HINT = lazy_compile(
     r"\d[ \t]*[,，、]|\d[ \t]+(?i:and|then|finally|next|followed|after|space|dash)|\d[ \t]*(?:然后|再|接着|最后|后面)"
 )
-_GROUPS_WITH_FILLERS = re.compile(r"(?<![\d.,])\d{2,5}(?:" + _FILLER + r"\d{2,5}){1,4}(?![\d]|[.,]\d)")
-_SEVEN_DIGITS = re.compile(r"\d(?:[ \t().+/\-]{0,3}\d){6}")
+_GROUPS_WITH_FILLERS = lazy_compile(r"(?<![\d.,])\d{2,5}(?:" + _FILLER + r"\d{2,5}){1,4}(?![\d]|[.,]\d)")
+_SEVEN_DIGITS = lazy_compile(r"\d(?:[ \t().+/\-]{0,3}\d){6}")
 
-_CN_MOBILE = re.compile(
+_CN_MOBILE = lazy_compile(
     NOT_ALNUM_BEFORE + r"(?<!\d[-.])(?<!\d\s)"
     r"(?:(?:\+|00)?86[ -]?)?"
     r"1[3-9]\d(?:\d{8}|([ -./])\d{4}\1\d{4})" + NOT_ALNUM_AFTER + r"(?![-.]\d)"
 )
-_NANP = re.compile(
+_NANP = lazy_compile(
     r"(?<![\d.\-/])(?:\+?1[ .\-]?)?(?:\(\d{3}\)[ .\-]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}(?![\d\-/]|\.\d)"
 )
-_PHONE_LABEL = re.compile(
+_PHONE_LABEL = lazy_compile(
     r"(?<![A-Za-z])(?i:(?:tele)?phone(?:[ \t]+number)?|tel|mobile|cell(?:phone)?|"
     r"call(?:[ \t]+me)?(?:[ \t]+(?:at|on))?|text(?:[ \t]+me)?(?:[ \t]+(?:at|on))?|ring(?:[ \t]+me)?|"
     r"whats[ \t]?app|signal|fax|contact(?:[ \t]+number)?|my[ \t]+number|reach[ \t]+me[ \t]+(?:at|on))"
@@ -92,7 +93,7 @@ _PHONE_LABEL = re.compile(
     r"|(?P<mx>(?:n[úu]mero[ \t]+de[ \t]+)?celular|telefone|telem[óo]vel)"
     r"|(?P<it>(?:numero[ \t]+di[ \t]+)?(?:cellulare|telefono)))(?![A-Za-zÀ-ÿ])"
 )
-_PHONE_LABEL_LOWER = re.compile(_PHONE_LABEL.pattern.replace("(?i:", "(?:").replace("FAX番号", "fax番号"))
+_PHONE_LABEL_LOWER = lazy_compile(_PHONE_LABEL.pattern.replace("(?i:", "(?:").replace("FAX番号", "fax番号"))
 # The regions a label's language implies, tried after the defaults.
 _LABEL_REGIONS: dict[str, tuple[str, ...]] = {
     "ja": ("JP",),
@@ -104,14 +105,14 @@ _LABEL_REGIONS: dict[str, tuple[str, ...]] = {
     "it": ("IT",),
     "vi": ("VN",),
 }
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_LABELLED_VALUE = re.compile(r"[ \t]*[(（]?[ \t]*(?P<value>\+?\d(?:[ \t().+/\-]{0,3}\d){6,16})")
+_KANA = lazy_compile(r"[\u3040-\u30ff]")
+_HANGUL = lazy_compile(r"[\uac00-\ud7a3]")
+_LABELLED_VALUE = lazy_compile(r"[ \t]*[(（]?[ \t]*(?P<value>\+?\d(?:[ \t().+/\-]{0,3}\d){6,16})")
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _COUNTED_DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _MIN_DIGITS = 7
 _MAX_DIGITS = 15
-_DIGIT_WORDS = re.compile(
+_DIGIT_WORDS = lazy_compile(
     r"(?<![A-Za-z])(?i:(?:(?:double|triple)[ \t]+)?"
     + _DIGIT_WORD
     + r"(?:[ \t,\-]+(?:(?:double|triple)[ \t]+)?"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import (
@@ -16,6 +15,7 @@ from agentmem.domain.guards.pii._text import (
     lower_case_labels,
     lower_same_length,
 )
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["find_address", "find_plate"]
 
@@ -27,9 +27,9 @@ _STREET = (
     r"(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Way|Ct|Court|Pl|Place|Ter|"
     r"Terrace|Hwy|Highway|Pkwy|Parkway|Sq|Square|Cres|Crescent|Close|Row|Walk|Gardens|Circle|Cir)"
 )
-_EN_STREET_HINT = re.compile(r"\d[^\n]{1,60}?(?<![A-Za-z])" + _STREET + r"(?![A-Za-z])")
-_ZH_HINT = re.compile(r"[路街巷弄道号区园苑村庄里场厦寓栋幢]")
-_EN_ADDRESS = re.compile(
+_EN_STREET_HINT = lazy_compile(r"\d[^\n]{1,60}?(?<![A-Za-z])" + _STREET + r"(?![A-Za-z])")
+_ZH_HINT = lazy_compile(r"[路街巷弄道号区园苑村庄里场厦寓栋幢]")
+_EN_ADDRESS = lazy_compile(
     r"(?<![0-9A-Za-z])\d{1,6}[A-Za-z]?(?:[ \t]+[A-Z][A-Za-z'\-]+){1,4}[ \t]+" + _STREET + r"\.?(?![A-Za-z])"
     r"(?:,?[ \t]*(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|#)\.?[ \t]*#?[A-Za-z0-9\-]+)?"
     r"(?:,[ \t]*[A-Z][A-Za-z]+(?:[ \t]+[A-Z][A-Za-z]+){0,2})?"
@@ -57,7 +57,7 @@ _EU_POSTCODE = (
     + r"+)?)?"
 )
 _EU_NUMBER = r"\d{1,5}[A-Za-z]?(?:[/-]\d{1,4})?(?![\d])"
-_EU_ADDRESS = re.compile(
+_EU_ADDRESS = lazy_compile(
     rf"(?<!{_W})(?:{_EU_GLUED}(?:[ \t]+[A-ZÀ-Þ]{_W}*)?[ \t]+{_EU_NUMBER}"
     rf"|{_EU_LEADING}(?:{_EU_NAME}){{1,5}},?[ \t]+(?:n\.?[º°o]?[ \t]*)?{_EU_NUMBER}"
     # any street name when a postcode and city follow (NL "Damrak 1, 1012 LG Amsterdam")
@@ -73,7 +73,7 @@ _ZH_PLACE = r"[^\W\d_A-Za-z]"  # a letter outside ASCII (a CJK range would cost 
 _ZH_NOT_PLACE = "我你他她它们的在是住到搬去了与及或从把被给请帮就也都还要想说叫"
 _ZH_NAME = rf"(?:(?![{_ZH_NOT_PLACE}]){_ZH_PLACE})"
 _NUM = r"(?:\d+|[一二三四五六七八九十百]+)"
-_ZH_ADDRESS = re.compile(
+_ZH_ADDRESS = lazy_compile(
     rf"(?:{_ZH_NAME}{{1,8}}?(?:省|自治区|市|区|县|旗|镇|乡|街道))*"
     rf"(?:{_ZH_NAME}{{1,12}}?(?:路|街|大道|大街|巷|弄|胡同|道){_NUM}(?:-{_NUM})?号(?:院)?"
     rf"|{_ZH_NAME}{{1,12}}?(?:小区|花园|公寓|大厦|家园|新村|苑|园|村|庄|里|公馆|广场)(?={_NUM}(?:号楼|栋|幢|座|号|期|单元))"
@@ -86,8 +86,8 @@ _ZH_ADDRESS = re.compile(
 _JA_NOT_PLACE = "はがをにでへともやのか私僕俺"
 _JA_NAME = rf"(?:(?![{_JA_NOT_PLACE}{_ZH_NOT_PLACE}]){_ZH_PLACE})"
 _JA_TOWN = rf"(?:{_JA_NAME}(?:{_JA_NAME}|[がケヶノの]){{0,8}}?)"
-_JA_HINT = re.compile(r"[都道府県市区郡町村][^\s]{0,12}?\d")
-_JA_ADDRESS = re.compile(
+_JA_HINT = lazy_compile(r"[都道府県市区郡町村][^\s]{0,12}?\d")
+_JA_ADDRESS = lazy_compile(
     r"(?:〒?[ \t]*\d{3}-\d{4}[ \t]*)?"
     rf"(?:{_JA_NAME}{{1,4}}?(?:都|道|府|県))?(?:{_JA_NAME}{{1,6}}?(?:市|区|郡|町|村)){{1,3}}{_JA_TOWN}?"
     r"(?:\d{1,4}丁目(?:\d{1,4}番地?)?(?:\d{1,4}号)?|\d{1,4}番地?(?:\d{1,4}号)?|\d{1,4}(?:-\d{1,4}){1,3}(?:号)?)"
@@ -96,8 +96,8 @@ _JA_ADDRESS = re.compile(
 # Korea: (특별시/광역시/도) (시/군/구) then the road or neighbourhood (로, 길, 동, 리) and its number:
 # 서울시 강남구 테헤란로 152, 부산광역시 해운대구 우동 1408-5, 판교역로 235번길 10.
 _HANGUL = "[가-힣]"
-_KO_HINT = re.compile(r"(?:로|길|동|리|가)[ \t]*\d")
-_KO_ADDRESS = re.compile(
+_KO_HINT = lazy_compile(r"(?:로|길|동|리|가)[ \t]*\d")
+_KO_ADDRESS = lazy_compile(
     rf"(?:{_HANGUL}{{1,8}}(?:특별시|광역시|특별자치시|특별자치도|도|시)[ \t]+)?"
     rf"(?:{_HANGUL}{{1,6}}(?:시|군|구)[ \t]+){{1,2}}(?:{_HANGUL}{{1,6}}(?:읍|면)[ \t]+)?"
     rf"(?:{_HANGUL}|\d){{0,10}}{_HANGUL}(?:로|길|동|리|가)(?:[ \t]*\d{{1,4}}번?길)?"
@@ -114,21 +114,21 @@ _ADDRESS_LABEL = lower_case_labels(
     r"indirizzo|endereço|endereco|morada|địa[ \t]+chỉ)(?![^\W\d_])"
     + r"|住所|お届け先|送り先|(?P<ko>주소|배송지|거주지)"  # 自宅の住所, 집 주소: the label's last word
 )
-_NOT_HOME = re.compile(
+_NOT_HOME = lazy_compile(
     r"(?i:ip|e-?mail|mac|memory|web|url|server|website|link|wallet|contract|bitcoin|btc|eth|hex)[ \t]*$"
     r"|(?:IP|ip|邮箱|邮件|网络|内存|服务器|网站|链接|钱包|合约|接口|网页|MAC|mac|下载"
     r"|이메일|메일|서버|웹|사이트|지갑|メール|サーバー?)[ \t]*$"
 )
-_ZH_ADDRESS_PART = re.compile(
+_ZH_ADDRESS_PART = lazy_compile(
     r"\d|[一二三四五六七八九十]+号|[路街巷弄栋幢室]|单元|小区|花园|公寓|大厦|号楼|新村"
 )
-_EN_ADDRESS_VALUE = re.compile(
+_EN_ADDRESS_VALUE = lazy_compile(
     r"(?P<value>(?:\d{1,6}[A-Za-z]?[ \t,]+[A-Za-z]|(?i:flat|apt|unit|suite|p\.?o\.?[ \t]*box)[ \t]*\d)"
     r"(?:(?![;。；!?！？]).){2,80}?)(?=[ \t]*(?:[.;\n。；!?！？]|,?[ \t]+(?:and|but|so|my|call|phone|email)[ \t]|$))"
 )
-_ZH_ADDRESS_VALUE = re.compile(r"(?P<value>(?:(?![\s，,。；;！？!?]).){2,40})")
+_ZH_ADDRESS_VALUE = lazy_compile(r"(?P<value>(?:(?![\s，,。；;！？!?]).){2,40})")
 # A Korean address holds spaces: the clause, cut after its last number (and 번지/동/호/층).
-_KO_ADDRESS_VALUE = re.compile(
+_KO_ADDRESS_VALUE = lazy_compile(
     r"(?P<value>(?:(?![，,。；;！？!?\n]).){0,60}?\d(?:[\d\-]*\d)?(?:번지|번길|동|호|층)?)(?![\d\-])"
 )
 
@@ -192,7 +192,7 @@ def find_address(text: str) -> Iterator[Span]:
 # ---------------------------------------------------------------- licence plates
 
 _PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
-_ZH_PLATE = re.compile(
+_ZH_PLATE = lazy_compile(
     rf"[{_PROVINCES}][A-HJ-NP-Z][ \t·•・.\-]?(?=(?:[A-HJ-NP-Z]*\d){{3}})[A-HJ-NP-Z0-9]{{5,6}}(?:挂|学|警|港|澳)?"
     + NOT_ALNUM_AFTER
 )
@@ -216,21 +216,21 @@ _CAR_LABEL = lower_case_labels(
     )
     + r"|我的车|我车"
 )
-_CAR_HINT = re.compile(r"car|van|truck|bike|vehicle|auto|wagen|voiture|coche|carro|reg|车")
-_CAR_PLATE_VALUE = re.compile(
+_CAR_HINT = lazy_compile(r"car|van|truck|bike|vehicle|auto|wagen|voiture|coche|carro|reg|车")
+_CAR_PLATE_VALUE = lazy_compile(
     NOT_ALNUM_BEFORE
     + r"(?P<value>(?=(?:[A-Z \-·]*\d){2})(?=[A-Z0-9 \-·]*[A-Z])[A-Z0-9]{1,4}(?:[ \-·][A-Z0-9]{1,4}){0,3})"
     + NOT_ALNUM_AFTER
 )
 # Japan: office, class number, kana, serial (品川 330 さ 12-34); Korea: 2-3 digits, a plate syllable, 4 digits.
-_JA_PLATE = re.compile(
+_JA_PLATE = lazy_compile(
     r"[\u4e00-\u9fff]{1,4}[ \t]?\d{2,3}[ \t]?[\u3041-\u3093][ \t]?(?:\d{2}-\d{2}|・{0,3}\d{1,3})(?!\d)"
 )
-_KO_PLATE = re.compile(
+_KO_PLATE = lazy_compile(
     r"(?<![\d가-힣])\d{2,3}[ \t]?[가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호]"
     r"[ \t]?\d{4}(?!\d)"
 )
-_PLATE_VALUE = re.compile(
+_PLATE_VALUE = lazy_compile(
     NOT_ALNUM_BEFORE
     + rf"(?P<value>[{_PROVINCES}]?(?=[A-Za-z0-9 ·\-]*\d)[A-Za-z0-9](?:[ ·\-]?[A-Za-z0-9]){{3,8}})"
     + NOT_ALNUM_AFTER

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE as _NOT_A_SECRET
 from agentmem.domain.guards.pii._text import Span, lower_same_length
+from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = [
     "find_api_key",
@@ -18,20 +19,20 @@ __all__ = [
     "find_secret",
 ]
 
-_AWS_ACCESS_KEY = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
-_AWS_SECRET = re.compile(
+_AWS_ACCESS_KEY = lazy_compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_AWS_SECRET = lazy_compile(
     r"(?i:aws_?secret_?access_?key|aws_?secret_?key)[\"']?\s*[:=]\s*[\"']?"
     r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
 )
-_JWT = re.compile(
+_JWT = lazy_compile(
     r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])"
 )
-_PRIVATE_KEY = re.compile(
+_PRIVATE_KEY = lazy_compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
     r"(?:(?:(?!-----BEGIN ).)*?-----END [A-Z0-9 ]*PRIVATE KEY-----|(?:\s+[A-Za-z0-9+/=]{16,})*)",
     re.DOTALL,
 )
-_API_KEY = re.compile(
+_API_KEY = lazy_compile(
     r"(?<![A-Za-z0-9_-])(?:"
     r"sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}"
     r"|gh[oprsu]_[A-Za-z0-9]{20,}"
@@ -46,13 +47,13 @@ _API_KEY = re.compile(
     r")(?![A-Za-z0-9_-])"
 )
 # A secret assigned in config/env style: DB_PASS=..., api_key: ..., "password": "...", GITHUB_TOKEN=...
-_CONFIG_SECRET = re.compile(
+_CONFIG_SECRET = lazy_compile(
     r"(?<![A-Za-z0-9_])[\"']?(?P<name>(?:[A-Za-z][A-Za-z0-9_.\-]*?)?"
     r"(?P<key>(?i:secret|token|passwd|password|passphrase|pass|pwd|pw|api_?key|apikey|private_?key|access_?key|"
     r"auth|credentials?|client_?secret|signing_?key|encryption_?key|session_?key))(?P<rest>[A-Za-z0-9_]*))[\"']?"
     r"[ \t]*(?:=|:(?!//))[ \t]*[\"']?(?P<value>[^\s\"',;]{3,})"
 )
-_PLACEHOLDER_VALUE = re.compile(
+_PLACEHOLDER_VALUE = lazy_compile(
     r"^(?:x{3,}|\*{3,}|\.{3}|your|example|changeme|placeholder|<|\$|\{\{|%\(|null$|none$|true$|false$|"
     r"required$|optional$|\[[A-Z_]+\]$)",
     re.IGNORECASE,
@@ -106,7 +107,7 @@ _SECRET_QUOTED = r"(?P<open>[\"'“‘「『`])(?P<quoted>(?:(?![\"'”’」』
 _SECRET_BARE = r"(?P<secret>[!-+\--:<-~]+)"
 # Chinese, Japanese and Korean labels; the particles after a ja/ko label (は, が, 는, 은, 이, 가) hand
 # over the value as "是" does.
-_PASSWORD_ZH = re.compile(
+_PASSWORD_ZH = lazy_compile(
     r"(?:密码|密碼|口令|登录密码|支付密码|取款密码|交易密码|(?i:pin)码|(?i:wifi)密码|"
     r"パスワード|暗証番号|パスコード|ピン番号|(?i:pin)(?:コード|番号)|"
     r"비밀[ \t]?번호|비번|암호|패스워드|(?i:pin)[ \t]?번호)"
@@ -114,7 +115,7 @@ _PASSWORD_ZH = re.compile(
     r"(?:に|로|으로)(?:変更|설정|변경)[^\s\dA-Za-z]{0,6})[ \t]*[:：]?[ \t]*(?:(?:[六四八]|\d)位(?:数字|數字|数)?[ \t]*[:：,，]?[ \t]*(?=[0-9]))?|(?:[ \t]*(?:[六四八]|\d)位(?:数字|數字|数)?)?[ \t]*)"
     r"(?![否不])(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
-_PASSWORD_EN = re.compile(
+_PASSWORD_EN = lazy_compile(
     r"(?<![A-Za-z])(?i:password|passwd|passphrase|pass[ \t]?word|pwd|pw|pass[ \t]?code|pin(?:[ \t]?(?:code|number|no\.?))?|"
     r"pass(?=[ \t]*[:=]|[ \t]+(?:is|was)[ \t]))(?![A-Za-z])"
     r"(?P<lead>[ \t]+(?i:(?:(?:is|was|has[ \t]+been|got)[ \t]+)?(?:changed|set|updated|reset|switched)[ \t]+to)[ \t]+"
@@ -124,28 +125,28 @@ _PASSWORD_EN = re.compile(
 )
 # Labels in European languages and Vietnamese, then a colon or the language's copula; the value
 # must hold a non-letter unless a colon states it ("la clave es importante" is words).
-_PASSWORD_EU = re.compile(
+_PASSWORD_EU = lazy_compile(
     r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
     r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
     r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：]))?"
     r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
-_PASSWORD_EU_HINT = re.compile(
+_PASSWORD_EU_HINT = lazy_compile(
     r"passwort|kennwort|passe|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
 )
 # A PIN in Chinese numerals after a password label: "密码是八四二零一九".
-_PIN_ZH_NUMERALS = re.compile(
+_PIN_ZH_NUMERALS = lazy_compile(
     r"(?:密码|密碼|口令|(?i:pin)码?)[ \t]*(?:[六四八]位(?:数字)?)?[ \t]*(?:是|为|為|:|：|=)?[ \t]*"
     r"(?P<secret>[零〇一二三四五六七八九幺两]{4,8})(?![零〇一二三四五六七八九幺两十百千万])"
 )
-_CJK = re.compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
-_UNIT_AFTER = re.compile(
+_CJK = lazy_compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
+_UNIT_AFTER = lazy_compile(
     r"[ \t]*(?:-[ \t]*)?(?:位|个字符|个字|字符|文字|桁|자리|글자|자(?![가-힣])|(?i:char(?:acter)?s?|digits?|letters?|symbols?|"
     r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts)(?![A-Za-z]))"
 )
-_WORDY_SUFFIX = re.compile(r"(?i:.+(?:ed|ing|ly|able|ible|ive|less|ful|ous|tion|ment|ness))$")
-_WORKING_DIRECTORY = re.compile(r"^(?:/|~|\.{1,2}/|[A-Za-z]:\\)")
+_WORDY_SUFFIX = lazy_compile(r"(?i:.+(?:ed|ing|ly|able|ible|ive|less|ful|ous|tion|ment|ness))$")
+_WORKING_DIRECTORY = lazy_compile(r"^(?:/|~|\.{1,2}/|[A-Za-z]:\\)")
 
 
 def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
@@ -177,16 +178,16 @@ def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin:
     return bool(lead or pin or re.search(r"[^A-Za-z]", secret))
 
 
-_PASSWORD_ZH_WORDS = re.compile(
+_PASSWORD_ZH_WORDS = lazy_compile(
     r"(?:密码|密碼|口令)[ \t]*(?:[:：=])[ \t]*(?P<secret>(?=(?:(?![\s，,。；;！!？?]).)*[A-Za-z0-9])"
     r"(?![0-9]+[ \t]*(?:位|个))(?:(?![\s，,。；;！!？?]).){2,32})"
 )
 
 
-_PASSWORD_HINT = re.compile(
+_PASSWORD_HINT = lazy_compile(
     r"(?i:pass|pw|pin|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
 )
-_SECRET_HINT = re.compile(
+_SECRET_HINT = lazy_compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
     r"recovery|backup|seed|mnemonic|2fa|mfa|totp)|密钥|秘钥|私钥|令牌|助记词|恢复码|备用码|验证码|救援码"
 )
@@ -241,17 +242,17 @@ def find_password(text: str) -> Iterator[Span]:
 
 # ---------------------------------------------------------------- other secrets
 
-_URL_CREDENTIALS = re.compile(r"(?i:[a-z][a-z0-9+.\-]*)://[^\s:/@]*:(?P<secret>[^\s@/]+)@[A-Za-z0-9\[]")
-_BEARER = re.compile(
+_URL_CREDENTIALS = lazy_compile(r"(?i:[a-z][a-z0-9+.\-]*)://[^\s:/@]*:(?P<secret>[^\s@/]+)@[A-Za-z0-9\[]")
+_BEARER = lazy_compile(
     r"(?i:bearer|token|basic)[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])"
 )
-_CLI_SECRET = re.compile(
+_CLI_SECRET = lazy_compile(
     r"(?:(?<![A-Za-z])(?:mysql|mysqldump|mysqladmin|mariadb|mongo|mongosh)(?![A-Za-z])[^\n]*?[ \t]-p(?P<short>[^\s\-][^\s]*)"
     r"|(?<![A-Za-z])sshpass[ \t]+-p[ \t]*(?P<sshpass>\S+)"
     r"|(?<![A-Za-z])redis-cli[^\n]*?[ \t]-a[ \t]+(?P<redis>\S+)"
     r"|--(?:password|passwd|pass|token|secret|api-key)(?:=|[ \t]+)(?P<long>[^\s\-]\S*))"
 )
-_LABELLED_SECRET = re.compile(
+_LABELLED_SECRET = lazy_compile(
     r"(?:(?<![A-Za-z])(?i:api[ \t]?key|access[ \t]?key|secret(?:[ \t]?key)?|client[ \t]?secret|"
     r"(?:access|refresh|auth|session|bot|personal[ \t]access)[ \t]?token|token|private[ \t]?key|otp|"
     r"recovery[ \t]?codes?|backup[ \t]?codes?|seed[ \t]?phrase|mnemonic)(?![A-Za-z])|密钥|秘钥|私钥|令牌|助记词|恢复码|"
@@ -261,7 +262,7 @@ _LABELLED_SECRET = re.compile(
 
 
 # A TOTP/2FA seed: base32 (A-Z, 2-7), compact or in groups of four, after "secret"/"seed"/"2FA".
-_TOTP_SEED = re.compile(
+_TOTP_SEED = lazy_compile(
     r"(?<![A-Za-z])(?i:(?:totp|2fa|mfa|otp|authenticator)(?:[ \t-]*(?:secret|seed|key|setup[ \t]+key))?|"
     r"secret(?:[ \t]*key)?|seed|setup[ \t]+key)(?![A-Za-z])"
     r"(?:[ \t]+(?i:is|was)[ \t]+|[ \t]*[:=：][ \t]*|[ \t]+)[\"'“]?"
@@ -271,7 +272,7 @@ _TOTP_SEED = re.compile(
 # A list of backup or recovery codes: each code 4-12 letters or digits (one dash inside allowed), a
 # digit in each, joined by commas, semicolons, slashes or spaces.
 _CODE = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})?(?![A-Za-z0-9])"
-_BACKUP_CODES = re.compile(
+_BACKUP_CODES = lazy_compile(
     r"(?:(?<![A-Za-z])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch)[ \t]*codes?)(?![A-Za-z])"
     r"|备用码|恢复码|救援码|备份码|リカバリーコード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드)"
     r"(?:[ \t]+(?i:are|is|were)|[ \t]*(?:是|为|[:：=]))?[ \t]*"
