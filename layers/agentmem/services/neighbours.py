@@ -6,6 +6,10 @@ fact's nearest by k-NN on its vector and by BM25 on its text, plus every active 
 fact's key (a same-key conflict may be worded quite differently), plus the few newest memories
 from the store, which the projector may not have indexed yet (read-your-writes). Without an
 index, or while it is down, the bounded fallback: the newest memories of the store.
+
+Cost per turn: one k-NN and one BM25 query per fact, one ``find_by_key`` per distinct key, and
+the records decoded (at most ``RECENT + facts x (FROM_KNN + FROM_KEYWORD)``, fewer after
+overlaps) — independent of how many memories the user holds.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from agentmem.ports import MemoryStore, SearchIndex
 log = logging.getLogger(__name__)
 
 RECENT = 20  # newest memories read from the store: read-your-writes ahead of the projector
-FROM_INDEX = 10  # per fact and channel (k-NN on its vector, BM25 on its text)
+FROM_KNN = 10  # per fact, nearest by vector (the rules judge the 3 most similar: margin for ANN)
+FROM_KEYWORD = 5  # per fact, best by BM25 (exact rewordings, records of another embedding model)
 FALLBACK = 200  # newest memories compared when there is no search index, or it is down
 
 
@@ -33,7 +38,8 @@ class NeighbourPool:
     store: MemoryStore
     index: SearchIndex | None
     recent: int = RECENT
-    from_index: int = FROM_INDEX
+    from_knn: int = FROM_KNN
+    from_keyword: int = FROM_KEYWORD
     fallback: int = FALLBACK
 
     def gather(
@@ -47,8 +53,8 @@ class NeighbourPool:
         try:
             hit_ids: list[str] = []
             for cand, vector in zip(candidates, vectors, strict=True):
-                hits = self.index.knn(scope, vector, self.from_index, model_id)
-                hits += self.index.keyword(scope, cand.content, self.from_index)
+                hits = self.index.knn(scope, vector, self.from_knn, model_id)
+                hits += self.index.keyword(scope, cand.content, self.from_keyword)
                 hit_ids.extend(h.memory_id for h in hits)
         except StoreUnavailable:
             log.warning("ingest.neighbours_from_store", extra={"reason": "search_index_unavailable"})

@@ -82,6 +82,8 @@ def _ingest(r: dict[str, Any]) -> list[str]:
         "ms/text",
         "rest s",
         "turns/s excl. embed",
+        "ingest λ turns/s excl. embed",
+        "turns/CPU-s",
         "ingest λ s",
         "projector λ s",
     ]
@@ -99,6 +101,8 @@ def _ingest(r: dict[str, Any]) -> list[str]:
             res["ms_per_text_embedded"],
             res["rest_seconds"],
             res["turns_per_second_excl_embed"],
+            res.get("ingest_lambda_turns_per_second_excl_embed"),
+            res.get("turns_per_cpu_second"),
             res["ingest_lambda_seconds"],
             res["projector_lambda_seconds"],
         ]
