@@ -41,15 +41,24 @@ def test_recall_bench() -> None:
 
 
 def test_ingest_bench() -> None:
-    result = run_benchmark("ingest", sizes=[12], embedder="hash", progress=False)
+    result = run_benchmark("ingest", sizes=[30, 5], turns=12, embedder="hash", progress=False)
     _common(result)
-    for res in (result["result"], result["baseline"]):
+    by_size = result["by_size"]
+    for res in (result["result"], result["baseline"], *by_size):
         assert res["turns"] == 12
         assert res["turns_per_second"] > 0
+        assert res["turns_per_second_excl_embed"] > 0
         assert res["failures"] == 0
         assert res["texts_embedded"] > 0
         assert 0 <= res["embed_share"] <= 1
     assert result["ratio_turns_per_second_vs_baseline"] is not None
+    # smallest size first; the user (12 turns: one session) really held the pre-filled memories
+    assert [r["memories_per_user_before"] for r in by_size] == [5, 30]
+    assert by_size[1]["active_memories"] >= 30
+    assert result["flatness"] is not None
+    for embed in (result["embedder_throughput"], result["embedder_throughput_baseline"]):
+        assert embed["texts_per_second"] > 0 and embed["batch"] > 1
+    assert "turns/s excl. embed" in render("ingest", result)
 
 
 def test_projector_bench() -> None:

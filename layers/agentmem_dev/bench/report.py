@@ -73,6 +73,7 @@ def _recall(r: dict[str, Any]) -> list[str]:
 def _ingest(r: dict[str, Any]) -> list[str]:
     head = [
         "pipeline",
+        "memories/user before",
         "turns",
         "turns/s",
         "embed s",
@@ -81,35 +82,60 @@ def _ingest(r: dict[str, Any]) -> list[str]:
         "ms/text",
         "rest s",
         "turns/s excl. embed",
+        "ingest λ turns/s excl. embed",
+        "turns/CPU-s",
         "ingest λ s",
         "projector λ s",
     ]
-    rows = []
-    for label, res in (("under test", r["result"]), ("baseline (hash)", r["baseline"])):
-        rows.append(
-            [
-                f"{label}: {res['embedder']}",
-                res["turns"],
-                res["turns_per_second"],
-                res["embed_seconds"],
-                res["embed_share"],
-                res["texts_embedded"],
-                res["ms_per_text_embedded"],
-                res["rest_seconds"],
-                res["turns_per_second_excl_embed"],
-                res["ingest_lambda_seconds"],
-                res["projector_lambda_seconds"],
-            ]
-        )
-    return [
+    labelled = [("under test", r["result"]), ("baseline (hash)", r["baseline"])]
+    labelled += [("by size (hash)", res) for res in r.get("by_size", [])]
+    rows = [
+        [
+            f"{label}: {res['embedder']}",
+            res.get("memories_per_user_before", 0),
+            res["turns"],
+            res["turns_per_second"],
+            res["embed_seconds"],
+            res["embed_share"],
+            res["texts_embedded"],
+            res["ms_per_text_embedded"],
+            res["rest_seconds"],
+            res["turns_per_second_excl_embed"],
+            res.get("ingest_lambda_turns_per_second_excl_embed"),
+            res.get("turns_per_cpu_second"),
+            res["ingest_lambda_seconds"],
+            res["projector_lambda_seconds"],
+        ]
+        for label, res in labelled
+    ]
+    out = [
         "## ingest: write path throughput (rules)",
         "",
         *_table(head, rows),
         "",
         f"Ratio turns/s vs baseline: {_v(r['ratio_turns_per_second_vs_baseline'])}; "
         f"rest-of-pipeline time vs baseline: {_v(r['ratio_rest_vs_baseline'])}.",
-        "",
     ]
+    if r.get("by_size"):
+        out.append(
+            "Flatness (turns/s excl. embed, largest user size / smallest, baseline the smallest): "
+            f"{_v(r.get('flatness'))}."
+        )
+    embed, embed_base = r.get("embedder_throughput"), r.get("embedder_throughput_baseline")
+    if embed and embed_base:
+        out += [
+            "",
+            *_table(
+                ["embedder (embed_documents)", "batch", "texts", "texts/s", "ms/text"],
+                [
+                    [e["embedder"], e["batch"], e["texts"], e["texts_per_second"], e["ms_per_text"]]
+                    for e in (embed, embed_base)
+                ],
+            ),
+            "",
+            f"Ratio texts/s vs hash: {_v(r.get('ratio_embed_texts_per_second_vs_baseline'))}.",
+        ]
+    return [*out, ""]
 
 
 def _projector(r: dict[str, Any]) -> list[str]:
