@@ -175,7 +175,13 @@ def bootstrap(
         sessions=SessionStateService(runtime=a.runtime_state, guard=guard),
         ingest=IngestService(pipeline=pipeline, audit=a.audit),
         recall=recall,
-        context=ContextService(store=a.store, recall=recall, audit=a.audit, runtime=a.runtime_state),
+        context=ContextService(
+            store=a.store,
+            recall=recall,
+            audit=a.audit,
+            runtime=a.runtime_state,
+            parallel=settings.backend != "local",  # embedded stores are CPU work in-process
+        ),
         projector=projector,
         admin=admin,
         consolidation=ConsolidationService(

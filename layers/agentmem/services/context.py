@@ -10,9 +10,10 @@ its :class:`~agentmem.domain.context.SlotDef`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any, TypeVar
 
 from agentmem.domain.authority import is_instruction
 from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SaidBy, SlotItem, SlotName, assemble
@@ -39,6 +40,7 @@ PROFILE_RANKED = 30
 """The profile listing's best this many are explained and offered to the slot (which shows at most
 10, skipping expired and over-long ones); the others are scored, then counted as dropped."""
 RECENT_CALLS_SHOWN = 5
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,21 @@ class ContextService:
     audit: AuditLog
     runtime: RuntimeStateStore | None = None
     recall_k: int = 10
+    parallel: bool = True
+    """Fetch the sources on threads (the stores are remote: the latency is the slowest call, not
+    the sum). Off for in-process stores, where every fetch is CPU work under one GIL and the
+    threads' hand-offs (up to the 5 ms switch interval each) cost more than they overlap."""
     _pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(max_workers=4), repr=False)
+
+    def _submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+        if self.parallel:
+            return self._pool.submit(fn, *args, **kwargs)
+        done: Future[T] = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except Exception as exc:  # delivered by .result(), as a thread's failure would be
+            done.set_exception(exc)
+        return done
 
     def build(
         self, scope: Scope, query: str, *, mode: Mode, now: datetime, session_id: str | None = None
@@ -64,9 +80,9 @@ class ContextService:
         query = bounded(query)  # what retrieval reads of it (also the assembler's language cue)
         schema = SCHEMAS[mode]
         # Sources fetch concurrently: the latency is the slowest source, not the sum.
-        recall_f = self._pool.submit(self.recall.recall, scope, query, k=self.recall_k, now=now)
-        listing_f = self._pool.submit(self._listing, scope)
-        state_f = self._pool.submit(self._state, scope, session_id) if session_id else None
+        recall_f = self._submit(self.recall.recall, scope, query, k=self.recall_k, now=now)
+        listing_f = self._submit(self._listing, scope)
+        state_f = self._submit(self._state, scope, session_id) if session_id else None
 
         recalled = recall_f.result()
         degraded.extend(recalled.degraded)

@@ -78,7 +78,7 @@ DEFAULT_TURNS = 20
 DEFAULT_CONTEXTS = 10
 GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
 DIMENSION = 1024  # Titan v2's default (settings.bedrock_embed_dimension)
-RECENT_NEIGHBOURS = 20  # the reworked write pipeline's recent window
+RECENT_NEIGHBOURS = 20  # the write pipeline's recent window (agentmem.services.neighbours.RECENT)
 OLD_NEIGHBOURS = 200
 OLD_LISTING_LIMIT = 100  # services/context.py LISTING_LIMIT
 TARGETS = {"turn_read_units": 10.0, "turn_write_units": 5.0, "context_read_units": 5.0}
@@ -91,18 +91,10 @@ _CATEGORY_WEIGHTS = (0.5, 0.3, 0.1, 0.05, 0.05)
 
 @contextlib.contextmanager
 def _recent_neighbours() -> Iterator[str]:
-    """The reworked pipeline's 20-newest window while the pipeline still reads more."""
-    from agentmem.services import write_pipeline
+    """How the write pipeline reads its neighbours from the store (for the report)."""
+    from agentmem.services import neighbours
 
-    current = getattr(write_pipeline, "NEIGHBOURS_FROM_STORE", None)
-    if not isinstance(current, int) or current <= RECENT_NEIGHBOURS:
-        yield "as the write pipeline reads it"
-        return
-    write_pipeline.NEIGHBOURS_FROM_STORE = RECENT_NEIGHBOURS
-    try:
-        yield f"{RECENT_NEIGHBOURS} newest (set for this run; the pipeline reads {current})"
-    finally:
-        write_pipeline.NEIGHBOURS_FROM_STORE = current
+    yield f"{neighbours.RECENT} newest + the search index's hits (as the write pipeline reads them)"
 
 
 def _records(scope: Scope, count: int, embedder: HashEmbedder) -> list[MemoryRecord]:

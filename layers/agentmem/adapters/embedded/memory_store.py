@@ -503,8 +503,8 @@ class SqliteMemoryStore:
     def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
         with self._db.read() as conn:
             found = conn.execute(
-                "SELECT doc, embedding FROM memories WHERE pk = ? AND key = ? AND status = ?"
-                " ORDER BY memory_id DESC",
+                "SELECT doc, embedding FROM memories INDEXED BY memories_by_key"
+                " WHERE pk = ? AND key = ? AND status = ? ORDER BY memory_id DESC",
                 (scope.key, key, Status.ACTIVE.value),
             ).fetchall()
         return [rows.decode(scope, doc, blob) for doc, blob in found]
