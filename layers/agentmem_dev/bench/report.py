@@ -48,6 +48,7 @@ def _recall(r: dict[str, Any]) -> list[str]:
         "embed p50 ms",
         "p95 est. with embedder",
         "vs index-only (p50)",
+        "vs floor (p50 / p95)",
         "cold first ms",
         "fill s",
     ]
@@ -62,12 +63,23 @@ def _recall(r: dict[str, Any]) -> list[str]:
             row["embed_p50_ms"],
             row.get("p95_ms_with_embedder_est"),
             row.get("ratio_p50_vs_index_only"),
+            None
+            if row.get("ratio_p50_vs_floor") is None
+            else f"{_v(row.get('ratio_p50_vs_floor'))} / {_v(row.get('ratio_p95_vs_floor'))}",
             row.get("cold_first_ms"),
             row.get("fill_seconds"),
         ]
         for row in r["results"]
     ]
-    return [*out, *_table(head, rows), "", f"Baseline: {r['baseline']}.", ""]
+    targets = r.get("targets") or {}
+    target_line = (
+        f"Targets (issue 11): context p95 excl. embed <= {targets['context_p95_ms_excl_embed']} ms by n,"
+        f" recall p95 <= {targets['recall_p95_ms_excl_embed']} ms by n, context / floor (p50)"
+        f" <= {targets['context_vs_floor_p50']}."
+        if targets
+        else ""
+    )
+    return [*out, *_table(head, rows), "", f"Baseline: {r['baseline']}.", target_line, ""]
 
 
 def _ingest(r: dict[str, Any]) -> list[str]:
