@@ -29,7 +29,9 @@ def test_recall_bench() -> None:
     _common(result)
     rows = result["results"]
     assert {(r["n"], r["mode"]) for r in rows} == {
-        (n, m) for n in (60, 120) for m in ("in_process", "http", "baseline:index_only")
+        (n, m)
+        for n in (60, 120)
+        for m in ("in_process", "http", "recall", "baseline:index_only", "baseline:floor")
     }
     for row in rows:
         for key in ("n", "mode", "p50_ms", "p95_ms", "p99_ms", "p95_ms_excl_embed", "embed_p50_ms"):
@@ -38,6 +40,7 @@ def test_recall_bench() -> None:
     in_process = next(r for r in rows if r["mode"] == "in_process" and r["n"] == 120)
     assert in_process["total_memories"] == 120 + 50 * 1  # 10 % spread over 50 other users, at least one each
     assert in_process["ratio_p50_vs_index_only"] is not None
+    assert in_process["ratio_p50_vs_floor"] is not None and in_process["ratio_p95_vs_floor"] is not None
 
 
 def test_ingest_bench() -> None:
