@@ -452,7 +452,10 @@ class SqliteMemoryStore:
             sql, args = "SELECT memory_id FROM memories WHERE pk = ?", []
         else:
             sql, args = "SELECT memory_id FROM memories INDEXED BY memories_by_status WHERE pk = ?", []
-        if category is not None or set(statuses) != _ALL_STATUSES:
+        if len(statuses) == 1:  # "= ?": with "IN (?)" SQLite sorts the rows instead of walking the index
+            sql += " AND status = ?"
+            args += statuses
+        elif category is not None or set(statuses) != _ALL_STATUSES:
             sql += f" AND status IN ({placeholders(len(statuses))})"
             args += statuses
         if cursor is not None:
