@@ -49,7 +49,8 @@ from agentmem.ports import Change
 
 SORT_KEY_PREFIX = "MEM#"
 
-_OPTIONAL_STR = (
+# The record fields by kind (the local row format of adapters/embedded/rows.py shares them).
+OPTIONAL_STR_FIELDS = (
     "key",
     "value",
     "slot_hint",
@@ -58,8 +59,8 @@ _OPTIONAL_STR = (
     "superseded_by",
     "quarantine_reason",
 )
-_DATES = ("created_at", "updated_at", "last_accessed_at", "valid_from", "valid_to", "expires_at")
-_STR_TUPLES = ("tags", "supersedes", "entities")
+DATE_FIELDS = ("created_at", "updated_at", "last_accessed_at", "valid_from", "valid_to", "expires_at")
+STR_TUPLE_FIELDS = ("tags", "supersedes", "entities")
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -144,13 +145,13 @@ def record_to_item(record: MemoryRecord) -> dict[str, Any]:
         "status": record.status.value,
         "pinned": bool(record.pinned),
     }
-    for name in _OPTIONAL_STR:
+    for name in OPTIONAL_STR_FIELDS:
         value = getattr(record, name)
         if value is not None:
             item[name] = value
-    for name in _STR_TUPLES:
+    for name in STR_TUPLE_FIELDS:
         item[name] = list(getattr(record, name))
-    for name in _DATES:
+    for name in DATE_FIELDS:
         value = getattr(record, name)
         if value is not None:
             item[name] = format_datetime(value)
@@ -203,12 +204,12 @@ def item_to_record(item: Mapping[str, Any]) -> MemoryRecord:
                 trace_id=refs.get("trace_id"),
             ),
         }
-        for name in _OPTIONAL_STR:
+        for name in OPTIONAL_STR_FIELDS:
             if item.get(name) is not None:
                 kwargs[name] = str(item[name])
-        for name in _STR_TUPLES:
+        for name in STR_TUPLE_FIELDS:
             kwargs[name] = tuple(str(v) for v in item.get(name) or ())
-        for name in _DATES:
+        for name in DATE_FIELDS:
             if item.get(name) is not None:
                 kwargs[name] = parse_datetime(str(item[name]))
         if item.get("embedding") is not None:

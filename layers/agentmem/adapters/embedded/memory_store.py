@@ -16,11 +16,9 @@ transaction. The same transaction appends an ``outbox`` row per change (``INSERT
 
 Reads that do not need vectors (``embeddings=False``: recall and the context slots score with the
 search index's vectors) are served from a per-process cache of decoded records and listings, one
-per scope. Every write transaction bumps the scope's generation in ``generations`` and stamps the
-rows it writes with it; a read first compares the stored generation with its cache's (one indexed
-lookup in the read's own snapshot) and drops just the rows written since (``gen > cached``), so a
-write by another process sharing the file (``agentmem serve --workers``) is seen by the next read.
-A hard delete or an erase also moves ``reset_gen``, which drops the scope's whole cache.
+per scope (:mod:`.read_cache`). Every write transaction bumps the scope's generation and stamps
+the rows it writes with it, so a write by another process sharing the file (``agentmem serve
+--workers``) is seen by the next read.
 
 Erase is final by construction: :meth:`SqliteMemoryStore.set_erase_barrier` records the erase
 time of a scope in ``erase_barriers`` (which :meth:`~SqliteMemoryStore.erase_scope` leaves alone),
@@ -35,8 +33,8 @@ the last id returned, base64-wrapped to stay opaque. Listings name their index (
 without ``ANALYZE`` statistics SQLite walks the primary key of the whole scope instead.
 
 The module runs over 400 lines: the records, their outbox, the erase barrier and the cache's
-generation share one transaction, so they share one class (the outbox row type is
-:class:`agentmem.adapters.embedded.outbox.OutboxRow`, the row format :mod:`.rows`).
+generation share one transaction, so they share one class; the row format and its migration are :mod:`.rows`, the read cache
+:mod:`.read_cache`, the change-feed reader and its row type :mod:`.outbox`.
 """
 
 from __future__ import annotations
@@ -44,26 +42,21 @@ from __future__ import annotations
 import base64
 import binascii
 import builtins
-import json
-import sqlite3
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.codec import (
     format_sortable,
-    image_to_record,
     memory_sort_key,
     parse_datetime,
     record_to_json_image,
     scope_from_partition_key,
 )
 from agentmem.adapters.embedded import rows
-from agentmem.adapters.embedded.outbox import OutboxRow
+from agentmem.adapters.embedded.outbox import OutboxReader
+from agentmem.adapters.embedded.read_cache import ReadCache
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
@@ -110,48 +103,6 @@ CREATE TABLE IF NOT EXISTS pending_scopes (
 );
 """
 _ALL_STATUSES = frozenset(s.value for s in Status)
-MAX_CACHED_SCOPES = 64
-MAX_CACHED_RECORDS = 50_000  # per scope; beyond it the scope's cache starts over
-
-
-def _migrate_v1(conn: sqlite3.Connection) -> None:
-    """Rewrite a file of the first row format (the record as a DynamoDB JSON image in ``item``)
-    into the current one, in one transaction. A no-op on a new or current file."""
-    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(memories)").fetchall()}
-    if "item" not in columns:
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.execute("ALTER TABLE memories RENAME TO memories_v1")
-        for index in ("memories_by_status", "memories_by_key", "memories_by_category"):
-            conn.execute(f"DROP INDEX IF EXISTS {index}")
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        for pk, item in conn.execute("SELECT pk, item FROM memories_v1").fetchall():
-            record = image_to_record(json.loads(item))
-            doc, blob = rows.encode(record)
-            conn.execute(
-                "INSERT INTO memories (pk, memory_id, status, category, key, created_at, version,"
-                " content_hash, gen, doc, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
-                (
-                    pk,
-                    record.memory_id,
-                    record.status.value,
-                    record.category.value,
-                    record.key,
-                    format_sortable(record.created_at),
-                    record.version,
-                    record.content_hash,
-                    doc,
-                    blob,
-                ),
-            )
-        conn.execute("DROP TABLE memories_v1")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _encode_cursor(value: str) -> str:
@@ -168,27 +119,16 @@ def _decode_cursor(cursor: str) -> str:
     return value
 
 
-@dataclass
-class _ScopeCache:
-    """Decoded records (without vectors) and listing results of one scope at generation ``gen``."""
-
-    gen: int
-    records: dict[str, MemoryRecord] = field(default_factory=dict)
-    listings: dict[tuple[Any, ...], tuple[list[str], str | None]] = field(default_factory=dict)
-
-
-class SqliteMemoryStore:
+class SqliteMemoryStore(OutboxReader):
     """:class:`agentmem.ports.MemoryStore` over one SQLite file (or ``":memory:"``)."""
 
     def __init__(self, path: str | Path, *, clock: Callable[[], datetime] | None = None) -> None:
-        self._db = SqliteDatabase(path, _SCHEMA, name="memory", migrate=_migrate_v1)
+        self._db = SqliteDatabase(path, _SCHEMA, name="memory", migrate=lambda c: rows.migrate_v1(c, _SCHEMA))
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._caches: OrderedDict[str, _ScopeCache] = OrderedDict()
-        self._cache_lock = threading.Lock()
+        self._cache = ReadCache()
 
     def close(self) -> None:
-        with self._cache_lock:
-            self._caches.clear()
+        self._cache.clear()
         self._db.close()
 
     # ------------------------------------------------------------------ writes
@@ -248,27 +188,9 @@ class SqliteMemoryStore:
         return None if row is None else int(row[0])
 
     def _write(self, conn: Any, record: MemoryRecord, old_image: str | None, gen: int) -> None:
-        pk = record.scope.key
-        doc, blob = rows.encode(record)
-        conn.execute(
-            "INSERT OR REPLACE INTO memories (pk, memory_id, status, category, key, created_at,"
-            " version, content_hash, gen, doc, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                pk,
-                record.memory_id,
-                record.status.value,
-                record.category.value,
-                record.key,
-                format_sortable(record.created_at),
-                record.version,
-                record.content_hash,
-                gen,
-                doc,
-                blob,
-            ),
-        )
+        conn.execute(rows.INSERT_ROW, rows.row_values(record, gen))
         event = "INSERT" if old_image is None else "MODIFY"
-        self._outbox(conn, event, pk, record.memory_id, record_to_json_image(record), old_image)
+        self._outbox(conn, event, record.scope.key, record.memory_id, record_to_json_image(record), old_image)
 
     def create(self, record: MemoryRecord) -> None:
         with self._db.write() as conn:
@@ -349,8 +271,7 @@ class SqliteMemoryStore:
             for memory_id in ids:
                 self._outbox(conn, "REMOVE", scope.key, memory_id, None, None)
             conn.execute("DELETE FROM pending_scopes WHERE pk = ?", (scope.key,))
-        with self._cache_lock:
-            self._caches.pop(scope.key, None)
+        self._cache.drop(scope.key)
         self._db.checkpoint()
         return len(ids)
 
@@ -369,49 +290,6 @@ class SqliteMemoryStore:
             row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
         return None if row is None else parse_datetime(str(row[0]))
 
-    # ------------------------------------------------------------------ cache
-
-    def _cache(self, conn: Any, pk: str) -> _ScopeCache:
-        """The scope's cache brought up to the stored generation (inside the caller's read)."""
-        row = conn.execute("SELECT gen, reset_gen FROM generations WHERE pk = ?", (pk,)).fetchone()
-        gen, reset = (0, 0) if row is None else (int(row[0]), int(row[1]))
-        with self._cache_lock:
-            cache = self._caches.get(pk)
-            if cache is not None and cache.gen == gen:
-                self._caches.move_to_end(pk)
-                return cache
-            if cache is None or reset > cache.gen or cache.gen > gen:
-                cache = _ScopeCache(gen=gen)
-            else:  # rows written since the cache's generation are dropped; the rest stays valid
-                for (memory_id,) in conn.execute(
-                    "SELECT memory_id FROM memories INDEXED BY memories_by_gen WHERE pk = ? AND gen > ?",
-                    (pk, cache.gen),
-                ):
-                    cache.records.pop(memory_id, None)
-                cache.listings.clear()
-                cache.gen = gen
-            if len(cache.records) > MAX_CACHED_RECORDS:
-                cache.records.clear()
-            self._caches[pk] = cache
-            self._caches.move_to_end(pk)
-            while len(self._caches) > MAX_CACHED_SCOPES:
-                self._caches.popitem(last=False)
-            return cache
-
-    def _cached_records(
-        self, conn: Any, scope: Scope, cache: _ScopeCache, memory_ids: Sequence[str]
-    ) -> dict[str, MemoryRecord]:
-        """Records (without vectors) by id from ``cache``, reading and caching the missing ones."""
-        records = cache.records
-        missing = [m for m in memory_ids if m not in records]
-        for part in chunks(missing):
-            for memory_id, doc in conn.execute(
-                f"SELECT memory_id, doc FROM memories WHERE pk = ? AND memory_id IN ({placeholders(len(part))})",
-                (scope.key, *part),
-            ):
-                records[memory_id] = rows.decode(scope, doc)
-        return {m: records[m] for m in memory_ids if m in records}
-
     # ------------------------------------------------------------------ reads
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
@@ -427,7 +305,7 @@ class SqliteMemoryStore:
         wanted = list(dict.fromkeys(memory_ids))
         with self._db.read() as conn:
             if not embeddings:
-                return self._cached_records(conn, scope, self._cache(conn, scope.key), wanted)
+                return self._cache.records(conn, scope, self._cache.scope(conn, scope.key), wanted)
             found: dict[str, MemoryRecord] = {}
             for part in chunks(wanted):
                 for memory_id, doc, blob in conn.execute(
@@ -479,7 +357,7 @@ class SqliteMemoryStore:
         category = None if category is None else str(category)
         sql, args = self._listing_sql(wanted, category, cursor)
         with self._db.read() as conn:
-            cache = self._cache(conn, scope.key) if not embeddings else None
+            cache = self._cache.scope(conn, scope.key) if not embeddings else None
             listing_key = (tuple(wanted), category, limit, cursor)
             listed = cache.listings.get(listing_key) if cache is not None else None
             if listed is None:
@@ -491,7 +369,7 @@ class SqliteMemoryStore:
                     cache.listings[listing_key] = listed
             ids, next_cursor = listed
             if cache is not None:
-                by_id = self._cached_records(conn, scope, cache, ids)
+                by_id = self._cache.records(conn, scope, cache, ids)
             else:
                 by_id = {}
                 for part in chunks(ids):
@@ -555,55 +433,3 @@ class SqliteMemoryStore:
     def clear_pending(self, scope: Scope) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM pending_scopes WHERE pk = ?", (scope.key,))
-
-    # ------------------------------------------------------------------ outbox (local stream)
-
-    def read_outbox(self, after_seq: int, limit: int) -> builtins.list[OutboxRow]:
-        """Changes with ``seq > after_seq``, oldest first."""
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT seq, event_name, pk, sk, new_image, old_image, created_at FROM outbox"
-                " WHERE seq > ? ORDER BY seq LIMIT ?",
-                (after_seq, max(0, limit)),
-            ).fetchall()
-        return [
-            OutboxRow(
-                seq=int(seq),
-                event_name=str(event),
-                pk=str(pk),
-                sk=str(sk),
-                new_image=None if new is None else json.loads(new),
-                old_image=None if old is None else json.loads(old),
-                created_at=parse_datetime(created),
-            )
-            for seq, event, pk, sk, new, old, created in rows
-        ]
-
-    def outbox_checkpoint(self, name: str) -> int:
-        """The last seq reader ``name`` finished (0 if it never ran)."""
-        with self._db.read() as conn:
-            row = conn.execute("SELECT seq FROM outbox_checkpoints WHERE name = ?", (name,)).fetchone()
-        return 0 if row is None else int(row[0])
-
-    def set_outbox_checkpoint(self, name: str, seq: int) -> None:
-        with self._db.write() as conn:
-            conn.execute(
-                "INSERT INTO outbox_checkpoints (name, seq) VALUES (?, ?)"
-                " ON CONFLICT (name) DO UPDATE SET seq = excluded.seq",
-                (name, int(seq)),
-            )
-
-    def outbox_lag(self, name: str) -> int:
-        """How many changes reader ``name`` has not processed yet."""
-        with self._db.read() as conn:
-            row = conn.execute(
-                "SELECT COUNT(*) FROM outbox WHERE seq > COALESCE("
-                "(SELECT seq FROM outbox_checkpoints WHERE name = ?), 0)",
-                (name,),
-            ).fetchone()
-        return int(row[0])
-
-    def prune_outbox(self, through_seq: int) -> int:
-        """Drop changes with ``seq <= through_seq`` (every reader is past them); returns how many."""
-        with self._db.write() as conn:
-            return int(conn.execute("DELETE FROM outbox WHERE seq <= ?", (through_seq,)).rowcount)

@@ -18,11 +18,19 @@ carries DynamoDB images: that is the contract of the projector.
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
+from agentmem.adapters.codec import (
+    DATE_FIELDS,
+    OPTIONAL_STR_FIELDS,
+    STR_TUPLE_FIELDS,
+    format_sortable,
+    image_to_record,
+)
 from agentmem.domain.models import (
     Category,
     Confidence,
@@ -35,17 +43,7 @@ from agentmem.domain.models import (
     Status,
 )
 
-_OPTIONAL = (
-    "key",
-    "value",
-    "slot_hint",
-    "embedding_model",
-    "embedding_revision",
-    "superseded_by",
-    "quarantine_reason",
-)
-_DATES = ("created_at", "updated_at", "last_accessed_at", "valid_from", "valid_to", "expires_at")
-_TUPLES = ("tags", "supersedes", "entities")
+_OPTIONAL, _DATES, _TUPLES = OPTIONAL_STR_FIELDS, DATE_FIELDS, STR_TUPLE_FIELDS
 # Enum-valued fields and their types; a value is decoded through a per-type lookup table (an
 # enum call costs ~1 µs, a dict lookup ~30 ns).
 _ENUMS: dict[str, Any] = {
@@ -114,3 +112,50 @@ def decode(scope: Scope, doc: str, embedding: bytes | None = None) -> MemoryReco
     if embedding is not None:
         fields["embedding"] = tuple(np.frombuffer(embedding, dtype="<f4").astype(np.float64).tolist())
     return MemoryRecord(scope=scope, **fields)
+
+
+INSERT_ROW = (
+    "INSERT OR REPLACE INTO memories (pk, memory_id, status, category, key, created_at,"
+    " version, content_hash, gen, doc, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def row_values(record: MemoryRecord, gen: int) -> tuple[Any, ...]:
+    """The parameters of :data:`INSERT_ROW` for ``record`` written at generation ``gen``."""
+    doc, blob = encode(record)
+    return (
+        record.scope.key,
+        record.memory_id,
+        record.status.value,
+        record.category.value,
+        record.key,
+        format_sortable(record.created_at),
+        record.version,
+        record.content_hash,
+        gen,
+        doc,
+        blob,
+    )
+
+
+def migrate_v1(conn: sqlite3.Connection, schema: str) -> None:
+    """Rewrite a file of the first row format (the record as a DynamoDB JSON image in ``item``)
+    into this one, in one transaction; ``schema`` is the store's. A no-op on a new or current file."""
+    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(memories)").fetchall()}
+    if "item" not in columns:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("ALTER TABLE memories RENAME TO memories_v1")
+        for index in ("memories_by_status", "memories_by_key", "memories_by_category"):
+            conn.execute(f"DROP INDEX IF EXISTS {index}")
+        for statement in schema.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        for (item,) in conn.execute("SELECT item FROM memories_v1").fetchall():
+            conn.execute(INSERT_ROW, row_values(image_to_record(json.loads(item)), 0))
+        conn.execute("DROP TABLE memories_v1")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
