@@ -133,9 +133,8 @@ class MemoryStore(Protocol):
     def get_many(
         self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
     ) -> dict[str, MemoryRecord]:
-        """Records by id; absent ids are left out. ``embeddings=False``: the caller does not read
-        the vectors (recall scores with the search index's), so the store may leave them out
-        (``embedding`` None, ``embedding_model`` kept) and serve the read cheaper."""
+        """Records by id; absent ids are left out. ``embeddings=False``: the caller reads no vectors,
+        so the store may leave them out (``embedding`` None, ``embedding_model`` kept)."""
 
     def list(
         self,
@@ -244,9 +243,8 @@ class SearchIndex(Protocol):
     def similarities(
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
     ) -> dict[str, float]:
-        """Cosine of ``vector`` with each listed memory's indexed vector (of ``model``; ids with
-        none, or not indexed, are left out): how recall scores candidates another channel found
-        without reading their vectors from the source of truth."""
+        """Cosine of ``vector`` with each listed memory's indexed vector of ``model`` (ids without
+        one are left out): recall scores other channels' candidates without reading vectors."""
 
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""
