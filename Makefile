@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8080
 HOST   ?= 127.0.0.1
 DATA   ?= .agentmem
+WORKERS ?=
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint format typecheck eval bench synth demo clean
@@ -19,8 +20,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-run: $(STAMP)  ## serve the API on $(HOST):$(PORT) over embedded stores in $(DATA)/
-	$(BIN)/agentmem serve --host $(HOST) --port $(PORT) --data-dir $(DATA)
+run: $(STAMP)  ## serve the API on $(HOST):$(PORT) over embedded stores in $(DATA)/ ($(WORKERS) workers; empty: one per core)
+	$(BIN)/agentmem serve --host $(HOST) --port $(PORT) --data-dir $(DATA) $(if $(WORKERS),--workers $(WORKERS))
 
 test: $(STAMP)  ## the whole suite, offline
 	$(BIN)/python -m pytest -n auto --dist loadgroup tests
