@@ -8,7 +8,7 @@ DATA   ?= .agentmem
 WORKERS ?=
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint format typecheck eval bench synth demo clean
+.PHONY: run test lint format typecheck eval bench synth demo clean engines engines-fetch engines-down
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,15 @@ run: $(STAMP)  ## serve the API on $(HOST):$(PORT) over embedded stores in $(DAT
 
 test: $(STAMP)  ## the whole suite, offline
 	$(BIN)/python -m pytest -n auto --dist loadgroup tests
+
+engines-fetch: $(STAMP)  ## fetch OpenSearch + k-NN and Gremlin Server with Maven into .engines/ (once)
+	$(BIN)/agentmem engines fetch
+
+engines: engines-fetch  ## start OpenSearch, Gremlin Server and the DynamoDB/SQS server on 127.0.0.1 (detached)
+	$(BIN)/agentmem engines up
+
+engines-down: $(STAMP)  ## stop what `make engines` started
+	$(BIN)/agentmem engines down
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -29,6 +29,18 @@ from agentmem_dev.emulator.runner import LocalRunner
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    from support import engine_run
+
+    engine_run.configure()  # the real engines' run folder (they start on first use)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from support import engine_run
+
+    engine_run.unconfigure()  # stops the engines any worker started
+
+
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(T0)

@@ -1,4 +1,4 @@
-"""``agentmem`` command line: serve, demo, invoke, eval, bench."""
+"""``agentmem`` command line: serve, demo, smoke, engines, invoke, eval, bench."""
 
 from __future__ import annotations
 
@@ -222,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
     smoke.add_argument("--turns", type=int, default=20)
     smoke.add_argument("--json", action="store_true")
     smoke.set_defaults(func=_smoke)
+
+    from agentmem_dev.engines.command import add_parser as add_engines
+
+    add_engines(sub)
 
     invoke = sub.add_parser("invoke", help="run a Lambda handler locally on a sample event")
     invoke.add_argument("function", choices=["ingest", "api", "projector", "consolidate", "reconcile"])

@@ -1,5 +1,6 @@
-"""Against a real OpenSearch cluster — only when ``AGENTMEM_OPENSEARCH_URL`` is set (see
-docs/aws.md "Live checks"; the whole SearchIndex contract suite also gains a ``live`` run then).
+"""Against a real OpenSearch cluster: the project's engine (:mod:`support.engine_run`) or the one
+``AGENTMEM_OPENSEARCH_URL`` names (see docs/aws.md "Live checks"; the whole SearchIndex contract
+suite has a ``live`` run too).
 These check what the fake cannot: that the cluster accepts the mapping and template (k-NN Lucene
 HNSW, the ``cjk`` analyzer, the custom English analyzer), that k-NN scores convert back to
 cosines, and the engine's external-version semantics."""
@@ -18,12 +19,14 @@ import pytest
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
 from agentmem.domain.models import Category, MemoryRecord, Scope
 from agentmem.ports import ProjectionOutcome
+from support import engine_run
 from support.fakes import live
 
 pytestmark = [
     pytest.mark.opensearch,
     pytest.mark.skipif(
-        not live.opensearch_url(), reason="set AGENTMEM_OPENSEARCH_URL to run against a cluster"
+        engine_run.skip_reason("opensearch") is not None,
+        reason=f"opensearch engine: {engine_run.skip_reason('opensearch')}",
     ),
 ]
 S = Scope("live", f"u-{uuid.uuid4().hex[:8]}")
@@ -32,7 +35,7 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 @pytest.fixture
 def cluster() -> Iterator[tuple[Any, OpenSearchIndex]]:
-    client = live.opensearch_client(str(live.opensearch_url()))
+    client = live.opensearch_client(engine_run.engine_url("opensearch"))
     name = f"agentmem-live-{uuid.uuid4().hex[:12]}"
     yield client, OpenSearchIndex(lambda: client, index=name, dimension=4, refresh=True)
     client.indices.delete(index=name, ignore_unavailable=True)

@@ -5,9 +5,9 @@ OpenSearch (:mod:`support.fakes.fake_opensearch`), which executes the adapter's
 real requests (versioning, mapping, k-NN with filter, BM25 over the cjk / english analyzers);
 ``fake`` is the in-memory fake of the service unit tests (:mod:`support.fakes.memory`: cosine over
 numpy, keyword hits scored by matching terms). Tests that depend on one implementation's exact
-scoring say so and skip the others. With
-``AGENTMEM_OPENSEARCH_URL`` set, ``live`` runs the same suite against that cluster (a fresh index
-per test, deleted afterwards). What only the embedded index does (its cache across instances,
+scoring say so and skip the others. ``live`` runs the same suite against a real OpenSearch with
+the k-NN plugin (:mod:`support.engine_run`: the project's engine, or ``AGENTMEM_OPENSEARCH_URL``;
+skipped with the reason where neither can be had), a fresh index per test, deleted afterwards. What only the embedded index does (its cache across instances,
 compaction) is in ``tests/integration/test_local_search_index.py``.
 """
 
@@ -30,6 +30,7 @@ from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.text_index import bm25_terms
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.ports import ProjectionOutcome, ProjectionState, SearchIndex
+from support import engine_run
 from support.fakes import live
 from support.fakes.fake_opensearch import FakeOpenSearch, fake_client
 from support.fakes.memory import InMemorySearchIndex
@@ -41,9 +42,7 @@ MODEL = "hash-test"
 DIM = 8
 
 
-PARAMS: list[Any] = ["local", "aws", "fake"]
-if live.opensearch_url():
-    PARAMS.append(pytest.param("live", marks=pytest.mark.opensearch))
+PARAMS: list[Any] = ["local", "aws", "fake", engine_run.param("opensearch", "live")]
 
 
 @pytest.fixture(params=PARAMS)
@@ -58,7 +57,7 @@ def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SearchInde
         engine = FakeOpenSearch()
         yield OpenSearchIndex(lambda: fake_client(engine), index="agentmem-test", dimension=DIM, refresh=True)
     else:
-        client = live.opensearch_client(str(live.opensearch_url()))
+        client = live.opensearch_client(engine_run.engine_url("opensearch"))
         name = f"agentmem-contract-{uuid.uuid4().hex[:12]}"
         yield OpenSearchIndex(lambda: client, index=name, dimension=DIM, refresh=True)
         client.indices.delete(index=name, ignore_unavailable=True)
