@@ -32,10 +32,16 @@ TOOLING_VARIABLES: Mapping[str, str] = {
     "AGENTMEM_FUNCTIONS_DIR": "the laptop emulator: where functions/<name>/handler.py live",
     "AGENTMEM_HOST": "agentmem serve: the address to bind (default 127.0.0.1)",
     "AGENTMEM_PORT": "agentmem serve: the port (default 8080)",
-    "AGENTMEM_OPENSEARCH_URL": "opt-in live tests against a real OpenSearch",
+    "AGENTMEM_OPENSEARCH_URL": "engine tests: a running OpenSearch (else the project's engine)",
     "AGENTMEM_OPENSEARCH_SIGV4": "live tests: sign OpenSearch requests (es | aoss)",
     "AGENTMEM_OPENSEARCH_VERIFY": "live tests: false skips TLS verification",
-    "AGENTMEM_GREMLIN_URL": "opt-in live tests against a real Gremlin endpoint",
+    "AGENTMEM_GREMLIN_URL": "engine tests: a running Gremlin endpoint (else the project's engine)",
+    "AGENTMEM_DYNAMODB_URL": "engine tests: a running DynamoDB/SQS endpoint (else the project's engine)",
+    "AGENTMEM_ENGINES": "tests: auto (start the engines on first use) | off | require (CI)",
+    "AGENTMEM_ENGINES_DIR": "agentmem engines: the engine cache (default .engines)",
+    "AGENTMEM_ENGINES_M2": "agentmem engines fetch: Maven's local repository (default ~/.m2)",
+    "AGENTMEM_ENGINES_RUN": "tests: the run folder the test processes share the engines through",
+    "AGENTMEM_OPENSEARCH_HEAP": "agentmem engines: OpenSearch's JVM options (default -Xms512m -Xmx512m)",
     "AGENTMEM_GREMLIN_IAM": "live tests: sign the Gremlin handshake (Neptune)",
     "AGENTMEM_SKIP_BUNDLING": "CDK synthesis without building the Lambda assets",
 }
@@ -96,7 +102,9 @@ class Settings(BaseSettings):
     turn_retention_days: float = Field(30, gt=0)  # TTL of L0 turns and processed marks
     search_backend: Literal["opensearch", "local"] = "opensearch"
     opensearch_endpoint: str | None = None  # https://... of the domain or collection
-    opensearch_service: Literal["es", "aoss"] = "es"  # SigV4 service: managed domain | Serverless
+    # SigV4 service: managed domain | Serverless | none (unsigned: a self-managed cluster, the
+    # local engines; the endpoint's scheme, http or https, is kept)
+    opensearch_service: Literal["es", "aoss", "none"] = "es"
     opensearch_index: str = "agentmem-memories"
     graph_backend: Literal["neptune", "local"] = "neptune"
     neptune_endpoint: str | None = None  # host name (or wss://host:port/gremlin)

@@ -19,8 +19,16 @@ from agentmem.errors import AgentMemError
 def _serve(args: argparse.Namespace) -> int:
     from agentmem.settings import load_settings
     from agentmem_dev.emulator.service import LocalService
-    from agentmem_dev.emulator.workers import StartupFailed, default_workers
+    from agentmem_dev.emulator.workers import default_workers
 
+    if args.backend == "engines":
+        from agentmem_dev.engines.serve import engines_service
+
+        if args.workers:
+            print("agentmem serve: --backend engines runs in-process (--workers 0)", file=sys.stderr)
+        print("[agentmem] the AWS adapters over the engines (agentmem engines) ...", file=sys.stderr)
+        with engines_service(args.host, args.port, Path(args.data_dir)) as service:
+            return _run_service(service, "in-process, AWS adapters on the engines")
     settings = load_settings(data_dir=Path(args.data_dir))
     workers = default_workers() if args.workers is None else args.workers
     if workers < 0:
@@ -32,7 +40,13 @@ def _serve(args: argparse.Namespace) -> int:
         f" ({shape}) ...",
         file=sys.stderr,
     )
-    service = LocalService(settings, args.host, args.port, workers)
+    return _run_service(LocalService(settings, args.host, args.port, workers), shape)
+
+
+def _run_service(service: Any, shape: str) -> int:
+    from agentmem_dev.emulator.workers import StartupFailed
+
+    settings = service.settings
     serving = threading.Event()
 
     def _shutdown(*_: Any) -> None:
@@ -171,19 +185,30 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _smoke(args: argparse.Namespace) -> int:
-    from agentmem_dev.smoke_moto import run_smoke
+    from agentmem_dev.smoke import run_smoke
 
-    if not args.moto:
-        print(
-            "agentmem smoke: only --moto is supported offline (a deployed stack is checked with the live tests)",
-            file=sys.stderr,
-        )
+    if args.moto == args.engines:
+        print("agentmem smoke: say --moto (in process) or --engines (the real engines)", file=sys.stderr)
         return 2
-    summary = run_smoke(turns=args.turns)
+    if args.moto:
+        summary = run_smoke(turns=args.turns)
+    else:
+        from agentmem_dev.engines.runner import attached
+
+        with attached() as urls:
+            summary = run_smoke(turns=args.turns, engines=urls)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
     else:
-        for key in ("turns_sent", "turns_accounted", "memories_written", "memories_projected", "recall_ok"):
+        for key in (
+            "turns_sent",
+            "turns_accounted",
+            "memories_written",
+            "memories_projected",
+            "recall_ok",
+            "context_ok",
+            "reconcile",
+        ):
             print(f"{key:20} {summary[key]}")
         for failure in summary["failures"]:
             print(f"FAIL {failure}")
@@ -201,7 +226,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="serve the API over embedded stores")
+    serve = sub.add_parser(
+        "serve", help="serve the API (embedded stores, or the AWS adapters on the engines)"
+    )
+    serve.add_argument(
+        "--backend",
+        choices=["local", "engines"],
+        default="local",
+        help="local: embedded stores in --data-dir; engines: DynamoDB/SQS, OpenSearch and Gremlin"
+        " servers on 127.0.0.1 (those `agentmem engines up` runs, else started and stopped with it)",
+    )
     serve.add_argument("--host", default=os.environ.get("AGENTMEM_HOST", "127.0.0.1"))
     serve.add_argument("--port", type=int, default=int(os.environ.get("AGENTMEM_PORT", "8080")))
     serve.add_argument("--data-dir", default=os.environ.get("AGENTMEM_DATA_DIR", ".agentmem"))
@@ -217,8 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--embedder", default="auto")
     demo.set_defaults(func=_demo)
 
-    smoke = sub.add_parser("smoke", help="the whole AWS write/read path in-process on moto")
-    smoke.add_argument("--moto", action="store_true", help="run against moto (the only offline target)")
+    smoke = sub.add_parser("smoke", help="the whole AWS write/read path through the real handlers")
+    smoke.add_argument("--moto", action="store_true", help="moto in process, embedded index and graph")
+    smoke.add_argument(
+        "--engines",
+        action="store_true",
+        help="the real engines: those `agentmem engines up` runs, else started for the run and stopped",
+    )
     smoke.add_argument("--turns", type=int, default=20)
     smoke.add_argument("--json", action="store_true")
     smoke.set_defaults(func=_smoke)

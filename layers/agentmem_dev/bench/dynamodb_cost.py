@@ -373,11 +373,11 @@ def run_dynamodb(
     import boto3
     from moto import mock_aws
 
-    from agentmem_dev.smoke_moto import REGION, moto_environment
+    from agentmem_dev.engines.stack import REGION, aws_environment
 
     started = time.monotonic()
     with (
-        moto_environment(),
+        aws_environment(),
         mock_aws(),
         tempfile.TemporaryDirectory(prefix="agentmem-ddb-") as tmp,
         quiet_metrics(),

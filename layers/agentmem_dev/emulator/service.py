@@ -34,7 +34,7 @@ class LocalService:
     server: ThreadingHTTPServer | None = field(default=None, init=False)
     pool: WorkerPool | None = field(default=None, init=False)
     events: EventSources | None = field(default=None, init=False)
-    runner: LocalRunner | None = field(default=None, init=False)
+    runner: LocalRunner | None = None  # in-process mode's event sources; LocalRunner(container) if None
     model_id: str = field(default="", init=False)
     _thread: threading.Thread | None = field(default=None, init=False, repr=False)
 
@@ -71,7 +71,7 @@ class LocalService:
         container.embedder.embed_query("warm up")
         container.guard.warm()  # the semantic detector's prototype banks, before the first write
         self.model_id = container.embedder.model_id
-        self.runner = LocalRunner(container)
+        self.runner = self.runner or LocalRunner(container)
         self.runner.start()
         self.server = make_server(self.host, self.port, container)
 

@@ -18,22 +18,23 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentmem_dev.engines.maven import fetched
+from agentmem_dev.engines.maven import fetch, fetched
 from agentmem_dev.engines.servers import (
     DEFAULT_PORTS,
     KINDS,
     Engine,
     EngineUnavailable,
     free_port,
-    port_free,
     java_home,
+    port_free,
 )
 
 NAMES = tuple(KINDS)
+ENV_VARS = tuple(kind.env_var for kind in KINDS.values())
 START_TIMEOUT_S = 180.0
 
 
@@ -190,6 +191,29 @@ def start(
         running.stop()
         raise
     return running
+
+
+@contextlib.contextmanager
+def attached(cache: Path | None = None) -> Iterator[dict[str, str]]:
+    """The engines' addresses: those the environment names (all three), else those
+    ``agentmem engines up`` recorded, else engines started for the block and stopped after."""
+    given = {v: os.environ[v] for v in ENV_VARS if os.environ.get(v)}
+    if len(given) == len(ENV_VARS):
+        yield given
+        return
+    cache = cache or default_cache()
+    recorded = status(cache)
+    env = recorded.get("env") if recorded is not None else None
+    if isinstance(env, dict):
+        yield {str(k): str(v) for k, v in env.items()}
+        return
+    if fetched(cache):
+        fetch(cache)
+    running = start(cache)
+    try:
+        yield running.env()
+    finally:
+        running.stop()
 
 
 # -- a detached set (``agentmem engines up`` / ``down`` / ``status``) ---------------------------

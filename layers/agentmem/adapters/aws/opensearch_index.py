@@ -58,10 +58,27 @@ MGET_CHUNK = 500
 
 
 def build_client(endpoint: str, *, region: str | None, service: str, session: Any = None) -> Any:
-    """An ``OpenSearch`` client signing every request with SigV4 for ``service`` (es | aoss)."""
+    """An ``OpenSearch`` client signing every request with SigV4 for ``service`` (es | aoss), or
+    unsigned for ``none`` (a self-managed cluster; ``http://`` endpoints stay plain)."""
     import boto3
     from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 
+    options: dict[str, Any] = {
+        "connection_class": RequestsHttpConnection,
+        "timeout": 10,
+        "max_retries": 2,
+        "retry_on_timeout": True,
+        "pool_maxsize": 16,
+    }
+    if service == "none":
+        plain = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}")
+        secure = plain.scheme == "https"
+        return OpenSearch(
+            hosts=[{"host": plain.hostname, "port": plain.port or (443 if secure else 80)}],
+            use_ssl=secure,
+            verify_certs=secure,
+            **options,
+        )
     boto_session = session or boto3.session.Session()
     credentials = boto_session.get_credentials()
     if credentials is None:
@@ -75,11 +92,7 @@ def build_client(endpoint: str, *, region: str | None, service: str, session: An
         http_auth=AWSV4SignerAuth(credentials, region_name, service),
         use_ssl=True,
         verify_certs=True,
-        connection_class=RequestsHttpConnection,
-        timeout=10,
-        max_retries=2,
-        retry_on_timeout=True,
-        pool_maxsize=16,
+        **options,
     )
 
 

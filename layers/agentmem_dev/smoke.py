@@ -1,13 +1,16 @@
-"""``agentmem smoke --moto``: the whole AWS write and read path, in process, on moto.
+"""``agentmem smoke --moto | --engines``: the whole AWS write and read path through the real
+handlers.
 
-DynamoDB tables (with stream), the ingest queue and its dead-letter queue are created on moto;
-the container is :func:`~agentmem.adapters.aws.wiring.build_aws` with the embedded search index
-and graph (OpenSearch and Neptune have no moto) and the deterministic hashed embedder. Turns go
-out through the SQS adapter; received batches go to ``functions/ingest`` as SQS events (failed
-records made visible again, as SQS does after the visibility timeout, until the redrive policy
-dead-letters them); the table's stream goes to ``functions/projector``; ``functions/api``
-answers ``POST /v1/context`` for each user. Then the same batches and stream records are replayed
-to check that nothing is created twice.
+A laptop stack (:mod:`agentmem_dev.engines.stack`: DynamoDB tables with the stream, the ingest
+queue and its dead-letter queue) is created on moto in process (``--moto``, with the embedded
+search index and graph) or on the engines (``--engines``: moto's server, OpenSearch with k-NN,
+the Gremlin server); the container is :func:`~agentmem.adapters.aws.wiring.build_aws` with the
+deterministic hashed embedder. Turns go out through the SQS adapter; the event sources
+(:class:`~agentmem_dev.engines.sources.AwsEventSources`) hand received batches to
+``functions/ingest`` and the table's stream to ``functions/projector``; ``functions/api``
+answers ``POST /v1/context`` and ``POST /v1/recall`` for each user. Then the same batches and
+stream records are replayed to check that nothing is created twice, and drift is injected into
+the projections and repaired by ``functions/reconcile`` (:mod:`agentmem_dev.smoke_drift`).
 
 With ``turns >= 3`` two of the turns are deliberate failures so every accounting path runs: one
 malformed message (rejected with a reason, audited) and one "poison" turn whose embedding always
@@ -19,29 +22,29 @@ in the dead-letter queue.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import uuid
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.aws.dynamodb_schema import create_tables
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import ConfigurationError, EmbedderUnavailable
 from agentmem.messages import TurnMessage
-from agentmem_dev.dynamodb_stream import StreamReader
+from agentmem_dev.engines.sources import AwsEventSources
+from agentmem_dev.engines.stack import REGION, aws_environment, clients, create_stack
+from agentmem_dev.smoke_drift import Drift
 
-REGION = "us-east-1"
+__all__ = ["REGION", "run_smoke"]
+
 POISON = "Poisonville"
-MAX_RECEIVE = 2
-DRAIN_ROUNDS = 20
 FACTS = (
     ("I live in {city}.", "Where do I live?", ("Glasgow", "Lisbon", "Osaka", "Nairobi", "Quito")),
     ("I work as a {job}.", "What is my job?", ("pilot", "nurse", "carpenter", "chemist", "lawyer")),
@@ -66,185 +69,126 @@ class _Plan:
     malformed_body: str | None = None
 
 
-@contextmanager
-def moto_environment() -> Iterator[None]:
-    """Fake credentials and region for moto (and no EMF metric lines); undone on exit."""
-    wanted = {
-        "AWS_ACCESS_KEY_ID": "smoke",
-        "AWS_SECRET_ACCESS_KEY": "smoke",
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-    }
-    saved = {k: os.environ.get(k) for k in wanted}
-    os.environ.update(wanted)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-def _plan(turns: int, now: datetime) -> _Plan:
+def _plan(turns: int, now: datetime, tenant: str) -> _Plan:
     plan = _Plan()
     regular = turns - 2 if turns >= 3 else turns
     for i in range(regular):
         template, question, values = FACTS[i % len(FACTS)]
-        scope = Scope("smoke", f"user-{i % 4}")
+        scope = Scope(tenant, f"user-{i % 4}")
         value = values[(i // len(FACTS)) % len(values)]
         text = template.format(city=value, job=value)
         plan.turns.append(Turn(scope, f"s-{i % 4}", text, "Noted.", now, f"smoke-{i:04d}"))
         plan.questions.setdefault(scope, question)
     if turns >= 3:
         plan.poison = Turn(
-            Scope("smoke", "user-poison"), "s-p", f"I live in {POISON}.", "Noted.", now, "smoke-poison"
+            Scope(tenant, "user-poison"), "s-p", f"I live in {POISON}.", "Noted.", now, "smoke-poison"
         )
         plan.turns.append(plan.poison)
-        plan.malformed_body = '{"tenant_id": "smoke", "user_id": "user-x", "user": 42'
+        plan.malformed_body = json.dumps({"tenant_id": tenant, "user_id": "user-x"})[:-1] + ', "user": 42'
+
     return plan
 
 
-def run_smoke(turns: int = 20) -> dict[str, Any]:
-    """Run the moto end-to-end path with ``turns`` turns; returns the JSON-ready summary:
+def run_smoke(turns: int = 20, engines: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Run the end-to-end path with ``turns`` turns; returns the JSON-ready summary:
     ``turns_sent``, ``turns_accounted``, ``memories_written`` (distinct memories, superseded
     included), ``memories_active``, ``memories_projected`` (active memories present in the search
-    index), ``recall_ok``, ``failures`` (empty when everything held), ``breakdown`` and
-    ``duration_s``. Needs moto (the dev extras); environment changes are undone on return."""
-    try:
-        import boto3
-        from moto import mock_aws
-    except ImportError as exc:
-        raise ConfigurationError("agentmem smoke --moto needs moto (install the dev extras)") from exc
+    index), ``recall_ok``, ``context_ok``, ``reconcile`` (the drift injected, what the first run
+    found and repaired, what the second found), ``engines``, ``failures`` (empty when everything
+    held), ``breakdown`` and ``duration_s``.
+
+    ``engines`` (the ``AGENTMEM_*_URL`` of :mod:`agentmem_dev.engines`): DynamoDB and SQS on that
+    server, the index on OpenSearch, the graph on the Gremlin server. Without: moto in process,
+    with the embedded index and graph. Environment changes are undone on return."""
     if turns < 1:
         raise ConfigurationError("--turns must be at least 1")
     started = time.monotonic()
-    with moto_environment(), mock_aws(), tempfile.TemporaryDirectory(prefix="agentmem-smoke-") as tmp:
-        clients = {
-            name: boto3.client(name, region_name=REGION) for name in ("dynamodb", "dynamodbstreams", "sqs")
-        }
-        summary = _Smoke(clients, Path(tmp)).run(turns)
+    dynamodb_url = (engines or {}).get("AGENTMEM_DYNAMODB_URL")
+    if engines is not None and not dynamodb_url:
+        raise ConfigurationError("agentmem smoke --engines needs the DynamoDB engine (AGENTMEM_DYNAMODB_URL)")
+    try:
+        from moto import mock_aws
+    except ImportError as exc:
+        raise ConfigurationError("agentmem smoke needs moto (install the dev extras)") from exc
+    mocked = nullcontext() if dynamodb_url else mock_aws()
+    with (
+        aws_environment(dynamodb_url),
+        mocked,
+        tempfile.TemporaryDirectory(prefix="agentmem-smoke-") as tmp,
+    ):
+        summary = _Smoke(clients(dynamodb_url), Path(tmp), engines).run(turns)
     summary["duration_s"] = round(time.monotonic() - started, 2)
     return summary
 
 
 class _Smoke:
-    def __init__(self, clients: dict[str, Any], tmp: Path) -> None:
+    def __init__(self, clients: dict[str, Any], tmp: Path, engines: Mapping[str, str] | None) -> None:
         self.c = clients
         self.tmp = tmp
+        self.engines = dict(engines or {})
+        self.prefix = f"smoke-{uuid.uuid4().hex[:8]}"
         self.failures: list[str] = []
-        self.batches: list[dict[str, Any]] = []
-        self.stream_records: list[dict[str, Any]] = []
 
     def _setup(self) -> Any:
         from agentmem.bootstrap import bootstrap
         from agentmem.settings import load_settings
 
-        arns = create_tables(
-            self.c["dynamodb"], memory="smoke-memories", session="smoke-sessions", audit="smoke-audit"
-        )
-        sqs = self.c["sqs"]
-        self.dlq = sqs.create_queue(QueueName="smoke-ingest-dlq")["QueueUrl"]
-        dlq_arn = sqs.get_queue_attributes(QueueUrl=self.dlq, AttributeNames=["QueueArn"])["Attributes"][
-            "QueueArn"
-        ]
-        redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(MAX_RECEIVE)})
-        self.queue = sqs.create_queue(QueueName="smoke-ingest", Attributes={"RedrivePolicy": redrive})[
-            "QueueUrl"
-        ]
+        stack = create_stack(self.c, self.prefix, self.engines)
+        self.queue, self.dlq = stack.queue_url, stack.dlq_url
         settings = load_settings(
-            backend="aws",
-            embedder="hash",
-            search_backend="local",
-            graph_backend="local",
-            local_projection_dir=self.tmp / "projections",
-            queue_url=self.queue,
-            aws_region=REGION,
-            table_memory="smoke-memories",
-            table_session="smoke-sessions",
-            table_audit="smoke-audit",
+            embedder="hash", local_projection_dir=self.tmp / "projections", **stack.settings
         )
         container = bootstrap(settings, embedder=PoisonEmbedder())
         self.container = container
-        self.stream = StreamReader(self.c["dynamodbstreams"], arns["memory_stream_arn"])
+        self.sources = AwsEventSources(
+            container,
+            sqs=self.c["sqs"],
+            streams=self.c["dynamodbstreams"],
+            queue_url=stack.queue_url,
+            stream_arn=stack.stream_arn,
+        )
+        self.failures = self.sources.failures
         return container
 
     def run(self, turns: int) -> dict[str, Any]:
         container = self._setup()
-        plan = _plan(turns, container.clock.now())
+        plan = _plan(turns, container.clock.now(), self.prefix)
         container.queue.send([TurnMessage.from_turn(t) for t in plan.turns])
         malformed_id = None
         if plan.malformed_body is not None:
             malformed_id = self.c["sqs"].send_message(QueueUrl=self.queue, MessageBody=plan.malformed_body)[
                 "MessageId"
             ]
-        self._drain_queue()
-        self._project()
+        self.sources.drain()
         written_before = self._written(container, plan)
         self._replay()
         written = self._written(container, plan)
         if written != written_before:
             self.failures.append("replayed deliveries changed the stored memories")
-        return self._summary(container, plan, written, malformed_id)
-
-    # ------------------------------------------------------------------ event sources
-
-    def _drain_queue(self) -> None:
-        from agentmem_dev.emulator import events, lambdas
-
-        sqs = self.c["sqs"]
-        for _ in range(DRAIN_ROUNDS):
-            messages = sqs.receive_message(
-                QueueUrl=self.queue, MaxNumberOfMessages=10, AttributeNames=["All"], VisibilityTimeout=30
-            ).get("Messages", [])
-            if not messages:
-                return
-            records = [
-                events.sqs_record(
-                    m["MessageId"],
-                    m["ReceiptHandle"],
-                    m["Body"],
-                    receive_count=int(m["Attributes"]["ApproximateReceiveCount"]),
-                    sent_at=datetime.fromtimestamp(int(m["Attributes"]["SentTimestamp"]) / 1000, UTC),
-                )
-                for m in messages
-            ]
-            event = events.sqs_event(records)
-            self.batches.append(event)
-            response = lambdas.invoke("ingest", event, self.container) or {}
-            failed = {f["itemIdentifier"] for f in response.get("batchItemFailures", [])}
-            for m in messages:
-                if m["MessageId"] in failed:  # SQS would redeliver after the visibility timeout
-                    sqs.change_message_visibility(
-                        QueueUrl=self.queue, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=0
-                    )
-                else:
-                    sqs.delete_message(QueueUrl=self.queue, ReceiptHandle=m["ReceiptHandle"])
-        self.failures.append(f"queue not drained after {DRAIN_ROUNDS} rounds")
-
-    def _project(self) -> None:
-        from agentmem_dev.emulator import lambdas
-
-        records = self.stream.read()
-        self.stream_records.extend(records)
-        for start in range(0, len(records), 100):
-            response = (
-                lambdas.invoke("projector", {"Records": records[start : start + 100]}, self.container) or {}
-            )
-            if response.get("batchItemFailures"):
-                self.failures.append(f"projector failed {len(response['batchItemFailures'])} stream records")
+        summary = self._summary(container, plan, written, malformed_id)
+        summary["reconcile"] = Drift(container, self.sources, self.engines).check(
+            self._written(container, plan, ("active",)), self.failures
+        )
+        summary["engines"] = self._engines()
+        return summary
 
     def _replay(self) -> None:
         """Duplicate SQS delivery and a replayed stream: nothing may be created twice."""
         from agentmem_dev.emulator import lambdas
 
-        for event in self.batches:
+        for event in list(self.sources.batches):
             lambdas.invoke("ingest", event, self.container)
-        for start in range(0, len(self.stream_records), 100):
-            lambdas.invoke("projector", {"Records": self.stream_records[start : start + 100]}, self.container)
-        self._project()  # whatever the replays wrote (nothing, when idempotent)
+        records = list(self.sources.stream_records)
+        for start in range(0, len(records), 100):
+            lambdas.invoke("projector", {"Records": records[start : start + 100]}, self.container)
+        self.sources.drain()  # whatever the replays wrote (nothing, when idempotent)
+
+    def _engines(self) -> dict[str, str]:
+        if not self.engines:
+            return {"dynamodb": "moto (in process)", "search": "embedded", "graph": "embedded"}
+        from agentmem_dev.engines.servers import KINDS
+
+        return {name: kind(0).describe() for name, kind in KINDS.items()}
 
     # ------------------------------------------------------------------ accounting
 
@@ -301,7 +245,7 @@ class _Smoke:
             else:
                 self.failures.append(f"turn {turn.message_id} is unaccounted for")
         if malformed_id is not None:
-            audit = container.audit.list(Scope("smoke", "user-x"), 50, "rejected") + container.audit.list(
+            audit = container.audit.list(Scope(self.prefix, "user-x"), 50, "rejected") + container.audit.list(
                 REJECTED_SCOPE, 50, "rejected"
             )
             if any(e.reason and e.details.get("queue_message_id") == malformed_id for e in audit):
@@ -327,12 +271,13 @@ class _Smoke:
             "memories_written": len(all_ids),
             "memories_projected": projected,
             "memories_active": sum(len(ids) for ids in active.values()),
-            "recall_ok": self._recall(plan, active),
+            "recall_ok": self._ask(plan, active, "/v1/recall"),
+            "context_ok": self._ask(plan, active, "/v1/context"),
             "failures": self.failures,
             "breakdown": breakdown,
         }
 
-    def _recall(self, plan: _Plan, written: dict[Scope, set[str]]) -> bool:
+    def _ask(self, plan: _Plan, written: dict[Scope, set[str]], path: str) -> bool:
         from agentmem_dev.emulator import events, lambdas
 
         checked = 0
@@ -342,7 +287,7 @@ class _Smoke:
             checked += 1
             event = events.api_gateway_event(
                 "POST",
-                "/v1/context",
+                path,
                 body=json.dumps({"query": question}, ensure_ascii=False),
                 authorizer={
                     "tenant_id": scope.tenant_id,
@@ -356,6 +301,6 @@ class _Smoke:
             got = {m.get("id") for m in body.get("memories", [])}
             if response.get("statusCode") != 200 or not got & written[scope]:
                 self.failures.append(
-                    f"recall missed the memories of {scope.user_id}: {response.get('statusCode')} {str(body)[:300]}"
+                    f"{path} missed the memories of {scope.user_id}: {response.get('statusCode')} {str(body)[:300]}"
                 )
-        return checked > 0 and not any(f.startswith("recall") for f in self.failures)
+        return checked > 0 and not any(f.startswith(path) for f in self.failures)
