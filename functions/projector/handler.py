@@ -1,8 +1,11 @@
 """projector λ (DynamoDB Streams, NEW_AND_OLD_IMAGES): keep the search index and the graph in
-step with the source of truth. Partial batch failures; replays and reordering are harmless."""
+step with the source of truth. Partial batch failures; replays and reordering are harmless. The
+batch's index writes go first, in one bulk request (``Projector.prepare``); each record is then
+finished on its own, so a failure still fails only its record."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +18,8 @@ from agentmem.lazy import LazyTracer, default_container
 
 if TYPE_CHECKING:
     from agentmem.bootstrap import Container
+    from agentmem.ports import Change
+    from agentmem.services.projector import Decision
 
 logger = Logger(service="agentmem-projector")
 tracer = LazyTracer(service="agentmem-projector")
@@ -22,20 +27,20 @@ metrics = Metrics(namespace="agentmem", service="projector")
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
 
 
-def record_handler(record: DynamoDBRecord, container: Container) -> None:
+def record_handler(
+    record: DynamoDBRecord, container: Container, decisions: Mapping[str, Decision | None] | None = None
+) -> None:
     # The DynamoDB codec (and its SDK and numpy) is imported with the first record, like the container.
     from agentmem.adapters.codec import change_from_stream_record
 
     change = change_from_stream_record(record.raw_event)
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return
-    report = container.projector.apply(change, now=container.clock.now())
-    for name, value in (
-        ("ProjectionsApplied", report.applied),
-        ("ProjectionsStale", report.stale),
-        ("ProjectionConflicts", report.conflicts),
-        ("ProjectionsDeleted", report.deleted),
-    ):
+    decision = (decisions or {}).get(str(record.raw_event.get("dynamodb", {}).get("SequenceNumber")))
+    report = container.projector.apply(change, now=container.clock.now(), decision=decision)
+    counts = (report.applied, report.stale, report.conflicts, report.deleted)
+    names = ("ProjectionsApplied", "ProjectionsStale", "ProjectionConflicts", "ProjectionsDeleted")
+    for name, value in zip(names, counts, strict=True):
         if value:
             metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
 
@@ -47,10 +52,27 @@ def handler(event: dict[str, Any], context: Any, container: Container | None = N
     return handle(event, context, container or default_container())
 
 
+def prepare(event: dict[str, Any], container: Container) -> dict[str, Decision | None]:
+    """The batch's decisions by sequence number (a record that does not decode fails alone)."""
+    from agentmem.adapters.codec import change_from_stream_record
+
+    changes: dict[str, Change] = {}
+    for raw in event.get("Records") or []:
+        try:
+            change = change_from_stream_record(raw)
+        except Exception:
+            continue
+        if change is not None:
+            changes[str(raw.get("dynamodb", {}).get("SequenceNumber"))] = change
+    if not changes:
+        return {}
+    return dict(zip(changes, container.projector.prepare(list(changes.values())), strict=True))
+
+
 def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
     return process_partial_response(
         event=event,
-        record_handler=partial(record_handler, container=container),
+        record_handler=partial(record_handler, container=container, decisions=prepare(event, container)),
         processor=processor,
         context=context,
     )

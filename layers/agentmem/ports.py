@@ -98,8 +98,7 @@ class RawTurnRecord:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One change of the source of truth, as the stream delivers it (DynamoDB Streams record or
-    a local outbox row)."""
+    """One change of the source of truth, as the stream delivers it (a stream record, an outbox row)."""
 
     event_name: str  # INSERT | MODIFY | REMOVE
     scope: Scope
@@ -110,11 +109,8 @@ class Change:
 
 
 class MemoryStore(Protocol):
-    """The source of truth for memory records (DynamoDB; SQLite locally).
-
-    Every successful write also emits a change (DynamoDB Streams / the local outbox) in the same
-    atomic step, so the projections can follow.
-    """
+    """The source of truth for memory records (DynamoDB; SQLite locally). Every successful write
+    also emits a change (DynamoDB Streams / the local outbox) in the same atomic step."""
 
     def create(self, record: MemoryRecord) -> None:
         """Insert ``record`` (version 1). Raises VersionConflict if the id exists."""
@@ -231,6 +227,10 @@ class SearchIndex(Protocol):
     def upsert(self, record: MemoryRecord) -> ProjectionOutcome:
         """Write the record if its version is newer than the indexed one (external versioning)."""
 
+    def upsert_many(self, records: Sequence[MemoryRecord]) -> builtins.list[ProjectionOutcome | None]:
+        """``upsert`` of each in one request where the engine has one (a projector batch); None
+        where that item failed transiently (the caller retries it alone)."""
+
     def delete(self, scope: Scope, memory_id: str, version: int) -> ProjectionOutcome:
         """Remove the document unless the index holds a newer version."""
 
@@ -243,8 +243,7 @@ class SearchIndex(Protocol):
     def similarities(
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
     ) -> dict[str, float]:
-        """Cosine of ``vector`` with each listed memory's indexed vector of ``model`` (ids without
-        one are left out): recall scores other channels' candidates without reading vectors."""
+        """Cosine with each listed memory's indexed vector of ``model`` (ids without one left out)."""
 
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""

@@ -13,13 +13,15 @@ tombstone version.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
 
 from agentmem.domain.models import AuditAction, AuditEvent, MemoryRecord
 from agentmem.domain.similarity import SimilarityThresholds
+from agentmem.errors import AgentMemError
 from agentmem.ports import (
     AuditLog,
     Change,
@@ -52,6 +54,16 @@ class ProjectionReport:
     outcomes: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What one change projects: ``record`` (None: remove it), whether it was erased, and the
+    index outcome when a batch already wrote it."""
+
+    record: MemoryRecord | None
+    erased: bool
+    indexed: ProjectionOutcome | None = None
+
+
 @dataclass
 class Projector:
     index: SearchIndex
@@ -61,12 +73,8 @@ class Projector:
     store: MemoryStore | None = None
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
 
-    def apply(
-        self, change: Change, report: ProjectionReport | None = None, *, now: datetime
-    ) -> ProjectionReport:
-        """Project one change. Raises StoreUnavailable when a projection is down (the stream
-        retries the record)."""
-        report = report or ProjectionReport()
+    def decide(self, change: Change) -> Decision:
+        """What ``change`` projects, read through to the source of truth."""
         record = change.new if change.event_name != "REMOVE" else None
         erased = False
         if record is not None and self.store is not None:
@@ -80,8 +88,43 @@ class Projector:
                 record = None
             elif current.version > record.version:
                 record = current
+        return Decision(record, erased)
+
+    def prepare(self, changes: Sequence[Change]) -> list[Decision | None]:
+        """A batch's decisions, with the index writes of its active records done in one request
+        (:meth:`SearchIndex.upsert_many`). None where deciding failed: :meth:`apply` then does
+        that change alone (and raises for it, so only that record is retried)."""
+        decisions: list[Decision | None] = []
+        for change in changes:
+            try:
+                decisions.append(self.decide(change))
+            except AgentMemError:
+                decisions.append(None)
+        writes = [(i, d.record) for i, d in enumerate(decisions) if d and d.record and d.record.is_active]
+        if len(writes) > 1:
+            outcomes = self.index.upsert_many([r for _, r in writes])
+            for (i, _), outcome in zip(writes, outcomes, strict=True):
+                decision = decisions[i]
+                if outcome is not None and decision is not None:
+                    decisions[i] = replace(decision, indexed=outcome)
+        return decisions
+
+    def apply(
+        self,
+        change: Change,
+        report: ProjectionReport | None = None,
+        *,
+        now: datetime,
+        decision: Decision | None = None,
+    ) -> ProjectionReport:
+        """Project one change (``decision``: from :meth:`prepare`). Raises StoreUnavailable when
+        a projection is down (the stream retries the record)."""
+        report = report or ProjectionReport()
+        decided = decision or self.decide(change)
+        record, erased = decided.record, decided.erased
         if record is not None and record.is_active:
-            outcomes = (self.index.upsert(record), self.graph.upsert_memory(record))
+            indexed = decided.indexed or self.index.upsert(record)
+            outcomes = (indexed, self.graph.upsert_memory(record))
             if ProjectionOutcome.APPLIED in outcomes:
                 report.edges += self._link(record)
         else:

@@ -53,4 +53,6 @@ def test_smoke_on_the_engines() -> None:
     _holds(summary, 30)
     reconcile = summary["reconcile"]
     assert reconcile["edges"] and reconcile["edges"]["after"] >= reconcile["edges"]["before"]
-    assert reconcile["second"]["missing"] == reconcile["second"]["stale"] == reconcile["second"]["orphan"] == 0
+    assert (
+        reconcile["second"]["missing"] == reconcile["second"]["stale"] == reconcile["second"]["orphan"] == 0
+    )

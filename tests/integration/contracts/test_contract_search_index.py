@@ -117,6 +117,30 @@ def test_upsert_version_guard(index: SearchIndex) -> None:
     assert index.keyword(S1, "budget", 5) == []  # old terms are gone
 
 
+def test_upsert_many_answers_each_item_as_upsert_would(index: SearchIndex) -> None:
+    """The projector's batch write: applied, replayed, older, drifted and removed records in one
+    call, each with the outcome its own upsert would have had."""
+    a1, b1, c1 = rec("a", "alpha one"), rec("b", "beta one"), rec("c", "gamma one")
+    assert index.upsert_many([a1, b1, c1]) == [ProjectionOutcome.APPLIED] * 3
+    a2 = bump(a1, content="alpha two")
+    gone = bump(c1, status=Status.SUPERSEDED)
+    drift = replace(b1, content="beta drifted", content_hash="")
+    got = index.upsert_many([a2, a1, drift, gone, rec("d", "delta", status=Status.DELETED)])
+    assert got == [
+        ProjectionOutcome.APPLIED,  # newer
+        ProjectionOutcome.STALE,  # older than what the same batch just wrote
+        ProjectionOutcome.CONFLICT,  # same version, another hash
+        ProjectionOutcome.APPLIED,  # removed
+        ProjectionOutcome.STALE,  # removing what was never indexed
+    ]
+    assert index.states(S1, ["a", "b", "c", "d"]) == {
+        "a": ProjectionState("a", 2, a2.content_hash),
+        "b": ProjectionState("b", 1, b1.content_hash),
+    }
+    assert ids(index.keyword(S1, "alpha", 5)) == ["a"] and index.keyword(S1, "drifted", 5) == []
+    assert index.upsert_many([]) == []
+
+
 def test_out_of_order_delivery_keeps_the_newest(index: SearchIndex) -> None:
     v1 = rec("m1", "first words")
     v3 = bump(bump(v1, content="second words"), content="third words")

@@ -80,6 +80,8 @@ class FakeOpenSearch:
     def _route(
         self, method: str, parts: list[str], params: dict[str, str], body: dict[str, Any]
     ) -> tuple[int, Any]:
+        if parts == ["_bulk"] and method in ("POST", "PUT"):
+            return 200, self._bulk(body)  # type: ignore[arg-type]  # NDJSON: a list of lines
         if parts[0] == "_index_template" and len(parts) == 2 and method == "PUT":
             self.templates[parts[1]] = body
             return 200, {"acknowledged": True}
@@ -244,6 +246,27 @@ class FakeOpenSearch:
         }
         return (200 if doc is not None else 404), body
 
+    def _bulk(self, lines: list[dict[str, Any]]) -> dict[str, Any]:
+        """``_bulk``: each action served like its single request; a failed item fails alone."""
+        items: list[dict[str, Any]] = []
+        pending = list(lines)
+        while pending:
+            action, meta = next(iter(pending.pop(0).items()))
+            source = pending.pop(0) if action == "index" else {}
+            params = {k: str(v) for k, v in meta.items() if not k.startswith("_")}
+            try:
+                index = self.indices.get(meta["_index"])
+                if index is None:
+                    raise FakeError(404, "index_not_found_exception", f"no such index [{meta['_index']}]")
+                handler = self._index_doc if action == "index" else self._delete_doc
+                args = (index, str(meta["_id"]), params) + ((source,) if action == "index" else ())
+                status, reply = handler(*args)
+            except FakeError as exc:
+                status, reply = exc.status, exc.body()
+            items.append({action: {**reply, "status": status}})
+        errors = any(not 200 <= next(iter(i.values()))["status"] < 300 for i in items)
+        return {"took": 1, "errors": errors, "items": items}
+
     def _mget(self, index: Index, body: dict[str, Any], params: dict[str, str]) -> dict[str, Any]:
         out = []
         for spec in body.get("docs", []):
@@ -343,7 +366,10 @@ class FakeConnection(Connection):
         ignore: Any = (),
         headers: Any = None,
     ) -> Any:
-        parsed = json.loads(body) if body else None
+        if body and url.rstrip("/").endswith("_bulk"):  # NDJSON: one object per line
+            parsed: Any = [json.loads(line) for line in body.splitlines() if line.strip()]
+        else:
+            parsed = json.loads(body) if body else None
         plain = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in (params or {}).items()}
         status, payload = self.engine.handle(method, url, plain, parsed)
         raw = "" if payload is None else json.dumps(payload)

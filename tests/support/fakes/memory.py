@@ -531,6 +531,9 @@ class InMemorySearchIndex(Switchable, SearchIndex):
     def _bury(self, key: tuple[str, str], version: int) -> None:
         self._tombstones[key] = max(version, self._tombstones.get(key, 0))
 
+    def upsert_many(self, records: Sequence[MemoryRecord]) -> list[ProjectionOutcome | None]:
+        return [self.upsert(r) for r in records]
+
     def upsert(self, record: MemoryRecord) -> ProjectionOutcome:
         with self._lock:
             self._enter("upsert")

@@ -244,6 +244,46 @@ class OpenSearchIndex:
     def delete(self, scope: Scope, memory_id: str, version: int) -> ProjectionOutcome:
         return self._delete(scope, memory_id, version, "external_gte", None)
 
+    def upsert_many(self, records: Sequence[MemoryRecord]) -> list[ProjectionOutcome | None]:
+        """One ``_bulk`` request: ``index`` for active records, ``delete`` for the others, each
+        with its external version. Per item: created/updated/deleted -> APPLIED, 409 -> the same
+        STALE/CONFLICT reading as :meth:`upsert`, a delete of nothing -> STALE, anything else
+        (429, 5xx) -> None, left to a single retry. The whole request failing leaves all None."""
+        if not records:
+            return []
+        lines: list[dict[str, Any]] = []
+        for record in records:
+            meta = {
+                "_index": self.index,
+                "_id": dsl.document_id(record.scope, record.memory_id),
+                "routing": dsl.routing(record.scope),
+                "version": record.version,
+                "version_type": "external",
+            }
+            if record.is_active:
+                lines += [{"index": meta}, dsl.document(record, self.dimension)]
+            else:
+                lines.append({"delete": meta})
+        try:
+            result = self._call("bulk", lambda c: c.bulk(body=lines, refresh=self._refresh))
+        except (StoreUnavailable, ConflictError, NotFoundError) as exc:
+            log.warning("opensearch.bulk_failed", extra={"error": type(exc).__name__, "items": len(records)})
+            return [None] * len(records)
+        items = result.get("items") or []
+        outcomes: list[ProjectionOutcome | None] = []
+        for record, item in zip(records, items, strict=False):
+            reply: dict[str, Any] = next(iter(item.values()), {}) if isinstance(item, dict) else {}
+            status = int(reply.get("status", 0))
+            if 200 <= status < 300:
+                outcomes.append(ProjectionOutcome.APPLIED)
+            elif status == 409:
+                outcomes.append(self._refused(record))
+            elif status == 404 and not record.is_active:
+                outcomes.append(ProjectionOutcome.STALE)  # nothing indexed; the delete left a tombstone
+            else:
+                outcomes.append(None)
+        return outcomes + [None] * (len(records) - len(outcomes))
+
     def erase_scope(self, scope: Scope) -> int:
         result = self._call(
             "delete_by_query",

@@ -228,6 +228,9 @@ class LocalSearchIndex:
 
     # ------------------------------------------------------------------ writes
 
+    def upsert_many(self, records: Sequence[MemoryRecord]) -> list[ProjectionOutcome | None]:
+        return [self.upsert(r) for r in records]  # local writes are cheap; no batch to save
+
     def upsert(self, record: MemoryRecord) -> ProjectionOutcome:
         pk, memory_id = record.scope.key, record.memory_id
         counts = dict(Counter(bm25_terms(document_text(record))))
