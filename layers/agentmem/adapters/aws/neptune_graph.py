@@ -117,7 +117,7 @@ class NeptuneGraphStore:
         with self._lock:
             if self._g is None:
                 self._conn = self._connect()
-                self._g = traversal().with_(self._conn)
+                self._g = traversal().with_remote(self._conn)
             return self._g
 
     def _reset(self) -> None:
