@@ -4,6 +4,7 @@ as when it comes back. Used to take a real engine away from an adapter without s
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -45,11 +46,9 @@ class TcpProxy:
         if listener is not None:
             listener.close()
         for sock in doomed:
-            try:
+            with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 sock.close()
-            except OSError:
-                pass
 
     def _accept(self, listener: socket.socket) -> None:
         while True:
@@ -73,13 +72,9 @@ class TcpProxy:
 
     @staticmethod
     def _pump(src: socket.socket, dst: socket.socket) -> None:
-        try:
+        with contextlib.suppress(OSError):
             while data := src.recv(65536):
                 dst.sendall(data)
-        except OSError:
-            pass
         for sock in (src, dst):
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass

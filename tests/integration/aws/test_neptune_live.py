@@ -1,6 +1,7 @@
 """Against a real Gremlin server (Neptune, or TinkerPop's Gremlin Server) — only when
 ``AGENTMEM_GREMLIN_URL`` is set (see docs/aws.md "Live checks"; the GraphStore contract suite
-also gains a ``live`` run then). A fresh scope per run, erased afterwards. The outage tests take
+also gains a ``live`` run then). Fresh scopes per process, erased afterwards, so xdist workers
+and concurrent runs can share one server. The outage tests take
 the server away for real: a closed port, and a loopback proxy (:mod:`support.tcp_proxy`) that
 resets every connection mid-use and later comes back."""
 
@@ -28,7 +29,6 @@ from support.tcp_proxy import TcpProxy
 
 pytestmark = [
     pytest.mark.gremlin,
-    pytest.mark.xdist_group("gremlin"),
     pytest.mark.skipif(
         not live.gremlin_url(), reason="set AGENTMEM_GREMLIN_URL to run against a Gremlin server"
     ),
@@ -107,7 +107,11 @@ def test_a_closed_port_is_degraded_not_an_error(container: Container, api: Any) 
     )
     with pytest.raises(StoreUnavailable) as caught:
         down.neighbours(S, ["a"], 2, 10)
-    assert caught.value.details["error"] in ("ClientConnectorError", "ClientOSError", "ConnectionRefusedError")
+    assert caught.value.details["error"] in (
+        "ClientConnectorError",
+        "ClientOSError",
+        "ConnectionRefusedError",
+    )
     _turns(container, Scope("t1", "u1"))
     c = _with_graph(container, down)
     result = c.recall.recall(Scope("t1", "u1"), "where does my sister live", k=3, now=T0 + timedelta(days=1))

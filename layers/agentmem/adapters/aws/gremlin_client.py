@@ -97,7 +97,7 @@ class Backoff:
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait after failed try ``attempt`` (0-based)."""
-        return self.random() * min(self.cap_s, self.base_s * 2**attempt)
+        return self.random() * min(self.cap_s, self.base_s * float(2**attempt))
 
 
 def signed_headers(host: str, port: int, region: str, credentials: Any) -> dict[str, str]:

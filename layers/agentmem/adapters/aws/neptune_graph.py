@@ -102,8 +102,9 @@ class NeptuneGraphStore:
             if conn is None or conn is not self._conn:
                 return
             self._conn, self._g = None, None
+        closing: Any = conn  # the driver is untyped
         try:
-            conn.close()
+            closing.close()
         except Exception as exc:  # a broken socket may fail to close in any way: it is gone either way
             if not gc.is_transport_failure(exc):
                 raise
