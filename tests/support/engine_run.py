@@ -133,7 +133,5 @@ def param(name: str, value: str = "engine") -> object:
     import pytest
 
     reason = skip_reason(name)
-    marks = [pytest.mark.skipif(reason is not None, reason=f"{name} engine: {reason}")]
-    if name == "gremlin":  # the graph suites share fixed scopes: one worker at a time
-        marks.append(pytest.mark.xdist_group("gremlin"))
-    return pytest.param(value, marks=marks)
+    mark = pytest.mark.skipif(reason is not None, reason=f"{name} engine: {reason}")
+    return pytest.param(value, marks=[mark])

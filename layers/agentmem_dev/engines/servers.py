@@ -195,14 +195,16 @@ strictTransactionManagement: false
 maxContentLength: 10485760
 """
 
-# Like Neptune where TinkerGraph can be: ids are the strings the client gives, and a property
-# set again replaces its value (single cardinality). Each request is its own transaction and is
-# rolled back on error, as on Neptune.
-GREMLIN_GRAPH = """gremlin.graph=org.apache.tinkerpop.gremlin.tinkergraph.structure.TinkerTransactionGraph
+# Like Neptune where TinkerGraph can be: ids are the strings the client gives, and the default
+# property cardinality is Neptune's `set`, so a write that forgets `Cardinality.single` shows up
+# as a second value instead of passing unseen. Plain TinkerGraph, not TinkerTransactionGraph
+# (which would model Neptune's per-request rollback): in 3.7.3 a vertex dropped with its edges
+# poisons its id for good ("Conflict: element modified in another transaction").
+GREMLIN_GRAPH = """gremlin.graph=org.apache.tinkerpop.gremlin.tinkergraph.structure.TinkerGraph
 gremlin.tinkergraph.vertexIdManager=ANY
 gremlin.tinkergraph.edgeIdManager=ANY
 gremlin.tinkergraph.vertexPropertyIdManager=ANY
-gremlin.tinkergraph.defaultVertexPropertyCardinality=single
+gremlin.tinkergraph.defaultVertexPropertyCardinality=set
 """
 
 
@@ -236,7 +238,7 @@ class GremlinServer:
             return False
 
     def describe(self) -> str:
-        return f"Apache TinkerPop Gremlin Server {TINKERPOP_VERSION} (TinkerTransactionGraph)"
+        return f"Apache TinkerPop Gremlin Server {TINKERPOP_VERSION} (TinkerGraph, string ids, set cardinality)"
 
 
 class MotoServer:

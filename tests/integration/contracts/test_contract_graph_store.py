@@ -1,15 +1,20 @@
 """GraphStore contract, parametrised over implementations.
 
-``local`` is the embedded SQLite graph; ``aws`` is the Neptune adapter over the fake Gremlin
-server (:mod:`support.fakes.fake_gremlin`), which executes the bytecode the
-adapter sends with TinkerPop semantics (including Neptune's default *set* cardinality and
-per-request rollback); ``fake`` is the in-memory fake of the service unit tests
-(:mod:`support.fakes.memory`). Every test runs on all three. With ``AGENTMEM_GREMLIN_URL`` set, ``live``
-runs the suite against that server too (the scopes the tests use are erased before and after).
+``local`` is the embedded SQLite graph; ``fake`` is the in-memory fake of the service unit tests
+(:mod:`support.fakes.memory`); ``live`` is the Neptune adapter over a real Gremlin server: the
+project's engine (:mod:`support.engine_run`: TinkerPop Gremlin Server on loopback, TinkerGraph
+with string ids and Neptune's *set* default cardinality) or the one ``AGENTMEM_GREMLIN_URL``
+names (Neptune, say); skipped with the reason where neither can be had. The live run shares one server between xdist workers (and CI runs),
+so the tenants are unique to each process (``RUN``) and erased before and after each test. (Not
+``xdist_group``: with pytest 9, pytest-xdist 3.8's loadgroup never applies its group suffix, so
+"grouped" tests still spread over workers.) The fake Gremlin server
+(:mod:`support.fakes.fake_gremlin`) is kept for what a real server cannot do on demand (fault
+injection, Neptune's per-request rollback): see tests/integration/aws/test_neptune_graph.py.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -23,19 +28,17 @@ from agentmem.adapters.embedded.graph_store import LocalGraphStore, entity_verte
 from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Edge, GraphStore, Neighbour, ProjectionOutcome, ProjectionState
+from support import engine_run
 from support.fakes import live
-from support.fakes.fake_gremlin import FakeGremlinServer
 from support.fakes.memory import InMemoryGraphStore
 
-S1 = Scope("t1", "u1")
-S2 = Scope("t2", "u1")
+RUN = uuid.uuid4().hex[:8]  # per process: live tests on two workers never share a scope
+S1 = Scope(f"t1-{RUN}", "u1")
+S2 = Scope(f"t2-{RUN}", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-_SERVERS: dict[int, FakeGremlinServer] = {}
-PARAMS: list[Any] = ["local", "aws", "fake"]
-if live.gremlin_url():
-    PARAMS.append(pytest.param("live", marks=pytest.mark.gremlin))
+PARAMS: list[Any] = ["local", "fake", engine_run.param("gremlin", "live")]
 
 
 @pytest.fixture(params=PARAMS)
@@ -48,19 +51,12 @@ def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore
         yield adapter
         adapter.close()
         return
-    if request.param == "live":
-        remote = NeptuneGraphStore(live.gremlin_connection(str(live.gremlin_url())))
-        for scope in (S1, S2):
-            remote.erase_scope(scope)
-        yield remote
-        for scope in (S1, S2):
-            remote.erase_scope(scope)
-        return
-    server = FakeGremlinServer()
-    neptune = NeptuneGraphStore(lambda: server, sleep=lambda _: None)
-    _SERVERS[id(neptune)] = server
-    yield neptune
-    _SERVERS.pop(id(neptune), None)
+    remote = NeptuneGraphStore(live.gremlin_connection(engine_run.engine_url("gremlin")))
+    for scope in (S1, S2):
+        remote.erase_scope(scope)
+    yield remote
+    for scope in (S1, S2):
+        remote.erase_scope(scope)
 
 
 def rec(
@@ -215,9 +211,9 @@ def test_entity_edges_follow_the_record_and_orphans_go(graph: GraphStore) -> Non
         assert _entity_count(graph) == 1  # only Bob is left
     elif isinstance(graph, InMemoryGraphStore):
         assert graph.entity_names(S1) == ["bob"]
-    elif id(graph) in _SERVERS:
-        server = _SERVERS[id(graph)]
-        assert [v.props["name"] for v in server.vertices.values() if v.label == "entity"] == [["bob"]]
+    elif isinstance(graph, NeptuneGraphStore):  # white-box: one query for the scope's entity names
+        names = graph._run(lambda g, scope: g.V().has("entity", "pk", scope.key).values("name"), S1)
+        assert names == ["bob"]
 
 
 def _entity_count(graph: LocalGraphStore) -> int:

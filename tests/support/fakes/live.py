@@ -49,17 +49,8 @@ def opensearch_client(url: str) -> Any:
 
 
 def gremlin_connection(url: str) -> Callable[[], RemoteConnection]:
-    if os.environ.get("AGENTMEM_GREMLIN_IAM", "").lower() == "true":
-        from agentmem.adapters.aws.neptune_graph import connection_factory
+    """The adapter's own factory (a pool of one; signed when ``AGENTMEM_GREMLIN_IAM=true``)."""
+    from agentmem.adapters.aws.gremlin_client import connection_factory
 
-        parsed = urlparse(url)
-        return connection_factory(
-            url, port=parsed.port or 8182, region=os.environ.get("AGENTMEM_AWS_REGION"), iam=True
-        )
-
-    def connect() -> RemoteConnection:
-        from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
-
-        return DriverRemoteConnection(url, "g")
-
-    return connect
+    iam = os.environ.get("AGENTMEM_GREMLIN_IAM", "").lower() == "true"
+    return connection_factory(url, region=os.environ.get("AGENTMEM_AWS_REGION"), iam=iam)

@@ -3,17 +3,23 @@
 Traversals come from :mod:`.neptune_traversals` (every one starts from the scope). Writes are
 read–decide–write: the vertex's version state is read, the outcome decided in Python with the
 embedded store's rules, and the write is guarded on the version that was read (``has('version',
-expected)``), so a concurrent writer makes it match nothing instead of going backwards. Retried,
-the whole read–decide–write, at most :data:`WRITE_RETRIES` times:
+expected)``), so a concurrent writer makes it match nothing instead of going backwards.
 
-* Neptune's ``ConcurrentModificationException`` (two transactions touched the same element) and
-  ``ConstraintViolationException`` (two creators of one vertex/edge id raced) — :data:`RETRYABLE_CODES`;
+Every public method is one operation that :meth:`NeptuneGraphStore._retrying` may run again as a
+whole (the re-run re-reads, so a write that did land before a disconnect is seen, not repeated),
+with the jittered :class:`~.gremlin_client.Backoff`, on:
+
+* a transient server error — Neptune's ``ConcurrentModificationException`` and the other
+  :data:`~.gremlin_client.RETRYABLE_CODES`, Gremlin Server's 429/598;
+* a broken connection (:func:`~.gremlin_client.is_transport_failure`: reset sockets, handshake
+  errors, timeouts, the driver's "closed" errors): the connection is dropped first, so the retry
+  dials anew, with fresh signatures (at most ``Backoff.redials`` times);
 * a guarded write that matched nothing (:class:`_Raced`).
 
-The connection is opened on first use; with IAM auth the WebSocket handshake carries SigV4
-headers signed (botocore ``SigV4Auth``, service ``neptune-db``) over ``GET https://host:port/gremlin``.
-A transport failure closes it and retries once on a fresh connection with fresh signatures
-(:data:`RECONNECTS`); other failures leave as :class:`~agentmem.errors.StoreUnavailable`.
+When the tries run out, or the server rejects the request itself (a malformed query), the failure
+leaves as :class:`~agentmem.errors.StoreUnavailable` — callers degrade (recall drops the graph
+channel), nothing raw escapes to a 500. The connection (:mod:`.gremlin_client`: a pool of one,
+signed on every dial) is opened on first use.
 """
 
 from __future__ import annotations
@@ -31,17 +37,17 @@ from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource
 from gremlin_python.process.traversal import Direction, T
 
+from agentmem.adapters.aws import gremlin_client as gc
 from agentmem.adapters.aws import neptune_traversals as nt
+from agentmem.adapters.aws.gremlin_client import Backoff, connection_factory, signed_headers
 from agentmem.domain.models import MemoryRecord, Scope, Status
-from agentmem.errors import ConfigurationError, StoreUnavailable, ValidationFailed
+from agentmem.errors import StoreUnavailable, ValidationFailed
 from agentmem.ports import Edge, Neighbour, ProjectionOutcome, ProjectionState
 
+__all__ = ["Backoff", "NeptuneGraphStore", "connection_factory", "signed_headers"]
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 EDGE_TYPES = frozenset({"FOLLOWS", "SIMILAR_TO", "CAUSES", "BELONGS_TO"})
-RETRYABLE_CODES = ("ConcurrentModificationException", "ConstraintViolationException")
-WRITE_RETRIES = 5
-RECONNECTS = 1
 ERASE_BATCH = 500
 ID_CHUNK = 200  # ids per g.V(...) call
 
@@ -50,44 +56,12 @@ class _Raced(Exception):  # internal retry signal
     """A version-guarded write matched nothing: another writer moved the vertex."""
 
 
-def signed_headers(host: str, port: int, region: str, credentials: Any) -> dict[str, str]:
-    """SigV4 headers for Neptune's WebSocket handshake (valid for five minutes)."""
-    from botocore.auth import SigV4Auth
-    from botocore.awsrequest import AWSRequest
+class _Disconnected(Exception):  # internal retry signal
+    """The connection broke (and has been dropped); ``cause`` is the driver's exception."""
 
-    request = AWSRequest(method="GET", url=f"https://{host}:{port}/gremlin", data=None)
-    request.headers["Host"] = f"{host}:{port}"
-    SigV4Auth(credentials, "neptune-db", region).add_auth(request)
-    return dict(request.headers.items())
-
-
-def connection_factory(
-    endpoint: str, *, port: int, region: str | None, iam: bool, session: Any = None
-) -> Callable[[], RemoteConnection]:
-    """Builds a ``DriverRemoteConnection`` on call (signing its handshake when ``iam``)."""
-    host = endpoint.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
-
-    def connect() -> RemoteConnection:
-        from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
-
-        headers: dict[str, str] | None = None
-        if iam:
-            import boto3
-
-            boto_session = session or boto3.session.Session()
-            credentials = boto_session.get_credentials()
-            region_name = region or boto_session.region_name
-            if credentials is None or not region_name:
-                raise ConfigurationError("Neptune IAM auth needs AWS credentials and AGENTMEM_AWS_REGION")
-            headers = signed_headers(host, port, region_name, credentials.get_frozen_credentials())
-        return DriverRemoteConnection(f"wss://{host}:{port}/gremlin", "g", headers=headers)
-
-    return connect
-
-
-def _retryable(exc: GremlinServerError) -> str | None:
-    text = f"{exc} {exc.status_attributes}"
-    return next((code for code in RETRYABLE_CODES if code in text), None)
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(type(cause).__name__)
+        self.cause = cause
 
 
 def _chunks(values: Sequence[str]) -> list[Sequence[str]]:
@@ -103,6 +77,7 @@ class NeptuneGraphStore:
         *,
         max_expansion: int = 5000,
         sleep: Callable[[float], None] = time.sleep,
+        backoff: Backoff | None = None,
     ) -> None:
         self._connect = connect
         self._conn: RemoteConnection | None = None
@@ -110,65 +85,83 @@ class NeptuneGraphStore:
         self._lock = threading.Lock()
         self._max_expansion = max(1, max_expansion)
         self._sleep = sleep
+        self._backoff = backoff or Backoff()
 
     # ------------------------------------------------------------------ plumbing
 
-    def _source(self) -> GraphTraversalSource:
+    def _source(self) -> tuple[RemoteConnection, GraphTraversalSource]:
         with self._lock:
-            if self._g is None:
+            if self._conn is None or self._g is None:
                 self._conn = self._connect()
-                self._g = traversal().with_(self._conn)
-            return self._g
+                self._g = traversal().with_remote(self._conn)
+            return self._conn, self._g
 
-    def _reset(self) -> None:
+    def _drop(self, conn: RemoteConnection | None) -> None:
+        """Forget ``conn`` (only if it is still the current one: another thread may have redialled)."""
         with self._lock:
-            conn, self._conn, self._g = self._conn, None, None
-        if conn is not None:
-            try:
-                conn.close()
-            except (OSError, RuntimeError) as exc:
-                log.debug("neptune.close_failed", extra={"error": type(exc).__name__})
+            if conn is None or conn is not self._conn:
+                return
+            self._conn, self._g = None, None
+        closing: Any = conn  # the driver is untyped
+        try:
+            closing.close()
+        except Exception as exc:  # a broken socket may fail to close in any way: it is gone either way
+            if not gc.is_transport_failure(exc):
+                raise
+            log.debug("neptune.close_failed", extra={"error": type(exc).__name__})
 
     def _run(self, build: Callable[..., GraphTraversal], *args: Any) -> list[Any]:
-        """Submit ``build(g, *args)``; transport failures reconnect (fresh signatures) once."""
-        for attempt in range(RECONNECTS + 1):
-            try:
-                return list(build(self._source(), *args).to_list())
-            except GremlinServerError:
+        """Submit ``build(g, *args)``; a broken connection is dropped and raised as :class:`_Disconnected`."""
+        conn: RemoteConnection | None = None
+        try:
+            conn, g = self._source()
+            return list(build(g, *args).to_list())
+        except GremlinServerError as exc:
+            if gc.needs_redial(exc):
+                self._drop(conn)
+            raise
+        except Exception as exc:  # only transport failures (the driver raises some as bare Exception)
+            if not gc.is_transport_failure(exc):
                 raise
-            except (OSError, TimeoutError, RuntimeError) as exc:
-                failure: BaseException = exc
-            except Exception as exc:  # the driver raises bare Exception (403, closed client): only those
-                if type(exc) is not Exception:
-                    raise
-                failure = exc
-            self._reset()
-            if attempt == RECONNECTS:
-                raise StoreUnavailable(
-                    f"neptune unreachable: {failure}",
-                    details={"store": "neptune", "error": type(failure).__name__},
-                ) from failure
-        raise AssertionError("unreachable")
+            self._drop(conn)
+            raise _Disconnected(exc) from exc
 
     def _retrying(self, operation: str, fn: Callable[[], R]) -> R:
-        """Run ``fn`` (a whole read–decide–write), retrying :data:`RETRYABLE_CODES` and races."""
-        for attempt in range(WRITE_RETRIES + 1):
+        """Run ``fn`` (a whole read–decide–write), retrying transient failures with backoff."""
+        redials = 0
+        last = self._backoff.attempts - 1
+        for attempt in range(self._backoff.attempts):
             try:
                 return fn()
             except GremlinServerError as exc:
-                code = _retryable(exc)
-                if code is None or attempt == WRITE_RETRIES:
+                reason = gc.transient_code(exc)
+                if reason is None or attempt == last:
+                    code = gc.neptune_code(exc) or exc.status_code
                     raise StoreUnavailable(
                         f"neptune failed during {operation}: {exc.status_code}",
-                        details={"store": "neptune", "operation": operation, "code": code or exc.status_code},
+                        details={"store": "neptune", "operation": operation, "code": code},
                     ) from exc
+            except _Disconnected as exc:
+                redials += 1
+                reason = type(exc.cause).__name__
+                if redials > self._backoff.redials or attempt == last:
+                    raise StoreUnavailable(
+                        f"neptune unreachable during {operation}: {reason}",
+                        details={"store": "neptune", "operation": operation, "error": reason},
+                    ) from exc.cause
             except _Raced as exc:
-                if attempt == WRITE_RETRIES:
+                reason = "raced"
+                if attempt == last:
                     raise StoreUnavailable(
                         f"neptune: {operation} kept racing",
                         details={"store": "neptune", "operation": operation},
                     ) from exc
-            self._sleep(min(0.02 * 2**attempt, 0.5))
+            delay = self._backoff.delay(attempt)
+            log.info(
+                "neptune.retry",
+                extra={"operation": operation, "attempt": attempt + 1, "reason": reason, "delay_s": delay},
+            )
+            self._sleep(delay)
         raise AssertionError("unreachable")
 
     def _state(self, scope: Scope, memory_id: str) -> dict[Any, Any] | None:
