@@ -149,3 +149,13 @@ def test_a_server_lost_mid_use_degrades_and_the_next_call_reconnects(container: 
         finally:
             proxy.resume()
             graph.erase_scope(scope)
+
+
+def test_the_tombstone_version_travels_as_a_long(graph: NeptuneGraphStore) -> None:
+    """The projector deletes erased memories at 2**53, beyond a 32-bit Int on the wire."""
+    from agentmem.services.projector import TOMBSTONE_VERSION
+
+    graph.upsert_memory(rec("big"))
+    assert graph.delete_memory(S, "big", TOMBSTONE_VERSION) is ProjectionOutcome.APPLIED
+    assert graph.upsert_memory(rec("big")) is ProjectionOutcome.STALE  # the tombstone holds
+    assert graph.delete_memory(S, "never-seen", TOMBSTONE_VERSION) is not None

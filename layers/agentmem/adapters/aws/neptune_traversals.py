@@ -9,7 +9,9 @@ vertices (label ``memory``) hold ``memory_id``, ``version``, ``content_hash``, `
 (a deleted memory keeps its vertex, edgeless, with the version it was deleted at, so a late replay
 cannot resurrect it). Entity vertices (label ``entity``) hold ``name``. Edge ids are
 ``<src id>|<type>|<dst id>``, so adding one is idempotent. Single-valued properties are always
-written with ``Cardinality.single`` (Neptune's default cardinality is ``set``).
+written with ``Cardinality.single`` (Neptune's default cardinality is ``set``). Versions go over
+the wire as 64-bit longs: gremlinpython sends a plain ``int`` as a 32-bit Int, and the projector's
+tombstone version (2**53) does not fit one (found by the real Gremlin Server; the fake accepted it).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
 from gremlin_python.process.traversal import Cardinality, Order, P, T
+from gremlin_python.statics import long
 
 from agentmem.adapters.codec import format_sortable
 from agentmem.domain.models import MemoryRecord, Scope
@@ -140,7 +143,7 @@ def _memory_vertex(scope: Scope, vid: str, memory_id: str, *, tombstone: bool) -
         .property(T.id, vid)
         .property("pk", scope.key)
         .property("memory_id", memory_id)
-        .property("version", 0)
+        .property("version", long(0))
         .property("content_hash", "")
         .property("status", "deleted" if tombstone else "active")
         .property("session_id", "")
@@ -159,8 +162,8 @@ def write_memory(g: GraphTraversalSource, record: MemoryRecord, expected: int) -
         .has("pk", scope.key)
         .fold()
         .coalesce(__.unfold(), _memory_vertex(scope, vid, record.memory_id, tombstone=False))
-        .has("version", expected)
-        .property(single, "version", record.version)
+        .has("version", long(expected))
+        .property(single, "version", long(record.version))
         .property(single, "content_hash", record.content_hash)
         .property(single, "status", record.status.value)
         .property(single, "session_id", record.source_refs.session_id or "")
@@ -182,8 +185,8 @@ def write_tombstone(
         .has("pk", scope.key)
         .fold()
         .coalesce(__.unfold(), _memory_vertex(scope, vid, memory_id, tombstone=True))
-        .has("version", expected)
-        .property(single, "version", version)
+        .has("version", long(expected))
+        .property(single, "version", long(version))
         .property(single, "status", "deleted")
         .property(single, "tombstone", True)
         .side_effect(__.both_e().drop())
