@@ -10,8 +10,8 @@ import pytest
 
 from agentmem.domain.models import Category, MemoryRecord, Scope
 from agentmem.domain.scope_shards import in_segment
-from agentmem.errors import StoreUnavailable
-from agentmem.services.reconcile import Reconciler, ReconcileReport
+from agentmem.errors import StoreUnavailable, ValidationFailed
+from agentmem.services.reconcile import Reconciler, ReconcileReport, ReconcileRequest, run_budget
 from support.fake_world import T0, World
 
 PER_SCOPE = timedelta(seconds=10)
@@ -180,3 +180,26 @@ def test_a_segment_outside_the_shards_is_refused(filled: World) -> None:
         reconciler(filled).run(now=T0, segment=2, segments=2)
     with pytest.raises(ValueError):
         reconciler(filled).run(now=T0, segments=65)
+
+
+def test_the_request_comes_from_the_rule_input_or_the_detail_and_is_checked() -> None:
+    assert ReconcileRequest.from_event({"segment": 2, "segments": 4}) == ReconcileRequest(2, 4)
+    assert ReconcileRequest.from_event({"detail-type": "Scheduled Event", "detail": {"segments": 3}}) == (
+        ReconcileRequest(0, 3)
+    )
+    assert ReconcileRequest.from_event({"detail": {}}) == ReconcileRequest(0, 1)
+    for bad in (
+        {"segment": 4, "segments": 4},
+        {"segments": 0},
+        {"segment": "1", "segments": 2},
+        {"segments": 99},
+    ):
+        with pytest.raises(ValidationFailed):
+            ReconcileRequest.from_event(bad)
+
+
+def test_the_budget_leaves_the_margin_of_what_the_invocation_has_left() -> None:
+    assert run_budget(600, 60, None) == timedelta(seconds=600)
+    assert run_budget(600, 60, 900) == timedelta(seconds=600)
+    assert run_budget(600, 60, 300) == timedelta(seconds=240)
+    assert run_budget(600, 60, 30) == timedelta(0)
