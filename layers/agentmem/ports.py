@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
+from agentmem.domain.scope_walk import ReconcileCursor
 
 if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy or the guards
     import numpy as np
@@ -109,37 +110,6 @@ class Change:
     sequence: str = ""
 
 
-# A scope with at least this many pending writes is "ready" for consolidation (the default of
-# settings.consolidate_every): MemoryStore.pending_scopes lists ready scopes first.
-PENDING_READY_WRITES = 5
-
-
-@dataclass(frozen=True, slots=True)
-class ReconcilePass:
-    """One finished walk of a reconcile segment over every scope it owns."""
-
-    started_at: datetime
-    completed_at: datetime
-    scopes_checked: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReconcileCursor:
-    """Where the reconcile walk of segment ``segment`` of ``segments`` stands between runs.
-
-    ``position`` is the opaque :meth:`MemoryStore.all_scopes` cursor of the page to resume in
-    (None: the first page) and ``skip`` how many scopes of that page are done; ``pass_started_at`` / ``pass_scopes`` describe the pass under way (None / 0
-    before its first scope); ``last_pass`` is the latest finished pass, if any."""
-
-    segment: int = 0
-    segments: int = 1
-    position: str | None = None
-    skip: int = 0
-    pass_started_at: datetime | None = None
-    pass_scopes: int = 0
-    last_pass: ReconcilePass | None = None
-
-
 class MemoryStore(Protocol):
     """The source of truth for memory records (DynamoDB; SQLite locally).
 
@@ -198,9 +168,7 @@ class MemoryStore(Protocol):
         """Count writes since the last consolidation of ``scope``; returns the new count."""
 
     def pending_scopes(self, limit: int) -> builtins.list[tuple[Scope, int]]:
-        """Up to ``limit`` scopes with writes since their last consolidation, with their counts:
-        those with at least :data:`PENDING_READY_WRITES` first, each group longest waiting (since
-        its first pending write) first."""
+        """Scopes with writes since their last consolidation, with their counts (order: scope_walk)."""
 
     def clear_pending(self, scope: Scope) -> None:
         """Consolidation of ``scope`` finished."""
@@ -208,19 +176,13 @@ class MemoryStore(Protocol):
     def all_scopes(
         self, limit: int, cursor: str | None = None, *, segment: int = 0, segments: int = 1
     ) -> tuple[builtins.list[Scope], str | None]:
-        """Every scope that has records (the reconciler's walk), paginated: up to ``limit`` scopes
-        and the cursor of the next page (None after the last). With ``segments`` > 1 only the
-        scopes of segment ``segment`` (:func:`agentmem.domain.scope_shards.in_segment`): the
-        segments are disjoint and cover every scope. A cursor is valid for its segment only.
-        Raises ValueError for a segment outside ``0 <= segment < segments <= SCOPE_SHARDS`` and
-        ValidationFailed for a malformed cursor."""
+        """Every scope that has records, paginated, of one segment (:mod:`.domain.scope_walk`)."""
 
     def reconcile_cursor(self, segment: int = 0, segments: int = 1) -> ReconcileCursor | None:
-        """The saved walk of segment ``segment`` of ``segments`` (None if never saved: a cursor
-        saved under another number of segments is not this one)."""
+        """The saved walk of this segment of this many segments, or None."""
 
     def save_reconcile_cursor(self, cursor: ReconcileCursor) -> None:
-        """Keep ``cursor`` for the next run of its segment (replaces the one saved before)."""
+        """Keep ``cursor`` for the next run of its segment (replacing the saved one)."""
 
     def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
         """Record that ``scope`` was erased at ``at`` (kept apart from the records, so

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Scope
-from agentmem.ports import ReconcileCursor, ReconcilePass
+from agentmem.domain.scope_walk import ReconcileCursor, ReconcilePass
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ until its time budget is spent, and saves where it stopped; the next run continu
 the end of the registry the pass is complete (its start, end and number of scopes are kept with
 the cursor and reported) and the next run starts a new one: a run never walks more than one
 pass. Segment ``i`` of ``n`` owns a disjoint part of the scope space
-(:mod:`agentmem.domain.scope_shards`) with its own cursor, so ``n`` runs can go in parallel.
+(:mod:`agentmem.domain.scope_walk`) with its own cursor, so ``n`` runs can go in parallel.
 The cursor is the page a run was in plus how many of its scopes were done, so a run stops
 between any two scopes; a scope registered meanwhile in the part already walked waits for the
 next pass. A store that fails stops the walk where it is (retried by the next run); a scope
@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agentmem.domain.models import MemoryRecord, Scope, Status
-from agentmem.domain.scope_shards import check_segment, in_segment
+from agentmem.domain.scope_walk import ReconcileCursor, ReconcilePass, check_segment, in_segment
 from agentmem.errors import AgentMemError, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import (
     Change,
@@ -37,8 +37,6 @@ from agentmem.ports import (
     MemoryStore,
     ProjectionOutcome,
     ProjectionState,
-    ReconcileCursor,
-    ReconcilePass,
     SearchIndex,
 )
 from agentmem.services.projector import TOMBSTONE_VERSION, Projector, erased_before

@@ -23,7 +23,7 @@ from agentmem.adapters.aws.dynamodb_store import (
 )
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.domain.models import Category, Layer, MemoryRecord, Scope, Status
-from agentmem.domain.scope_shards import in_segment, scope_shard
+from agentmem.domain.scope_walk import in_segment, scope_shard
 from agentmem.errors import StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import Put
 

@@ -26,9 +26,9 @@ from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import change_from_stream_record
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
-from agentmem.domain.scope_shards import in_segment
+from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, ReconcilePass, in_segment
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
-from agentmem.ports import PENDING_READY_WRITES, MemoryStore, Put, ReconcileCursor, ReconcilePass
+from agentmem.ports import MemoryStore, Put
 from agentmem_dev.dynamodb_stream import StreamReader
 from support.aws import client as _client
 from support.fakes.memory import InMemoryMemoryStore

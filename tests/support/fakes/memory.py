@@ -38,11 +38,10 @@ from agentmem.adapters.embedded.text_index import bm25_terms
 from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.runtime_state import RuntimeState
-from agentmem.domain.scope_shards import check_segment, in_segment
+from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, check_segment, in_segment
 from agentmem.errors import NotFound, QueueFull, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage
 from agentmem.ports import (
-    PENDING_READY_WRITES,
     AuditLog,
     Change,
     Edge,
@@ -55,7 +54,6 @@ from agentmem.ports import (
     ProjectionState,
     Put,
     RawTurnRecord,
-    ReconcileCursor,
     RuntimeStateStore,
     SearchIndex,
     TurnLog,

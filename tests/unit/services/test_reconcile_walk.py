@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from agentmem.domain.models import Category, MemoryRecord, Scope
-from agentmem.domain.scope_shards import in_segment
+from agentmem.domain.scope_walk import in_segment
 from agentmem.errors import StoreUnavailable, ValidationFailed
 from agentmem.services.reconcile import Reconciler, ReconcileReport, ReconcileRequest, run_budget
 from support.fake_world import T0, World

@@ -15,7 +15,7 @@ changes on an ordinary turn and no index partition carries every user.
   few it returns with one ``BatchGetItem``.
 * ``SCOPE`` — the registry entry written (idempotently, once per process and scope) before a
   scope's first record, keyed into the sparse ``scopes`` GSI under ``scope_shard =
-  SCOPES#<nn>``, one of :data:`~agentmem.domain.scope_shards.SCOPE_SHARDS` partitions by a hash
+  SCOPES#<nn>``, one of :data:`~agentmem.domain.scope_walk.SCOPE_SHARDS` partitions by a hash
   of the scope: a burst of new users spreads over them. :meth:`ScopeBookkeeping.all_scopes`
   walks the shards of a reconcile segment in order (one small query per page and shard), then,
   for segment 0, the single ``SCOPES`` partition of the older layout, so entries written before
@@ -47,9 +47,15 @@ from agentmem.adapters.aws.dynamodb_base import (
 from agentmem.adapters.aws.dynamodb_schema import MEMORY_GSI_DIRTY, MEMORY_GSI_SCOPES
 from agentmem.adapters.codec import format_sortable, parse_datetime, scope_from_partition_key
 from agentmem.domain.models import Scope
-from agentmem.domain.scope_shards import scope_shard, segment_shards, shard_of
+from agentmem.domain.scope_walk import (
+    PENDING_READY_WRITES,
+    ReconcileCursor,
+    ReconcilePass,
+    scope_shard,
+    segment_shards,
+    shard_of,
+)
 from agentmem.errors import StoreUnavailable, ValidationFailed
-from agentmem.ports import PENDING_READY_WRITES, ReconcileCursor, ReconcilePass
 
 PENDING_SK = "PENDING"
 SCOPE_SK = "SCOPE"

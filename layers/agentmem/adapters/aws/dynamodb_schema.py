@@ -21,7 +21,7 @@ builds them directly (moto tests, the smoke run, a developer account). Three tab
     and the keys change twice between two consolidations (dirty, then ready), not per turn, so
     a turn's counter update writes nothing to the index (:mod:`.dynamodb_bookkeeping`).
     GSI ``scopes`` (``scope_shard`` = ``SCOPES#<nn>``, ``scope_key``): sparse — only SCOPE
-    items, over 64 hash shards (:mod:`agentmem.domain.scope_shards`), which the reconcile
+    items, over 64 hash shards (:mod:`agentmem.domain.scope_walk`), which the reconcile
     segments divide between them.
 ``session`` (TTL on ``ttl``)
     ``TURN#<message_id>`` an L0 raw turn, ``DONE#<message_id>`` a processed mark,

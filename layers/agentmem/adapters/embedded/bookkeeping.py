@@ -7,7 +7,7 @@ methods as :mod:`agentmem.adapters.aws.dynamodb_bookkeeping`, over tables of the
   :data:`~agentmem.ports.PENDING_READY_WRITES` writes) first, each group longest waiting first.
   A file from before ``since`` gets the column (set to ``updated_at``) when it is opened.
 * the scope walk reads the distinct partition keys of ``memories`` in key order; a segment keeps
-  the keys of its shards (:mod:`agentmem.domain.scope_shards`) and its cursor is the last key
+  the keys of its shards (:mod:`agentmem.domain.scope_walk`) and its cursor is the last key
   it returned.
 * ``reconcile_cursors (name, doc)``: one JSON document per ``<segments>#<segment>``.
 """
@@ -26,9 +26,15 @@ from typing import Any
 from agentmem.adapters.codec import format_sortable, parse_datetime, scope_from_partition_key
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import Scope
-from agentmem.domain.scope_shards import SCOPE_SHARDS, check_segment, shard_of
+from agentmem.domain.scope_walk import (
+    PENDING_READY_WRITES,
+    SCOPE_SHARDS,
+    ReconcileCursor,
+    ReconcilePass,
+    check_segment,
+    shard_of,
+)
 from agentmem.errors import ValidationFailed
-from agentmem.ports import PENDING_READY_WRITES, ReconcileCursor, ReconcilePass
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pending_scopes (
