@@ -1,4 +1,9 @@
-"""reconcile λ (EventBridge schedule): repair drift between the source of truth and its projections."""
+"""reconcile λ (EventBridge schedule): repair drift between the source of truth and its projections.
+
+The event names the segment, at the top level (a rule target's ``Input``: ``{"segment": i,
+"segments": n}``) or in ``detail``; none means the one segment of everything. The run's budget is
+``reconcile_budget_s``, cut to what the invocation has left minus ``reconcile_margin_s``; it
+saves its cursor and the next invocation of the segment resumes there."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ if TYPE_CHECKING:
 logger = Logger(service="agentmem-reconcile")
 tracer = LazyTracer(service="agentmem-reconcile")
 metrics = Metrics(namespace="agentmem", service="reconcile")
+COUNTS = ("checked", "missing", "stale", "orphan", "repaired", "requeued", "failed", "scopes_checked")
 
 
 @metrics.log_metrics(raise_on_empty_metrics=False)
@@ -25,9 +31,27 @@ def handler(event: dict[str, Any], context: Any, container: Container | None = N
 
 
 def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
-    report = container.reconciler.run(now=container.clock.now())
-    for name in ("checked", "missing", "stale", "orphan", "repaired", "requeued", "failed"):
+    from agentmem.services.reconcile import ReconcileRequest, run_budget  # after the cold start
+
+    request = ReconcileRequest.from_event(event)
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    settings = container.settings
+    report = container.reconciler.run(
+        now=container.clock.now(),
+        budget=run_budget(
+            settings.reconcile_budget_s,
+            settings.reconcile_margin_s,
+            remaining() / 1000 if callable(remaining) else None,
+        ),
+        segment=request.segment,
+        segments=request.segments,
+        dirty_first=settings.reconcile_dirty_first,
+    )
+    for name in COUNTS:
         metrics.add_metric(name=f"Reconcile_{name}", unit=MetricUnit.Count, value=getattr(report, name))
+    metrics.add_metric(
+        name="Reconcile_pass_completed", unit=MetricUnit.Count, value=int(report.pass_completed)
+    )
     logger.info(
         "reconciliation finished", extra={k: v for k, v in report.to_dict().items() if k != "repair_keys"}
     )

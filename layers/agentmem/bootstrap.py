@@ -194,7 +194,9 @@ def bootstrap(
             trigger_every=settings.consolidate_every,
         ),
         mcp=McpService(writer=explicit, recall=recall, admin=admin),
-        reconciler=Reconciler(store=a.store, index=a.index, graph=a.graph, projector=projector),
+        reconciler=Reconciler(
+            store=a.store, index=a.index, graph=a.graph, projector=projector, clock=clock.now
+        ),
     )
 
 

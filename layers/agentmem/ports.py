@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
+from agentmem.domain.scope_walk import ReconcileCursor
 
 if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy or the guards
     import numpy as np
@@ -163,13 +164,21 @@ class MemoryStore(Protocol):
         """Count writes since the last consolidation of ``scope``; returns the new count."""
 
     def pending_scopes(self, limit: int) -> builtins.list[tuple[Scope, int]]:
-        """Scopes with writes since their last consolidation, with their counts."""
+        """Scopes with writes since their last consolidation, with their counts (order: scope_walk)."""
 
     def clear_pending(self, scope: Scope) -> None:
         """Consolidation of ``scope`` finished."""
 
-    def all_scopes(self, limit: int, cursor: str | None = None) -> tuple[builtins.list[Scope], str | None]:
-        """Every scope that has records (the reconciler's walk), paginated."""
+    def all_scopes(
+        self, limit: int, cursor: str | None = None, *, segment: int = 0, segments: int = 1
+    ) -> tuple[builtins.list[Scope], str | None]:
+        """Every scope that has records, paginated, of one segment (:mod:`.domain.scope_walk`)."""
+
+    def reconcile_cursor(self, segment: int = 0, segments: int = 1) -> ReconcileCursor | None:
+        """The saved walk of this segment of this many segments, or None."""
+
+    def save_reconcile_cursor(self, cursor: ReconcileCursor) -> None:
+        """Keep ``cursor`` for the next run of its segment (replacing the saved one)."""
 
     def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
         """Record that ``scope`` was erased at ``at`` (kept apart from the records, so

@@ -74,6 +74,13 @@ class Settings(BaseSettings):
     decay_rate: float = Field(0.995, gt=0, le=1)
     ttl_days: float = Field(30, gt=0)
     min_importance: float = Field(0.3, ge=0, le=1)
+    # Reconciler (docs/aws.md, "Reconciliation"): a run stops after reconcile_budget_s, or earlier
+    # when the Lambda has less than reconcile_margin_s left beyond that (timeout 900 s), saves its
+    # cursor and the next run resumes there; the first reconcile_dirty_first pending scopes of its
+    # segment are checked before the walk.
+    reconcile_budget_s: float = Field(600.0, gt=0, le=3600)
+    reconcile_margin_s: float = Field(60.0, ge=0, le=600)
+    reconcile_dirty_first: int = Field(100, ge=0, le=10000)
 
     semantic_guard: bool = True  # the guard's semantic detector (attack prototypes, configured embedder)
     queue_capacity: int = Field(1000, ge=1)

@@ -380,3 +380,25 @@ def test_reconcile_projects_memories_the_stream_never_delivered(container: Conta
     assert report["missing"] == 4
     assert index_state(container) == active_truth(container)
     assert graph_state(container) == active_truth(container)
+
+
+def test_reconcile_handler_walks_the_segment_of_its_event_and_saves_the_cursor(
+    container: Container, runner: LocalRunner
+) -> None:
+    container.pipeline.ingest(turn("m1", "I live in Porto."))
+    runner.drain()
+    reports = [
+        lambdas.invoke(
+            "reconcile",
+            {**events.scheduled_event("reconcile", at=T0), "segment": i, "segments": 2},
+            container,
+        )
+        for i in range(2)
+    ]
+    assert [(r["segment"], r["segments"]) for r in reports] == [(0, 2), (1, 2)]
+    assert all(r["pass_completed"] and not r["budget_exhausted"] and r["cursor"] is None for r in reports)
+    assert sum(int(r["scopes_checked"]) for r in reports) == 1  # the one user, in one segment only
+    assert all(r["last_pass"] is not None for r in reports)
+    for segment in range(2):
+        saved = container.store.reconcile_cursor(segment, 2)
+        assert saved is not None and saved.last_pass is not None

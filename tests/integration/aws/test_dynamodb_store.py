@@ -14,6 +14,7 @@ import pytest
 from awshelpers import REGION, Moto
 from botocore.stub import ANY, Stubber
 
+from agentmem.adapters.aws.dynamodb_bookkeeping import dirty_shard
 from agentmem.adapters.aws.dynamodb_store import (
     MAX_INDEXED_KEY_BYTES,
     TRANSACTION_CONFLICT_RETRIES,
@@ -22,10 +23,12 @@ from agentmem.adapters.aws.dynamodb_store import (
 )
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.domain.models import Category, Layer, MemoryRecord, Scope, Status
+from agentmem.domain.scope_walk import in_segment, scope_shard
 from agentmem.errors import StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import Put
 
 S1 = Scope("t1", "u1")
+S2 = Scope("t1", "u2")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
@@ -71,7 +74,8 @@ def test_item_layout_binary_embedding_ttl_and_key_index(moto: Moto) -> None:
         and item["content_hash"]["S"] == rec("m1", key="city", value="Paris").content_hash
     )
     registry = raw_item(moto, S1, "SCOPE")
-    assert registry["scope_shard"] == {"S": "SCOPES"} and registry["scope_key"] == {"S": S1.key}
+    assert registry["scope_shard"] == {"S": f"SCOPES#{scope_shard(S1):02d}"}
+    assert registry["scope_key"] == {"S": S1.key}
 
 
 def test_long_keys_are_indexed_by_hash_and_still_found(moto: Moto) -> None:
@@ -97,11 +101,78 @@ def test_pending_counter_is_sparse_in_the_dirty_index(moto: Moto) -> None:
     store = store_on(moto)
     assert store.mark_pending(S1, 3) == 3
     item = raw_item(moto, S1, "PENDING")
-    assert item["dirty_shard"]["S"].startswith("DIRTY#") and item["dirty_rank"]["S"].endswith(S1.key)
+    assert item["dirty_shard"]["S"] == dirty_shard(S1) and item["dirty_rank"]["S"].startswith("1#")
     dirty = moto.dynamodb.scan(TableName=moto.memory_table, IndexName="dirty_users")["Items"]
     assert [i["pk"]["S"] for i in dirty] == [S1.key]  # only the PENDING item is in the index
     store.clear_pending(S1)
     assert moto.dynamodb.scan(TableName=moto.memory_table, IndexName="dirty_users")["Items"] == []
+
+
+def test_a_turn_rewrites_the_dirty_index_key_only_when_the_scope_gets_dirty_or_ready(moto: Moto) -> None:
+    store = store_on(moto)
+    indexing: list[str] = []
+    real = store._t.call
+
+    def counting(operation: str, **kwargs: Any) -> dict[str, Any]:
+        if "dirty_rank" in str(kwargs.get("UpdateExpression", "")):
+            indexing.append(operation)
+        return real(operation, **kwargs)
+
+    store._t.call = counting  # type: ignore[method-assign]
+    keys = []
+    for expected in range(1, 9):
+        assert store.mark_pending(S1, 1) == expected
+        item = raw_item(moto, S1, "PENDING")
+        keys.append((item["dirty_shard"]["S"], item["dirty_rank"]["S"]))
+    since = raw_item(moto, S1, "PENDING")["dirty_since"]["S"]
+    # eight turns, two index key changes: dirty at the first, ready at the fifth
+    assert len(indexing) == 2 and len(set(keys)) == 2
+    assert keys[0][1] == f"1#{since}" and keys[4][1] == f"0#{since}" and keys[-1] == keys[4]
+    assert store.pending_scopes(5) == [(S1, 8)]
+
+
+def test_entries_of_the_older_layout_are_reindexed_or_still_walked(moto: Moto) -> None:
+    store = store_on(moto)
+    legacy_scope = {
+        "pk": {"S": S2.key},
+        "sk": {"S": "SCOPE"},
+        "scope_shard": {"S": "SCOPES"},
+        "scope_key": {"S": S2.key},
+    }
+    old_pending = {
+        "pk": {"S": S1.key},
+        "sk": {"S": "PENDING"},
+        "writes": {"N": "2"},
+        "dirty_shard": {"S": "DIRTY#0"},
+        "dirty_rank": {"S": f"999999999998#x#{S1.key}"},
+    }
+    for item in (legacy_scope, old_pending):
+        moto.dynamodb.put_item(TableName=moto.memory_table, Item=item)
+    store.create(rec("m1"))
+    assert store.all_scopes(10) == ([S1, S2], None)  # the older single partition is walked last
+    assert store.all_scopes(10, segment=1, segments=2)[0] in ([], [S1])  # only segment 0 walks it
+    assert store.mark_pending(S1, 1) == 3  # the next write re-indexes the old entry
+    assert raw_item(moto, S1, "PENDING")["dirty_shard"]["S"] == dirty_shard(S1)
+    assert store.pending_scopes(10) == [(S1, 3)]
+
+
+def test_the_registry_spreads_over_shards_and_segments_split_it(moto: Moto) -> None:
+    store = store_on(moto)
+    scopes = [Scope("t", f"user-{i}") for i in range(40)]
+    for scope in scopes:
+        store.create(rec("m1", scope))
+    registry = moto.dynamodb.scan(TableName=moto.memory_table, IndexName="scopes")["Items"]
+    assert len({i["scope_shard"]["S"] for i in registry}) > 10
+    seen: list[Scope] = []
+    for segment in range(3):
+        cursor: str | None = None
+        while True:
+            page, cursor = store.all_scopes(4, cursor, segment=segment, segments=3)
+            assert all(in_segment(s, segment, 3) for s in page)
+            seen.extend(page)
+            if cursor is None:
+                break
+    assert sorted(seen, key=lambda s: s.key) == sorted(scopes, key=lambda s: s.key)
 
 
 def test_erase_scope_removes_counter_and_registry(moto: Moto) -> None:

@@ -26,6 +26,7 @@ from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import change_from_stream_record
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
+from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, ReconcilePass, in_segment
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
 from agentmem.ports import MemoryStore, Put
 from agentmem_dev.dynamodb_stream import StreamReader
@@ -394,3 +395,52 @@ def test_reads_without_embeddings_return_the_same_records(store: MemoryStore) ->
     assert store.get_many(S1, ["m2"], embeddings=False) == {}
     assert store.list(S1, category=Category.PREFERENCE.value, embeddings=False).items == []
     assert store.get_many(S2, ["m1"], embeddings=False) == {}
+
+
+def test_pending_scopes_list_ready_ones_first_then_longest_waiting(store: MemoryStore) -> None:
+    early, busy, late = Scope("t1", "early"), Scope("t1", "busy"), Scope("t1", "late")
+    store.mark_pending(early, 1)
+    store.mark_pending(busy, 1)
+    store.mark_pending(late, 2)
+    assert store.pending_scopes(10) == [(early, 1), (busy, 1), (late, 2)]  # none ready: oldest first
+    assert store.mark_pending(busy, PENDING_READY_WRITES) == PENDING_READY_WRITES + 1
+    assert store.pending_scopes(10) == [(busy, PENDING_READY_WRITES + 1), (early, 1), (late, 2)]
+    assert store.pending_scopes(2) == [(busy, PENDING_READY_WRITES + 1), (early, 1)]
+    store.clear_pending(early)
+    store.mark_pending(early, 1)  # dirty again: now the newest
+    assert store.pending_scopes(10)[1:] == [(late, 2), (early, 1)]
+
+
+# ------------------------------------------------------------------ reconcile walk
+
+
+@pytest.mark.parametrize("segments", [1, 2, 3])
+def test_segments_walk_disjoint_parts_that_cover_every_scope(store: MemoryStore, segments: int) -> None:
+    scopes = [Scope(f"t{i % 3}", f"walker-{i}") for i in range(20)]
+    for scope in scopes:
+        store.create(rec("m1", scope))
+    walked: list[Scope] = []
+    for segment in range(segments):
+        cursor: str | None = None
+        while True:
+            page, cursor = store.all_scopes(3, cursor, segment=segment, segments=segments)
+            assert len(page) <= 3 and all(in_segment(s, segment, segments) for s in page)
+            walked.extend(page)
+            if cursor is None:
+                break
+    assert sorted(walked, key=lambda s: s.key) == sorted(scopes, key=lambda s: s.key)
+    with pytest.raises(ValueError):
+        store.all_scopes(3, segment=segments, segments=segments)
+
+
+def test_reconcile_cursors_are_kept_per_segment_layout(store: MemoryStore) -> None:
+    assert store.reconcile_cursor() is None
+    first = ReconcileCursor(segment=1, segments=4, position=None, pass_started_at=T0, pass_scopes=0)
+    store.save_reconcile_cursor(first)
+    assert store.reconcile_cursor(1, 4) == first
+    assert store.reconcile_cursor(0, 4) is None and store.reconcile_cursor(1, 2) is None
+    _, position = store.all_scopes(1, segment=1, segments=4)
+    done = ReconcilePass(T0, T0 + timedelta(minutes=3), 41)
+    later = replace(first, position=position or "opaque", skip=2, pass_scopes=7, last_pass=done)
+    store.save_reconcile_cursor(later)
+    assert store.reconcile_cursor(1, 4) == later  # replaced, every field kept

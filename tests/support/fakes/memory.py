@@ -38,6 +38,7 @@ from agentmem.adapters.embedded.text_index import bm25_terms
 from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.runtime_state import RuntimeState
+from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, check_segment, in_segment
 from agentmem.errors import NotFound, QueueFull, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage
 from agentmem.ports import (
@@ -140,7 +141,8 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
         super().__init__()
         self._records: dict[tuple[str, str], MemoryRecord] = {}
         self._scopes: dict[str, Scope] = {}
-        self._pending: dict[str, tuple[int, int]] = {}  # pk -> (writes, tick of the last mark)
+        self._pending: dict[str, tuple[int, int]] = {}  # pk -> (writes, tick of the first mark)
+        self._cursors: dict[tuple[int, int], ReconcileCursor] = {}
         self._ticks = itertools.count(1)
         self._barriers: dict[str, datetime] = {}  # pk -> erase time; erase_scope leaves them
         self.changes: builtins.list[Change] = []
@@ -310,18 +312,19 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
     def mark_pending(self, scope: Scope, writes: int) -> int:
         with self._lock:
             self._enter("mark_pending")
-            count = self._pending.get(scope.key, (0, 0))[0] + int(writes)
-            self._pending[scope.key] = (count, next(self._ticks))
+            count, since = self._pending.get(scope.key, (0, 0))
+            count += int(writes)
+            self._pending[scope.key] = (count, since or next(self._ticks))
             self._scopes[scope.key] = scope
             return count
 
     def pending_scopes(self, limit: int) -> builtins.list[tuple[Scope, int]]:
-        """Busiest first, then longest waiting."""
+        """Ready first, then longest waiting."""
         with self._lock:
             self._enter("pending_scopes")
             rows = sorted(
                 ((pk, writes, tick) for pk, (writes, tick) in self._pending.items() if writes > 0),
-                key=lambda row: (-row[1], row[2], row[0]),
+                key=lambda row: (row[1] < PENDING_READY_WRITES, row[2], row[0]),
             )
             return [(self._scopes[pk], writes) for pk, writes, _ in rows[: max(0, limit)]]
 
@@ -330,16 +333,37 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
             self._enter("clear_pending")
             self._pending.pop(scope.key, None)
 
-    def all_scopes(self, limit: int, cursor: str | None = None) -> tuple[builtins.list[Scope], str | None]:
+    def all_scopes(
+        self, limit: int, cursor: str | None = None, *, segment: int = 0, segments: int = 1
+    ) -> tuple[builtins.list[Scope], str | None]:
         with self._lock:
             self._enter("all_scopes")
+            check_segment(segment, segments)
             after = _decode_cursor("scopes", cursor) if cursor is not None else ""
             if limit <= 0:
                 return [], None
-            pks = sorted({pk for pk, _ in self._records if pk > after})
+            pks = sorted(
+                {
+                    pk
+                    for pk, _ in self._records
+                    if pk > after and in_segment(self._scopes[pk], segment, segments)
+                }
+            )
             page = pks[:limit]
             more = len(pks) > limit
             return [self._scopes[pk] for pk in page], (_encode_cursor("scopes", page[-1]) if more else None)
+
+    def reconcile_cursor(self, segment: int = 0, segments: int = 1) -> ReconcileCursor | None:
+        with self._lock:
+            self._enter("reconcile_cursor")
+            check_segment(segment, segments)
+            return self._cursors.get((segment, segments))
+
+    def save_reconcile_cursor(self, cursor: ReconcileCursor) -> None:
+        with self._lock:
+            self._enter("save_reconcile_cursor")
+            check_segment(cursor.segment, cursor.segments)
+            self._cursors[(cursor.segment, cursor.segments)] = cursor
 
 
 # ---------------------------------------------------------------------------- turn log, state, audit

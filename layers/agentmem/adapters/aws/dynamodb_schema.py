@@ -6,7 +6,8 @@ builds them directly (moto tests, the smoke run, a developer account). Three tab
 ``memory`` (Streams NEW_AND_OLD_IMAGES = the projector's outbox, TTL on ``ttl``)
     ``pk = TENANT#t#USER#u`` and, per item type, ``sk``:
     ``MEM#<memory_id>`` a memory (codec item), ``PENDING`` the consolidation counter of the user,
-    ``SCOPE`` the scope registry entry the reconciler walks.
+    ``SCOPE`` the scope registry entry the reconciler walks; and ``pk = RECONCILE``,
+    ``sk = CURSOR#<segments>#<segment>`` a reconcile segment's saved cursor.
     LSI ``by_key`` (pk, ``mem_key``): active-or-not records carrying a key, read consistently;
     it projects ``status`` only, so a keyed write adds a small index entry, not a second copy of
     the record (with its embedding), and :meth:`find_by_key` fetches the few active matches.
@@ -16,8 +17,12 @@ builds them directly (moto tests, the smoke run, a developer account). Three tab
     partition (eventually consistent, as every GSI). Projection ALL: the slots rank what they
     list by the query's similarity, which needs the embedding.
     GSI ``dirty_users`` (``dirty_shard``, ``dirty_rank``): sparse — only PENDING items with
-    writes since the last consolidation carry these attributes.
-    GSI ``scopes`` (``scope_shard``, ``scope_key``): sparse — only SCOPE items.
+    writes since the last consolidation carry these attributes, over 16 hash shards; keys only,
+    and the keys change twice between two consolidations (dirty, then ready), not per turn, so
+    a turn's counter update writes nothing to the index (:mod:`.dynamodb_bookkeeping`).
+    GSI ``scopes`` (``scope_shard`` = ``SCOPES#<nn>``, ``scope_key``): sparse — only SCOPE
+    items, over 64 hash shards (:mod:`agentmem.domain.scope_walk`), which the reconcile
+    segments divide between them.
 ``session`` (TTL on ``ttl``)
     ``TURN#<message_id>`` an L0 raw turn, ``DONE#<message_id>`` a processed mark,
     ``STATE#<session_id>`` runtime task state. LSI ``by_session`` (pk, ``session_sk``) orders
@@ -76,10 +81,7 @@ def memory_table_request(name: str) -> dict[str, Any]:
             {
                 "IndexName": MEMORY_GSI_DIRTY,
                 "KeySchema": _schema("dirty_shard", "dirty_rank"),
-                "Projection": {
-                    "ProjectionType": "INCLUDE",
-                    "NonKeyAttributes": ["tenant_id", "user_id", "writes"],
-                },
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
             },
             {
                 "IndexName": MEMORY_GSI_SCOPES,

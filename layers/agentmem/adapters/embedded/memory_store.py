@@ -34,7 +34,8 @@ without ``ANALYZE`` statistics SQLite walks the primary key of the whole scope i
 
 The module runs over 400 lines: the records, their outbox, the erase barrier and the cache's
 generation share one transaction, so they share one class; the row format and its migration are :mod:`.rows`, the read cache
-:mod:`.read_cache`, the change-feed reader and its row type :mod:`.outbox`.
+:mod:`.read_cache`, the change-feed reader and its row type :mod:`.outbox`, the consolidation
+counters, scope walk and reconcile cursors :mod:`.bookkeeping`.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ from agentmem.adapters.codec import (
     memory_sort_key,
     parse_datetime,
     record_to_json_image,
-    scope_from_partition_key,
 )
-from agentmem.adapters.embedded import rows
+from agentmem.adapters.embedded import bookkeeping, rows
+from agentmem.adapters.embedded.bookkeeping import ScopeBookkeeping
 from agentmem.adapters.embedded.outbox import OutboxReader
 from agentmem.adapters.embedded.read_cache import ReadCache
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
@@ -96,13 +97,14 @@ CREATE TABLE IF NOT EXISTS outbox (
 CREATE TABLE IF NOT EXISTS outbox_checkpoints (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS erase_barriers (pk TEXT PRIMARY KEY, erased_at TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS outbox_by_pk ON outbox (pk);
-CREATE TABLE IF NOT EXISTS pending_scopes (
-    pk TEXT PRIMARY KEY,
-    writes INTEGER NOT NULL,
-    updated_at TEXT NOT NULL
-);
 """
+_SCHEMA += bookkeeping.SCHEMA
 _ALL_STATUSES = frozenset(s.value for s in Status)
+
+
+def _migrate(conn: Any) -> None:
+    rows.migrate_v1(conn, _SCHEMA)
+    bookkeeping.migrate(conn)
 
 
 def _encode_cursor(value: str) -> str:
@@ -119,11 +121,11 @@ def _decode_cursor(cursor: str) -> str:
     return value
 
 
-class SqliteMemoryStore(OutboxReader):
+class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
     """:class:`agentmem.ports.MemoryStore` over one SQLite file (or ``":memory:"``)."""
 
     def __init__(self, path: str | Path, *, clock: Callable[[], datetime] | None = None) -> None:
-        self._db = SqliteDatabase(path, _SCHEMA, name="memory", migrate=lambda c: rows.migrate_v1(c, _SCHEMA))
+        self._db = SqliteDatabase(path, _SCHEMA, name="memory", migrate=_migrate)
         self._clock = clock or (lambda: datetime.now(UTC))
         self._cache = ReadCache()
 
@@ -394,42 +396,3 @@ class SqliteMemoryStore(OutboxReader):
         self, scope: Scope, limit: int, *, embeddings: bool = True
     ) -> builtins.list[MemoryRecord]:
         return self.list(scope, statuses=(Status.ACTIVE,), limit=limit, embeddings=embeddings).items
-
-    def all_scopes(self, limit: int, cursor: str | None = None) -> tuple[builtins.list[Scope], str | None]:
-        if limit <= 0:
-            return [], None
-        after = _decode_cursor(cursor) if cursor is not None else ""
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT DISTINCT pk FROM memories WHERE pk > ? ORDER BY pk LIMIT ?", (after, limit + 1)
-            ).fetchall()
-        more = len(rows) > limit
-        pks = [r[0] for r in rows[:limit]]
-        return [scope_from_partition_key(pk) for pk in pks], (_encode_cursor(pks[-1]) if more else None)
-
-    # ------------------------------------------------------------------ consolidation counters
-
-    def mark_pending(self, scope: Scope, writes: int) -> int:
-        with self._db.write() as conn:
-            conn.execute(
-                "INSERT INTO pending_scopes (pk, writes, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (pk) DO UPDATE SET writes = writes + excluded.writes,"
-                " updated_at = excluded.updated_at",
-                (scope.key, int(writes), format_sortable(self._clock())),
-            )
-            row = conn.execute("SELECT writes FROM pending_scopes WHERE pk = ?", (scope.key,)).fetchone()
-        return int(row[0])
-
-    def pending_scopes(self, limit: int) -> builtins.list[tuple[Scope, int]]:
-        """Busiest first (then longest waiting)."""
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT pk, writes FROM pending_scopes WHERE writes > 0"
-                " ORDER BY writes DESC, updated_at, pk LIMIT ?",
-                (max(0, limit),),
-            ).fetchall()
-        return [(scope_from_partition_key(pk), int(writes)) for pk, writes in rows]
-
-    def clear_pending(self, scope: Scope) -> None:
-        with self._db.write() as conn:
-            conn.execute("DELETE FROM pending_scopes WHERE pk = ?", (scope.key,))
