@@ -37,6 +37,7 @@ TOOLING_VARIABLES: Mapping[str, str] = {
     "AGENTMEM_OPENSEARCH_VERIFY": "live tests: false skips TLS verification",
     "AGENTMEM_GREMLIN_URL": "opt-in live tests against a real Gremlin endpoint",
     "AGENTMEM_GREMLIN_IAM": "live tests: sign the Gremlin handshake (Neptune)",
+    "AGENTMEM_DYNAMODB_URL": "engine tests: DynamoDB, DynamoDB Streams and SQS on one local endpoint",
     "AGENTMEM_SKIP_BUNDLING": "CDK synthesis without building the Lambda assets",
 }
 
