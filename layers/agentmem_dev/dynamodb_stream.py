@@ -2,8 +2,10 @@
 the shape Lambda delivers them (binary values base64, ``ApproximateCreationDateTime`` as epoch
 seconds, ``eventSourceARN`` set).
 
-Used by the moto end-to-end test, the smoke run and the contract suite's change feed; in AWS the
-event source mapping does this for the projector function.
+Used by the moto end-to-end test, the smoke run and the contract suite's change feed, on moto
+in-process or, given a client with ``endpoint_url``, on a DynamoDB engine over HTTP (moto's
+server, ``tests/support/engines.py``); in AWS the event source mapping does this for the
+projector function.
 """
 
 from __future__ import annotations

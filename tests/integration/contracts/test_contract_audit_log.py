@@ -1,5 +1,6 @@
-"""AuditLog contract, parametrised over ``local`` (SQLite), ``aws`` (DynamoDB on moto, the audit
-table) and ``fake`` (the in-memory fake of the service unit tests).
+"""AuditLog contract, parametrised over ``local`` (SQLite), ``aws`` (DynamoDB on moto in-process, the
+audit table), ``engine`` (the same on the DynamoDB engine over HTTP, :mod:`support.engines`) and
+``fake`` (the in-memory fake of the service unit tests).
 
 How each adapter keeps the trail append-only (SQLite triggers, DynamoDB conditional puts and an
 IAM role without update or delete) is checked in the adapters' own files.
@@ -17,7 +18,8 @@ from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog
 from agentmem.adapters.embedded.audit_log import SqliteAuditLog
 from agentmem.domain.models import AuditEvent, Scope
 from agentmem.ports import AuditLog
-from support.aws import moto_tables
+from support.aws import dynamodb_tables
+from support.engines import engine_param
 from support.fakes.memory import InMemoryAuditLog
 
 S1 = Scope("t1", "u1")
@@ -25,15 +27,15 @@ S2 = Scope("t2", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["local", "aws", "fake"])
+@pytest.fixture(params=["local", "aws", engine_param(), "fake"])
 def audit(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AuditLog]:
     if request.param == "local":
         adapter = SqliteAuditLog(tmp_path / "audit.sqlite3")
         yield adapter
         adapter.close()
-    elif request.param == "aws":
-        with moto_tables() as moto:
-            yield DynamoAuditLog(moto.audit_table, client=moto.lazy())
+    elif request.param in ("aws", "engine"):
+        with dynamodb_tables(request.param) as tables:
+            yield DynamoAuditLog(tables.audit_table, client=tables.lazy())
     else:
         yield InMemoryAuditLog()
 

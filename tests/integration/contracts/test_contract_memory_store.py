@@ -1,6 +1,9 @@
 """MemoryStore contract, parametrised over implementations: ``local`` (SQLite + outbox),
-``aws`` (DynamoDB on moto, the change feed read from the table's moto stream) and ``fake`` (the
-in-memory fake the service unit tests use, :mod:`support.fakes.memory`).
+``aws`` (DynamoDB on moto in-process, the change feed read from the table's moto stream),
+``engine`` (DynamoDB on the engine over HTTP, :mod:`support.engines`; the change feed read
+through the DynamoDB Streams API — ``DescribeStream``, ``GetShardIterator``, ``GetRecords`` — by
+the dev stream reader) and ``fake`` (the in-memory fake the service unit tests use,
+:mod:`support.fakes.memory`).
 
 Change-feed checks go through the ``changes`` fixture: locally the outbox, in AWS the stream
 (memory items only — the PENDING counter and SCOPE registry items also stream, and the projector
@@ -18,11 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from moto import mock_aws
 
-from agentmem.adapters.aws.dynamodb_schema import memory_table_request
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
-from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import change_from_stream_record
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
@@ -30,7 +30,8 @@ from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, Re
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
 from agentmem.ports import MemoryStore, Put
 from agentmem_dev.dynamodb_stream import StreamReader
-from support.aws import client as _client
+from support.aws import dynamodb_tables
+from support.engines import engine_param
 from support.fakes.memory import InMemoryMemoryStore
 
 S1 = Scope("t1", "u1")
@@ -44,7 +45,7 @@ Change = tuple[str, MemoryRecord | None, MemoryRecord | None]
 _STREAMS: dict[int, StreamReader] = {}
 
 
-@pytest.fixture(params=["local", "aws", "fake"])
+@pytest.fixture(params=["local", "aws", engine_param(), "fake"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
     if request.param == "fake":
         yield InMemoryMemoryStore()
@@ -54,13 +55,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStor
         yield adapter
         adapter.close()
         return
-    with mock_aws():
-        client = _client("dynamodb")
-        table = client.create_table(**memory_table_request("agentmem-memories"))["TableDescription"]
-        dynamo = DynamoMemoryStore(
-            "agentmem-memories", client=LazyClient(lambda: client), sleep=lambda _: None
-        )
-        _STREAMS[id(dynamo)] = StreamReader(_client("dynamodbstreams"), table["LatestStreamArn"])
+    with dynamodb_tables(request.param) as tables:
+        dynamo = DynamoMemoryStore(tables.memory_table, client=tables.lazy(), sleep=lambda _: None)
+        _STREAMS[id(dynamo)] = StreamReader(tables.streams, tables.stream_arn)
         yield dynamo
         _STREAMS.pop(id(dynamo), None)
 

@@ -1,6 +1,7 @@
 """RuntimeStateStore contract, parametrised over implementations: ``embedded`` (SQLite, one file
-shared with the turn log as the embedded wiring does), ``aws`` (DynamoDB on moto, the session
-table shared with the turn log) and ``fake`` (the in-memory fake the service unit tests use).
+shared with the turn log as the embedded wiring does), ``aws`` (DynamoDB on moto in-process, the
+session table shared with the turn log), ``engine`` (the same on the DynamoDB engine over HTTP,
+:mod:`support.engines`) and ``fake`` (the in-memory fake the service unit tests use).
 
 Every adapter must: give back the typed state it was given, per (scope, session); replace it
 whole; read it as absent from its expiry on (by the injected clock); erase a scope's states
@@ -15,26 +16,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
-from agentmem.adapters.aws.dynamodb_schema import create_tables
 from agentmem.adapters.aws.dynamodb_tables import DynamoRuntimeState, DynamoTurnLog
-from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import format_sortable
 from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.domain.models import Scope
 from agentmem.domain.runtime_state import Plan, RuntimeState, ToolCall, ToolState
 from agentmem.ports import RawTurnRecord, RuntimeStateStore, TurnLog
+from support.aws import dynamodb_tables
+from support.engines import engine_param
 from support.fakes.memory import InMemoryRuntimeState, InMemoryTurnLog
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-SESSION_TABLE = "agentmem-sessions"
 
 FULL = RuntimeState(
     plan=Plan(
@@ -71,17 +68,7 @@ class Harness:
     write_raw: Callable[[Scope, str, str, datetime], None]
 
 
-_CLIENTS: dict[str, Any] = {}
-
-
-def _dynamodb() -> Any:
-    """One boto3 client per worker: moto intercepts it inside each test's mock."""
-    if "dynamodb" not in _CLIENTS:
-        _CLIENTS["dynamodb"] = boto3.client("dynamodb", region_name="us-east-1")
-    return _CLIENTS["dynamodb"]
-
-
-@pytest.fixture(params=["embedded", "aws", "fake"])
+@pytest.fixture(params=["embedded", "aws", engine_param(), "fake"])
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
     clock = Clock()
     if request.param == "fake":
@@ -104,14 +91,12 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
         sqlite_state.close()
         sqlite_turns.close()
         return
-    with mock_aws():
-        client = _dynamodb()
-        create_tables(client, memory="agentmem-memories", session=SESSION_TABLE, audit="agentmem-audit")
-        lazy = LazyClient(lambda: client)
+    with dynamodb_tables(request.param) as tables:
+        lazy = tables.lazy()
 
         def write_dynamo(scope: Scope, session_id: str, raw: str, expires_at: datetime) -> None:
-            client.put_item(
-                TableName=SESSION_TABLE,
+            tables.dynamodb.put_item(
+                TableName=tables.session_table,
                 Item={
                     "pk": {"S": scope.key},
                     "sk": {"S": "STATE#" + session_id},
@@ -122,8 +107,8 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
             )
 
         yield Harness(
-            DynamoRuntimeState(SESSION_TABLE, clock=clock, client=lazy),
-            DynamoTurnLog(SESSION_TABLE, client=lazy),
+            DynamoRuntimeState(tables.session_table, clock=clock, client=lazy),
+            DynamoTurnLog(tables.session_table, client=lazy),
             clock,
             write_dynamo,
         )

@@ -1,5 +1,6 @@
 """TurnLog contract (the L0 raw log, the session window, the processed marks), parametrised over
-``local`` (SQLite), ``aws`` (DynamoDB on moto, the session table) and ``fake`` (the in-memory fake
+``local`` (SQLite), ``aws`` (DynamoDB on moto in-process, the session table), ``engine`` (the
+same on the DynamoDB engine over HTTP, :mod:`support.engines`) and ``fake`` (the in-memory fake
 of the service unit tests).
 
 ``processed_outcome`` is not part of the port, but every implementation offers it and it is the
@@ -20,7 +21,8 @@ from agentmem.adapters.aws.dynamodb_tables import DynamoTurnLog
 from agentmem.adapters.embedded.turn_log import SqliteTurnLog
 from agentmem.domain.models import Scope
 from agentmem.ports import RawTurnRecord, TurnLog
-from support.aws import moto_tables
+from support.aws import dynamodb_tables
+from support.engines import engine_param
 from support.fakes.memory import InMemoryTurnLog
 from support.turns import T0, raw
 
@@ -32,15 +34,15 @@ class ReadableTurnLog(TurnLog, Protocol):
     def processed_outcome(self, scope: Scope, message_id: str) -> dict[str, Any] | None: ...
 
 
-@pytest.fixture(params=["local", "aws", "fake"])
+@pytest.fixture(params=["local", "aws", engine_param(), "fake"])
 def log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ReadableTurnLog]:
     if request.param == "local":
         adapter = SqliteTurnLog(tmp_path / "turns.sqlite3")
         yield adapter
         adapter.close()
-    elif request.param == "aws":
-        with moto_tables() as moto:
-            yield DynamoTurnLog(moto.session_table, client=moto.lazy(), retention=timedelta(days=30))
+    elif request.param in ("aws", "engine"):
+        with dynamodb_tables(request.param) as tables:
+            yield DynamoTurnLog(tables.session_table, client=tables.lazy(), retention=timedelta(days=30))
     else:
         yield InMemoryTurnLog()
 

@@ -1,6 +1,7 @@
 """TurnQueue contract, the send side (what the API does with a turn), parametrised over
-``local`` (the bounded SQLite queue), ``sqs`` (a standard queue on moto), ``sqs-fifo`` (a FIFO
-queue on moto) and ``fake`` (the in-memory fake of the service unit tests).
+``local`` (the bounded SQLite queue), ``sqs`` (a standard queue on moto in-process), ``sqs-fifo``
+(a FIFO queue on moto in-process), ``engine`` and ``engine-fifo`` (the same two queues on the
+DynamoDB engine's SQS over HTTP, :mod:`support.engines`) and ``fake`` (the in-memory fake of the service unit tests).
 
 Every backend returns the turns' message ids and enqueues :class:`~agentmem.messages.TurnMessage`
 JSON. Three things differ, and each parameter says which it promises:
@@ -36,7 +37,8 @@ from agentmem.domain.models import Scope, Turn
 from agentmem.errors import QueueFull
 from agentmem.messages import TurnMessage
 from agentmem.ports import TurnQueue
-from support.aws import moto_tables
+from support.aws import sqs_queue
+from support.engines import engine_param
 from support.fakes.memory import InMemoryTurnQueue
 
 S1 = Scope("t1", "u1")
@@ -66,7 +68,9 @@ def _drain_sqs(sqs: Any, url: str) -> Callable[[], list[str]]:
     return read
 
 
-@pytest.fixture(params=["local", "sqs", "sqs-fifo", "fake"])
+@pytest.fixture(
+    params=["local", "sqs", "sqs-fifo", engine_param(id="engine"), engine_param(id="engine-fifo"), "fake"]
+)
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
     if request.param == "local":
         local = SqliteTurnQueue(tmp_path / "queue.sqlite3", capacity=CAPACITY, clock=ManualClock(T0).now)
@@ -81,15 +85,12 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
 
         yield Harness(local, read_local, deduplicates=True, ordered=True, capacity=CAPACITY)
         local.close()
-    elif request.param in ("sqs", "sqs-fifo"):
-        fifo = request.param == "sqs-fifo"
-        with moto_tables() as moto:
-            attributes = {"FifoQueue": "true"} if fifo else {}
-            url = moto.sqs.create_queue(QueueName="ingest.fifo" if fifo else "ingest", Attributes=attributes)[
-                "QueueUrl"
-            ]
-            queue = SqsTurnQueue(url, client=LazyClient(lambda: moto.sqs))
-            yield Harness(queue, _drain_sqs(moto.sqs, url), deduplicates=fifo, ordered=fifo, capacity=None)
+    elif request.param in ("sqs", "sqs-fifo", "engine", "engine-fifo"):
+        fifo = request.param.endswith("-fifo")
+        backend = "engine" if request.param.startswith("engine") else "aws"
+        with sqs_queue(backend, fifo=fifo) as (sqs, url):
+            queue = SqsTurnQueue(url, client=LazyClient(lambda: sqs))
+            yield Harness(queue, _drain_sqs(sqs, url), deduplicates=fifo, ordered=fifo, capacity=None)
     else:
         fake = InMemoryTurnQueue(capacity=CAPACITY)
         yield Harness(fake, lambda: fake.take_bodies(), deduplicates=True, ordered=True, capacity=CAPACITY)
