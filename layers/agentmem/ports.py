@@ -4,21 +4,56 @@ Every method that reads or writes memory takes a :class:`~agentmem.domain.models
 filters are built inside the adapter so a caller cannot forget them. Vendor errors surface as
 :class:`~agentmem.errors.StoreUnavailable` (and friends), never as a vendor type.
 
-The module runs over 400 lines on purpose: every port in one place, each method with the
-docstring of what it returns and raises, is the contract an adapter author reads.
+The value types the ports pass live in :mod:`agentmem.port_types` and are re-exported here. The
+module runs over 400 lines on purpose: every port in one place is the contract an adapter reads.
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.scope_walk import ReconcileCursor
+from agentmem.port_types import (  # the ports' value types, re-exported
+    Change,
+    Edge,
+    Hit,
+    Neighbour,
+    Page,
+    ProjectionOutcome,
+    ProjectionState,
+    Put,
+    RawTurnRecord,
+)
+
+__all__ = [  # the protocols, and the value types they pass (from port_types)
+    "LLM",
+    "AuditLog",
+    "Change",
+    "ChangeFeed",
+    "Clock",
+    "Edge",
+    "Embedder",
+    "GraphStore",
+    "Hit",
+    "MemoryStore",
+    "Neighbour",
+    "OutboxChange",
+    "Page",
+    "ProjectionOutcome",
+    "ProjectionState",
+    "Put",
+    "QueueConsumer",
+    "RawTurnRecord",
+    "ReceivedMessage",
+    "RuntimeStateStore",
+    "SearchIndex",
+    "TurnLog",
+    "TurnQueue",
+]
 
 if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy or the guards
     import numpy as np
@@ -27,86 +62,6 @@ if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy
     from agentmem.domain.runtime_state import RuntimeState
     from agentmem.domain.similarity import Calibration
     from agentmem.messages import TurnMessage
-
-
-class ProjectionOutcome(StrEnum):
-    """Result of applying one change to a projection (search index or graph)."""
-
-    APPLIED = "applied"  # newer version written (or deleted)
-    STALE = "stale"  # the projection already holds this version or a newer one: harmless replay
-    CONFLICT = "conflict"  # same version, different content hash: drift, left to the reconciler
-
-
-@dataclass(frozen=True, slots=True)
-class Put:
-    """One write inside a transaction. ``expected_version`` None means "must not exist yet"."""
-
-    record: MemoryRecord
-    expected_version: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    items: builtins.list[MemoryRecord]
-    next_cursor: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """A candidate from a retrieval channel: id and the channel's own score (higher is better)."""
-
-    memory_id: str
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectionState:
-    """What a projection holds for one memory, for reconciliation."""
-
-    memory_id: str
-    version: int
-    content_hash: str
-
-
-@dataclass(frozen=True, slots=True)
-class Neighbour:
-    memory_id: str
-    hops: int
-    via: str  # edge type of the last step
-
-
-@dataclass(frozen=True, slots=True)
-class Edge:
-    src: str
-    dst: str
-    type: str  # FOLLOWS | SIMILAR_TO | CAUSES | BELONGS_TO
-    weight: float = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class RawTurnRecord:
-    """An L0 raw-log line (already redacted)."""
-
-    message_id: str
-    session_id: str
-    at: datetime
-    user: str
-    assistant: str
-    trace_id: str | None = None
-    status: str = "accepted"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One change of the source of truth, as the stream delivers it (a stream record, an outbox row)."""
-
-    event_name: str  # INSERT | MODIFY | REMOVE
-    scope: Scope
-    memory_id: str
-    new: MemoryRecord | None
-    old: MemoryRecord | None
-    sequence: str = ""
 
 
 class MemoryStore(Protocol):

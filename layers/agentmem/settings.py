@@ -43,7 +43,6 @@ TOOLING_VARIABLES: Mapping[str, str] = {
     "AGENTMEM_ENGINES_RUN": "tests: the run folder the test processes share the engines through",
     "AGENTMEM_OPENSEARCH_HEAP": "agentmem engines: OpenSearch's JVM options (default -Xms512m -Xmx512m)",
     "AGENTMEM_GREMLIN_IAM": "live tests: sign the Gremlin handshake (Neptune)",
-    "AGENTMEM_DYNAMODB_URL": "engine tests: DynamoDB, DynamoDB Streams and SQS on one local endpoint",
     "AGENTMEM_SKIP_BUNDLING": "CDK synthesis without building the Lambda assets",
 }
 

@@ -238,7 +238,9 @@ class GremlinServer:
             return False
 
     def describe(self) -> str:
-        return f"Apache TinkerPop Gremlin Server {TINKERPOP_VERSION} (TinkerGraph, string ids, set cardinality)"
+        return (
+            f"Apache TinkerPop Gremlin Server {TINKERPOP_VERSION} (TinkerGraph, string ids, set cardinality)"
+        )
 
 
 class MotoServer:

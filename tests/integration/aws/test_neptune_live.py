@@ -24,8 +24,8 @@ from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Tu
 from agentmem.errors import StoreUnavailable
 from agentmem.ports import Edge, Neighbour, ProjectionOutcome
 from agentmem_dev.emulator.runner import LocalRunner
-from support.fakes import live
 from support import engine_run
+from support.fakes import live
 from support.tcp_proxy import TcpProxy
 
 pytestmark = [

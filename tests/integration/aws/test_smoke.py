@@ -44,7 +44,6 @@ def _engines_missing() -> str | None:
     return "; ".join(reasons) or None
 
 
-
 @pytest.mark.skipif(_engines_missing() is not None, reason=f"engines: {_engines_missing()}")
 def test_smoke_on_the_engines() -> None:
     """The whole path on moto's server, OpenSearch and the Gremlin server."""

@@ -1,0 +1,105 @@
+"""The value types the ports pass: projection outcomes and states, pages, hits, edges, raw-log
+lines and stream changes. Plain frozen data; re-exported by :mod:`agentmem.ports`, where the
+protocols that use them live."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from agentmem.domain.models import MemoryRecord, Scope
+
+__all__ = [
+    "Change",
+    "Edge",
+    "Hit",
+    "Neighbour",
+    "Page",
+    "ProjectionOutcome",
+    "ProjectionState",
+    "Put",
+    "RawTurnRecord",
+]
+
+
+class ProjectionOutcome(StrEnum):
+    """Result of applying one change to a projection (search index or graph)."""
+
+    APPLIED = "applied"  # newer version written (or deleted)
+    STALE = "stale"  # the projection already holds this version or a newer one: harmless replay
+    CONFLICT = "conflict"  # same version, different content hash: drift, left to the reconciler
+
+
+@dataclass(frozen=True, slots=True)
+class Put:
+    """One write inside a transaction. ``expected_version`` None means "must not exist yet"."""
+
+    record: MemoryRecord
+    expected_version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: builtins.list[MemoryRecord]
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A candidate from a retrieval channel: id and the channel's own score (higher is better)."""
+
+    memory_id: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionState:
+    """What a projection holds for one memory, for reconciliation."""
+
+    memory_id: str
+    version: int
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    memory_id: str
+    hops: int
+    via: str  # edge type of the last step
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    src: str
+    dst: str
+    type: str  # FOLLOWS | SIMILAR_TO | CAUSES | BELONGS_TO
+    weight: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class RawTurnRecord:
+    """An L0 raw-log line (already redacted)."""
+
+    message_id: str
+    session_id: str
+    at: datetime
+    user: str
+    assistant: str
+    trace_id: str | None = None
+    status: str = "accepted"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of the source of truth, as the stream delivers it (a stream record, an outbox row)."""
+
+    event_name: str  # INSERT | MODIFY | REMOVE
+    scope: Scope
+    memory_id: str
+    new: MemoryRecord | None
+    old: MemoryRecord | None
+    sequence: str = ""
