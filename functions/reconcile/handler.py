@@ -20,7 +20,17 @@ if TYPE_CHECKING:
 logger = Logger(service="agentmem-reconcile")
 tracer = LazyTracer(service="agentmem-reconcile")
 metrics = Metrics(namespace="agentmem", service="reconcile")
-COUNTS = ("checked", "missing", "stale", "orphan", "repaired", "requeued", "failed", "scopes_checked")
+COUNTS = (
+    "checked",
+    "missing",
+    "stale",
+    "orphan",
+    "relinked",
+    "repaired",
+    "requeued",
+    "failed",
+    "scopes_checked",
+)
 
 
 @metrics.log_metrics(raise_on_empty_metrics=False)

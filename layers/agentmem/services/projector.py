@@ -126,7 +126,7 @@ class Projector:
             indexed = decided.indexed or self.index.upsert(record)
             outcomes = (indexed, self.graph.upsert_memory(record))
             if ProjectionOutcome.APPLIED in outcomes:
-                report.edges += self._link(record)
+                report.edges += self.link(record)
         else:
             known = [r.version for r in (change.new, change.old) if r is not None]
             version = max(known) if known else TOMBSTONE_VERSION
@@ -178,7 +178,8 @@ class Projector:
             report.stale += 1
             report.outcomes[change.memory_id] = "stale"
 
-    def _link(self, record: MemoryRecord) -> int:
+    def link(self, record: MemoryRecord) -> int:
+        """Add the record's edges (FOLLOWS, SIMILAR_TO, BELONGS_TO); returns how many were new."""
         scope = record.scope
         edges: list[Edge] = []
         session = record.source_refs.session_id

@@ -23,6 +23,7 @@ that fails otherwise is counted as failed and passed over."""
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -86,6 +87,7 @@ class ReconcileReport:
     orphan: int = 0
     repaired: int = 0
     requeued: int = 0  # re-written in the source of truth so the stream re-projects them
+    relinked: int = 0  # memories whose graph edges were gone, linked again
     erased: int = 0  # records older than their scope's erase barrier, removed from the store
     failed: int = 0
     repair_keys: list[str] = field(default_factory=list)
@@ -299,7 +301,43 @@ class Reconciler:
                 continue
             report.checked += len(active)
             self._compare(scope, target, active, truth, held, report, now)
+            if target == "graph":
+                self._relink(scope, active, held, report)
         return report
+
+    def _relink(
+        self,
+        scope: Scope,
+        active: dict[str, MemoryRecord],
+        held: dict[str, ProjectionState],
+        report: ReconcileReport,
+    ) -> None:
+        """Edges lost while the vertices stayed (dropped by hand, a failed link after the vertex
+        was written): an active memory that should have an edge — it names entities, or shares
+        its session with another memory — and has none is linked again. Only memories whose
+        vertex was already right are looked at; the ones repaired above were linked then."""
+        sessions = Counter(r.source_refs.session_id for r in active.values() if r.source_refs.session_id)
+        expected = [
+            memory_id
+            for memory_id, record in active.items()
+            if memory_id in held and (record.entities or sessions[record.source_refs.session_id or ""] > 1)
+        ]
+        if not expected:
+            return
+        try:
+            degrees = self.graph.degree(scope, expected)
+        except AgentMemError:
+            report.failed += 1
+            return
+        for memory_id in expected:
+            if degrees.get(memory_id, 0) > 0:
+                continue
+            try:
+                if self.projector.link(active[memory_id]):
+                    report.relinked += 1
+                    report.repaired += 1
+            except AgentMemError:
+                report.failed += 1
 
     def _compare(
         self,

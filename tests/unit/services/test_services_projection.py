@@ -106,6 +106,20 @@ def test_the_reconciler_finds_missing_stale_and_orphan_documents_and_repairs_the
     assert (again.missing, again.stale, again.orphan, again.repaired) == (0, 0, 0, 0)
 
 
+def test_edges_lost_under_live_vertices_are_linked_again_once(world: World) -> None:
+    world.c.pipeline.ingest(turn("m1", "I live in Porto. My sister Ana lives in Lisbon."))
+    world.c.pipeline.ingest(turn("m2", "I play the cello with Ana.", hours=1))
+    world.drain()
+    ids = [r.memory_id for r in world.active()]
+    linked = world.graph.degree(S, ids)
+    assert sum(linked.values()) > 0
+    world.graph._edges.clear()  # the vertices stay, every edge is gone
+    report = world.c.reconciler.run(now=T0)
+    assert report.relinked >= 1 and (report.missing, report.stale, report.orphan) == (0, 0, 0)
+    assert all(world.graph.degree(S, ids).get(m, 0) > 0 for m, d in linked.items() if d)
+    assert world.c.reconciler.run(now=T0).relinked == 0  # nothing left to link
+
+
 def test_a_tombstoned_document_is_requeued_through_the_stream(world: World) -> None:
     world.c.pipeline.ingest(turn("m1", "I live in Porto."))
     world.drain()
