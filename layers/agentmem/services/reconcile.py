@@ -1,7 +1,7 @@
 """Reconciliation (seed 000 §8.3): compare the source of truth with both projections by version
 and content hash, and repair. Missing -> re-project, Stale -> re-project, Orphan -> delete.
-Each repair carries a dedupe key ``target:id:version:type`` so repeated runs don't pile up work;
-the report is returned and emitted as metrics by the caller.
+Edges lost under live vertices are linked again. Each repair carries a dedupe key
+``target:id:version:type``; the report is returned and emitted as metrics by the caller.
 
 Records created at or before their scope's erase barrier (left by an erase that failed half-way)
 are resurrections, not truth: they are hard-deleted from the store (``erased``) and their
@@ -16,9 +16,8 @@ the cursor and reported) and the next run starts a new one: a run never walks mo
 pass. Segment ``i`` of ``n`` owns a disjoint part of the scope space
 (:mod:`agentmem.domain.scope_walk`) with its own cursor, so ``n`` runs can go in parallel.
 The cursor is the page a run was in plus how many of its scopes were done, so a run stops
-between any two scopes; a scope registered meanwhile in the part already walked waits for the
-next pass. A store that fails stops the walk where it is (retried by the next run); a scope
-that fails otherwise is counted as failed and passed over."""
+between any two scopes. A store that fails stops the walk where it is (retried by the next
+run); a scope that fails otherwise is counted as failed and passed over."""
 
 from __future__ import annotations
 
@@ -312,10 +311,8 @@ class Reconciler:
         held: dict[str, ProjectionState],
         report: ReconcileReport,
     ) -> None:
-        """Edges lost while the vertices stayed (dropped by hand, a failed link after the vertex
-        was written): an active memory that should have an edge — it names entities, or shares
-        its session with another memory — and has none is linked again. Only memories whose
-        vertex was already right are looked at; the ones repaired above were linked then."""
+        """Edges lost under live vertices: an active memory that should have one (it names
+        entities, or shares its session) and has none is linked again."""
         sessions = Counter(r.source_refs.session_id for r in active.values() if r.source_refs.session_id)
         expected = [
             memory_id
