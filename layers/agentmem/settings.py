@@ -98,6 +98,12 @@ class Settings(BaseSettings):
     opensearch_endpoint: str | None = None  # https://... of the domain or collection
     opensearch_service: Literal["es", "aoss"] = "es"  # SigV4 service: managed domain | Serverless
     opensearch_index: str = "agentmem-memories"
+    # number_of_replicas of the index and its template (None: the adapter's default, 1). A
+    # single-node domain needs 0 (else it stays yellow); a multi-AZ domain >= 1.
+    opensearch_replicas: int | None = Field(None, ge=0, le=15)
+    # The adapter puts the index template and creates the index on first use. A deployed stack
+    # sets false: its deploy-time custom resource (functions/setup) does it once per deploy.
+    opensearch_create_index: bool = True
     graph_backend: Literal["neptune", "local"] = "neptune"
     neptune_endpoint: str | None = None  # host name (or wss://host:port/gremlin)
     neptune_port: int = Field(8182, ge=1, le=65535)
