@@ -151,7 +151,9 @@ class EnvConfig:
                 f" data nodes (has {self.opensearch_data_nodes}); the index would stay yellow"
             )
         if self.opensearch_zone_awareness and self.opensearch_replicas < 1:
-            raise ValueError(f"{self.name}: a multi-AZ domain needs opensearch_replicas >= 1 to survive an AZ")
+            raise ValueError(
+                f"{self.name}: a multi-AZ domain needs opensearch_replicas >= 1 to survive an AZ"
+            )
 
     @property
     def removal_policy(self) -> RemovalPolicy:
