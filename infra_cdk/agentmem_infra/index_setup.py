@@ -1,6 +1,6 @@
 """The OpenSearch index template and index, set up once per deploy (not on every cold start).
 
-A ``Custom::AgentMemIndex`` resource (CDK Provider framework) runs ``functions/setup`` with the
+A ``Custom::AgentMemIndex`` resource (CDK Provider framework) runs ``infra_cdk/lambdas/index_setup`` with the
 shared layer on Create and Update: it puts the index template and creates the index, or aligns the
 live index's ``number_of_replicas`` (``agentmem.adapters.aws.opensearch_setup``). Its properties
 are the index name, the embedding dimension, this environment's replicas and a hash of the
@@ -23,7 +23,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from agentmem.adapters.aws.opensearch_setup import IndexSpec, template_hash
-from agentmem_infra import FUNCTIONS_DIR
+from agentmem_infra import INFRA_DIR
 from agentmem_infra.bundling import ARCHITECTURE, EXCLUDES, RUNTIME
 from agentmem_infra.config import EnvConfig
 from agentmem_infra.network import Network
@@ -69,7 +69,7 @@ class IndexSetup(Construct):
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler="handler.handler",
-            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / "setup"), exclude=EXCLUDES),
+            code=lambda_.Code.from_asset(str(INFRA_DIR / "lambdas" / "index_setup"), exclude=EXCLUDES),
             layers=[layer],
             role=self.role,
             memory_size=512,

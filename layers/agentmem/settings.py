@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     # single-node domain needs 0 (else it stays yellow); a multi-AZ domain >= 1.
     opensearch_replicas: int | None = Field(None, ge=0, le=15)
     # The adapter puts the index template and creates the index on first use. A deployed stack
-    # sets false: its deploy-time custom resource (functions/setup) does it once per deploy.
+    # sets false: its deploy-time custom resource (infra_cdk/lambdas/index_setup) does it once per deploy.
     opensearch_create_index: bool = True
     graph_backend: Literal["neptune", "local"] = "neptune"
     neptune_endpoint: str | None = None  # host name (or wss://host:port/gremlin)

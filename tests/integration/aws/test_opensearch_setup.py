@@ -1,4 +1,4 @@
-"""Deploy-time OpenSearch setup (``opensearch_setup`` + ``functions/setup``): template and index
+"""Deploy-time OpenSearch setup (``opensearch_setup`` + ``infra_cdk/lambdas/index_setup``): template and index
 once per deploy, replicas per environment, idempotent reruns, transient errors retried, a
 dimension change refused. A recording stub stands in for ``client.indices`` (it raises the real
 opensearch-py exceptions); the last test runs against a real cluster when
@@ -183,7 +183,7 @@ def test_properties_come_as_strings_from_cloudformation() -> None:
 @pytest.fixture
 def handler_module() -> Any:
     spec = importlib.util.spec_from_file_location(
-        "agentmem_setup_handler", REPO / "functions/setup/handler.py"
+        "agentmem_setup_handler", REPO / "infra_cdk/lambdas/index_setup/handler.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -245,6 +245,8 @@ def test_a_real_cluster_accepts_the_setup_and_its_rerun() -> None:
         assert int(stored["number_of_replicas"]) == 0
         template = client.indices.get_index_template(name=name)["index_templates"][0]["index_template"]
         assert int(template["template"]["settings"]["index"]["number_of_replicas"]) == 0
+        with pytest.raises(ConfigurationError, match="4-dimensional"):
+            setup.apply(client, setup.IndexSpec(name, 8, 0), sleep=no_sleep)
     finally:
         client.indices.delete(index=name, ignore_unavailable=True)
         client.indices.delete_index_template(name=name, ignore=[404])

@@ -1,6 +1,6 @@
 """Deploy-time OpenSearch setup: the index template and the index, once per deploy.
 
-A deployed stack runs :func:`apply` from a CloudFormation custom resource (``functions/setup``)
+A deployed stack runs :func:`apply` from a CloudFormation custom resource (``infra_cdk/lambdas/index_setup``)
 on Create and Update, instead of every new Lambda container putting the template on its first
 request. Each step is idempotent, so a rerun (a retried deploy, a rollback's Update with the old
 properties) changes nothing that is already right:

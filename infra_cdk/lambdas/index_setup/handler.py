@@ -5,6 +5,9 @@ Create and Update apply the resource's properties (Index, Dimension, Replicas); 
 index (a projection of DynamoDB, and the domain goes with the stack anyway). The Provider
 framework answers CloudFormation: a returned dict is SUCCESS, a raised error is FAILED with its
 message, so a deploy that cannot set the index up stops instead of leaving it to cold starts.
+
+An infrastructure function like the role mapping beside it, not an application one: it runs no
+service and no container, only the adapter-level setup on the shared layer's OpenSearch client.
 """
 
 from __future__ import annotations
