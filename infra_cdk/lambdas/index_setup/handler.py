@@ -37,7 +37,7 @@ def handle(event: dict[str, Any], client: Any, *, sleep: Callable[[float], None]
     result = setup.apply(client or setup.client_from_settings(load_settings()), spec, sleep=sleep)
     logger.info(
         "index setup done",
-        extra={"request": request_type, "index": result.index, "created": result.created},
+        extra={"request": request_type, "index": result.index, "index_created": result.created},
     )
     return {
         "PhysicalResourceId": spec.index,  # a new index name replaces the resource

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import logging
 import uuid
 from pathlib import Path
 from typing import Any
@@ -99,9 +100,11 @@ def test_template_hash_changes_with_what_is_put_and_only_with_it() -> None:
     assert setup.template_hash(setup.IndexSpec("other", 4, 0)) != base
 
 
-def test_first_deploy_puts_the_template_and_creates_the_index() -> None:
+def test_first_deploy_puts_the_template_and_creates_the_index(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)  # the log records themselves must be valid (no reserved keys)
     client = StubClient()
     result = setup.apply(client, SPEC, sleep=no_sleep)
+    assert any(r.message == "opensearch index ready" for r in caplog.records)
     assert result.created and not result.replicas_changed
     assert client.indices.templates[INDEX] == setup.index_template(SPEC)
     assert client.indices.indices[INDEX] == setup.index_body(SPEC)

@@ -198,7 +198,7 @@ def apply(client: Any, spec: IndexSpec, *, sleep: Callable[[float], None] = time
             replicas_changed = True
     log.info(
         "opensearch index ready",
-        extra={"index": spec.index, "created": created, "replicas_changed": replicas_changed},
+        extra={"index": spec.index, "index_created": created, "replicas_changed": replicas_changed},
     )
     return SetupResult(spec.index, created, replicas_changed, template_hash(spec))
 
