@@ -15,6 +15,15 @@ rewritten to where Lambda puts the code. The Docker build always has that Python
 uses this interpreter or ``python3.12`` when one of them is 3.12, and otherwise ships the asset
 without bytecode and says so.
 
+Asset hash: each bundled asset is named by :func:`asset_hash`, a digest of everything that decides
+its content and nothing else: the requirement lines (the pins of ``layer-requirements.txt``, so a
+changed pin can never reuse a stale layer from ``cdk.out`` or the bootstrap bucket), the bytes of
+every shipped source file (``layers/agentmem`` for the layer; not ``agentmem_dev``, bytecode or
+caches), the Python version, the wheel platforms, the packages pruned for the runtime and
+:data:`BUNDLING_FORMAT` (bumped when these steps change what an asset holds). Comments in the
+requirements file do not count. Transitive dependencies are resolved by pip at bundling time
+(only the top-level packages are pinned), so a rebuild of the same hash may pick newer ones.
+
 With ``-c agentmem:skipBundling=true`` (or ``AGENTMEM_SKIP_BUNDLING=1``) every asset is a plain
 ``Code.from_asset`` of its source folder: no pip, no network. The synthesis tests use it; the
 result is *not* deployable (the layer would lack its dependencies and its ``python/`` prefix).
@@ -22,6 +31,9 @@ result is *not* deployable (the layer would lack its dependencies and its ``pyth
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
+import json
 import logging
 import os
 import shlex
@@ -55,6 +67,9 @@ DEV_PACKAGES = ["agentmem_dev"]
 # Where Lambda extracts a layer's and a function's code (the paths compiled bytecode names).
 LAYER_ROOT = "/opt"
 FUNCTION_ROOT = "/var/task"
+# Bump when the bundling steps change what an asset holds with the same inputs (prune list,
+# compile flags, layout): every asset then gets a new hash and is rebuilt.
+BUNDLING_FORMAT = "2"
 SKIP_CONTEXT = "agentmem:skipBundling"
 SKIP_ENV = "AGENTMEM_SKIP_BUNDLING"
 
@@ -233,6 +248,52 @@ def _docker_command(
     return " && ".join(steps)
 
 
+_IGNORED_PARTS = ("__pycache__", "*.pyc", "*.egg-info", ".pytest_cache", ".mypy_cache")
+
+
+def _shipped(relative: Path, exclude: Sequence[str]) -> bool:
+    if any(fnmatch.fnmatch(part, pattern) for part in relative.parts for pattern in _IGNORED_PARTS):
+        return False
+    text = relative.as_posix()
+    return not any(
+        fnmatch.fnmatch(text, pattern) or fnmatch.fnmatch(relative.parts[0], pattern) for pattern in exclude
+    )
+
+
+def source_fingerprint(folder: Path, exclude: Sequence[str] = ()) -> str:
+    """sha256 over the relative path and bytes of every file :class:`PipLocalBundling` copies
+    from ``folder`` (bytecode, caches, ``*.egg-info`` and ``exclude`` left out), in path order."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder)
+        if not _shipped(relative, exclude):
+            continue
+        digest.update(relative.as_posix().encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def asset_hash(
+    *,
+    requirements: Sequence[str],
+    packages: Sequence[tuple[Path, str]],
+    architecture: str,
+    runtime_root: str,
+    exclude: Sequence[str] = (),
+) -> str:
+    """The asset's name: what decides its content (see the module docstring), nothing else."""
+    recipe = {
+        "format": BUNDLING_FORMAT,
+        "python": PYTHON_VERSION,
+        "platforms": PLATFORMS[architecture],
+        "provided_by_runtime": PROVIDED_BY_RUNTIME,
+        "requirements": [r.strip() for r in requirements],
+        "runtime_root": runtime_root,
+        "sources": [(dest, source_fingerprint(source, exclude)) for source, dest in packages],
+    }
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode("utf-8")).hexdigest()
+
+
 def python_code(
     source: Path,
     *,
@@ -274,7 +335,14 @@ def python_code(
     return lambda_.Code.from_asset(
         str(source),
         exclude=excludes,
-        asset_hash_type=AssetHashType.SOURCE,
+        asset_hash_type=AssetHashType.CUSTOM,
+        asset_hash=asset_hash(
+            requirements=requirements,
+            packages=packages,
+            architecture=architecture,
+            runtime_root=runtime_root,
+            exclude=exclude,
+        ),
         bundling=BundlingOptions(
             image=DockerImage.from_registry(f"public.ecr.aws/sam/build-python{PYTHON_VERSION}"),
             platform=docker_platform,

@@ -75,6 +75,9 @@ def settings_environment(
         "AGENTMEM_OPENSEARCH_ENDPOINT": f"https://{search.endpoint}",
         "AGENTMEM_OPENSEARCH_SERVICE": "es",
         "AGENTMEM_OPENSEARCH_INDEX": config.opensearch_index,
+        "AGENTMEM_OPENSEARCH_REPLICAS": str(config.opensearch_replicas),
+        # index_setup.py puts the template and creates the index at deploy, not each cold start
+        "AGENTMEM_OPENSEARCH_CREATE_INDEX": "false",
         "AGENTMEM_GRAPH_BACKEND": "neptune",
         "AGENTMEM_NEPTUNE_ENDPOINT": graph.endpoint,
         "AGENTMEM_NEPTUNE_PORT": graph.port,
@@ -129,7 +132,7 @@ class Functions(Construct):
         for name in FUNCTIONS:
             self._function(name, settings, network)
             self._grant(name, tables, queues, search, graph, key)
-        self._event_sources(tables, queues)
+        self.event_sources = self._event_sources(tables, queues)
         self.schedules = self._schedules(queues)
 
     # ------------------------------------------------------------------ functions
@@ -227,41 +230,45 @@ class Functions(Construct):
 
     # ------------------------------------------------------------------ triggers
 
-    def _event_sources(self, tables: Tables, queues: Queues) -> None:
-        self.functions["ingest"].add_event_source(
-            sources.SqsEventSource(
-                queues.ingest,
-                batch_size=10,
-                max_batching_window=Duration.seconds(1),
-                report_batch_item_failures=True,
-                max_concurrency=max(2, self.config.ingest_max_concurrency),
-            )
+    def _event_sources(
+        self, tables: Tables, queues: Queues
+    ) -> dict[str, sources.SqsEventSource | sources.DynamoEventSource]:
+        """The ingest queue and the memory stream, both with partial batch responses and the
+        event source mapping's ``EventCount`` metrics on: with partial batch responses a failed
+        record never shows in the function's ``Errors``; ``FailedInvokeEventCount`` counts it
+        (``monitoring.py`` alarms on it)."""
+        counted = lambda_.MetricsConfig(metrics=[lambda_.MetricType.EVENT_COUNT])
+        ingest = sources.SqsEventSource(
+            queues.ingest,
+            batch_size=10,
+            max_batching_window=Duration.seconds(1),
+            report_batch_item_failures=True,
+            max_concurrency=max(2, self.config.ingest_max_concurrency),
+            metrics_config=counted,
         )
-        self.functions["projector"].add_event_source(
-            sources.DynamoEventSource(
-                tables.memory,
-                starting_position=lambda_.StartingPosition.TRIM_HORIZON,
-                batch_size=STREAM_BATCH_SIZE,
-                max_batching_window=Duration.seconds(1),
-                bisect_batch_on_error=True,
-                retry_attempts=STREAM_RETRY_ATTEMPTS,
-                max_record_age=Duration.hours(24),
-                report_batch_item_failures=True,
-                parallelization_factor=self.config.projector_parallelization,
-                on_failure=sources.SqsDlq(queues.projector_failures),
-                # Only memory items (sk = MEM#...): the PENDING counters and SCOPE registry entries
-                # are ignored by the codec anyway; filtering saves their invocations.
-                filters=[
-                    lambda_.FilterCriteria.filter(
-                        {
-                            "dynamodb": {
-                                "Keys": {"sk": {"S": lambda_.FilterRule.begins_with(MEMORY_SK_PREFIX)}}
-                            }
-                        }
-                    )
-                ],
-            )
+        self.functions["ingest"].add_event_source(ingest)
+        projector = sources.DynamoEventSource(
+            tables.memory,
+            starting_position=lambda_.StartingPosition.TRIM_HORIZON,
+            batch_size=STREAM_BATCH_SIZE,
+            max_batching_window=Duration.seconds(1),
+            bisect_batch_on_error=True,
+            retry_attempts=STREAM_RETRY_ATTEMPTS,
+            max_record_age=Duration.hours(24),
+            report_batch_item_failures=True,
+            parallelization_factor=self.config.projector_parallelization,
+            on_failure=sources.SqsDlq(queues.projector_failures),
+            # Only memory items (sk = MEM#...): the PENDING counters and SCOPE registry entries
+            # are ignored by the codec anyway; filtering saves their invocations.
+            filters=[
+                lambda_.FilterCriteria.filter(
+                    {"dynamodb": {"Keys": {"sk": {"S": lambda_.FilterRule.begins_with(MEMORY_SK_PREFIX)}}}}
+                )
+            ],
+            metrics_config=counted,
         )
+        self.functions["projector"].add_event_source(projector)
+        return {"ingest": ingest, "projector": projector}
 
     def _schedules(self, queues: Queues) -> dict[str, events.Rule]:
         rules = {}

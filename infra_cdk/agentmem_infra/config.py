@@ -3,6 +3,11 @@
 Everything an operator may want to tune per environment lives in :class:`EnvConfig`; the three
 instances below are the defaults. A few values can be overridden with CDK context (see
 ``infra_cdk/README.md``): ``agentmem:alarmEmail``, ``agentmem:bedrockLlmEnabled``.
+
+Every environment has the alarms (``monitoring.py``): dev too, since a deployment that loses
+turns or stops projecting is broken whatever it costs. ``opensearch_replicas`` must leave every
+replica a node to live on (``replicas < data nodes``): a single-node domain with one replica
+stays yellow forever.
 """
 
 from __future__ import annotations
@@ -98,7 +103,6 @@ class EnvConfig:
     deletion_protection: bool  # DynamoDB + Neptune deletion protection
     customer_managed_key: bool  # one KMS CMK (rotated) for tables, OpenSearch and Neptune at rest
     log_retention: logs.RetentionDays
-    alarms: bool
     # --- network
     nat_gateways: int
     # --- OpenSearch (managed domain in the VPC)
@@ -108,6 +112,7 @@ class EnvConfig:
     opensearch_master_instance_type: str
     opensearch_volume_gib: int
     opensearch_zone_awareness: bool  # 2 AZs
+    opensearch_replicas: int  # number_of_replicas of the index (< data nodes; >= 1 over 2 AZs)
     # --- Neptune
     neptune_instance_class: str
     neptune_instances: int  # 1 writer + (n-1) readers, spread over the AZs
@@ -139,6 +144,17 @@ class EnvConfig:
     alarm_email: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.opensearch_replicas < self.opensearch_data_nodes:
+            raise ValueError(
+                f"{self.name}: opensearch_replicas={self.opensearch_replicas} needs more than that many"
+                f" data nodes (has {self.opensearch_data_nodes}); the index would stay yellow"
+            )
+        if self.opensearch_zone_awareness and self.opensearch_replicas < 1:
+            raise ValueError(
+                f"{self.name}: a multi-AZ domain needs opensearch_replicas >= 1 to survive an AZ"
+            )
+
     @property
     def removal_policy(self) -> RemovalPolicy:
         return RemovalPolicy.RETAIN if self.retain_data else RemovalPolicy.DESTROY
@@ -168,7 +184,6 @@ CONFIGS: dict[str, EnvConfig] = {
         deletion_protection=False,
         customer_managed_key=False,
         log_retention=logs.RetentionDays.ONE_WEEK,
-        alarms=False,
         nat_gateways=1,
         opensearch_data_nodes=1,
         opensearch_instance_type="t3.medium.search",
@@ -176,6 +191,7 @@ CONFIGS: dict[str, EnvConfig] = {
         opensearch_master_instance_type="m6g.large.search",
         opensearch_volume_gib=20,
         opensearch_zone_awareness=False,
+        opensearch_replicas=0,  # one data node: a replica would have nowhere to go
         neptune_instance_class="db.t4g.medium",
         neptune_instances=1,
         functions=_FN_DEV,
@@ -194,7 +210,6 @@ CONFIGS: dict[str, EnvConfig] = {
         deletion_protection=False,
         customer_managed_key=True,
         log_retention=logs.RetentionDays.ONE_MONTH,
-        alarms=True,
         nat_gateways=2,
         opensearch_data_nodes=2,
         opensearch_instance_type="r6g.large.search",
@@ -202,6 +217,7 @@ CONFIGS: dict[str, EnvConfig] = {
         opensearch_master_instance_type="m6g.large.search",
         opensearch_volume_gib=50,
         opensearch_zone_awareness=True,
+        opensearch_replicas=1,  # one copy of every shard in each AZ
         neptune_instance_class="db.r6g.large",
         neptune_instances=2,
         functions=_FN_PROD,
@@ -220,7 +236,6 @@ CONFIGS: dict[str, EnvConfig] = {
         deletion_protection=True,
         customer_managed_key=True,
         log_retention=logs.RetentionDays.ONE_YEAR,
-        alarms=True,
         nat_gateways=2,
         opensearch_data_nodes=2,
         opensearch_instance_type="r6g.large.search",
@@ -228,6 +243,7 @@ CONFIGS: dict[str, EnvConfig] = {
         opensearch_master_instance_type="m6g.large.search",
         opensearch_volume_gib=100,
         opensearch_zone_awareness=True,
+        opensearch_replicas=1,  # one copy of every shard in each AZ
         neptune_instance_class="db.r6g.large",
         neptune_instances=2,
         functions=_FN_PROD,

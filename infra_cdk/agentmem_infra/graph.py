@@ -5,7 +5,7 @@ Declared with the L1 ``AWS::Neptune::*`` resources (the L2 construct is still an
 
 from __future__ import annotations
 
-from aws_cdk import ArnFormat, RemovalPolicy, Stack
+from aws_cdk import ArnFormat, Aws, Fn, RemovalPolicy, Stack
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -24,7 +24,12 @@ class GraphCluster(Construct):
         self, scope: Construct, id: str, *, config: EnvConfig, network: Network, key: kms.IKey | None
     ) -> None:
         super().__init__(scope, id)
-        self.cluster_identifier = f"agentmem-{config.name}"
+        # agentmem-<env>-<the last 12 hex digits of this stack's id>: unique to each creation of
+        # the stack, stable across its updates. Neptune writes the audit log to a group named
+        # after the cluster, and prod retains that group when the stack goes: a fixed name would
+        # make re-creating the stack fail on the group left behind.
+        stack_uuid = Fn.select(2, Fn.split("/", Aws.STACK_ID))
+        self.cluster_identifier = f"agentmem-{config.name}-{Fn.select(4, Fn.split('-', stack_uuid))}"
         self.security_group = network.security_group(
             "ClusterSg", "agentmem Neptune cluster: Gremlin (8182) from the functions that use the graph only"
         )
@@ -42,8 +47,9 @@ class GraphCluster(Construct):
             family=config.neptune_parameter_family,
             parameters={"neptune_enable_audit_log": 1},
         )
-        # Neptune writes the audit log to this fixed group; declaring it sets the retention.
-        logs.LogGroup(
+        # Neptune writes the audit log to /aws/neptune/<cluster>/audit; declaring the group (before
+        # the cluster, so before any instance can write) sets its retention.
+        self.audit_logs = logs.LogGroup(
             self,
             "AuditLogs",
             log_group_name=f"/aws/neptune/{self.cluster_identifier}/audit",
@@ -68,6 +74,7 @@ class GraphCluster(Construct):
             enable_cloudwatch_logs_exports=["audit"],
             copy_tags_to_snapshot=True,
         )
+        self.cluster.node.add_dependency(self.audit_logs)
         self.cluster.apply_removal_policy(
             RemovalPolicy.SNAPSHOT if config.retain_data else RemovalPolicy.DESTROY
         )

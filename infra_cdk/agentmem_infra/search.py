@@ -204,7 +204,7 @@ class SearchDomain(Construct):
         cfn = self.domain.node.default_child
         assert isinstance(cfn, opensearch.CfnDomain)
         cfn.access_policies = policy.to_json()
-        mapping = CustomResource(
+        self.role_mapping = mapping = CustomResource(
             self,
             "RoleMapping",
             service_token=self._access_function.function_arn,

@@ -13,6 +13,7 @@ from agentmem_infra.compute import Functions
 from agentmem_infra.config import EnvConfig
 from agentmem_infra.data import Queues, Tables
 from agentmem_infra.graph import GraphCluster
+from agentmem_infra.index_setup import IndexSetup
 from agentmem_infra.monitoring import Alarms
 from agentmem_infra.network import Network
 from agentmem_infra.search import SearchDomain
@@ -69,20 +70,33 @@ class AgentMemStack(Stack):
             key=self.key,
             skip_bundling=skip_bundling,
         )
+        self.index_setup = IndexSetup(
+            self,
+            "IndexSetup",
+            config=config,
+            network=self.network,
+            search=self.search,
+            layer=self.compute.layer,
+        )
         self.search.finalize()
+        self.index_setup.after(self.search.role_mapping)
+        for fn in self.compute.functions.values():  # no event source starts before the index exists
+            fn.node.add_dependency(self.index_setup.resource)
         self.api = Api(
             self, "Api", config=config, handler=self.compute.functions["api"], skip_bundling=skip_bundling
         )
-        self.alarms: Alarms | None = None
-        if config.alarms:
-            self.alarms = Alarms(
-                self,
-                "Alarms",
-                config=config,
-                queues=self.queues,
-                functions={**self.compute.functions, "authorizer": self.api.authorizer_function},
-                rest_api=self.api.rest_api,
-            )
+        self.alarms = Alarms(
+            self,
+            "Alarms",
+            config=config,
+            queues=self.queues,
+            tables=self.tables,
+            search=self.search,
+            graph=self.graph,
+            event_sources=self.compute.event_sources,
+            functions={**self.compute.functions, "authorizer": self.api.authorizer_function},
+            rest_api=self.api.rest_api,
+        )
         self._outputs()
         acknowledge_findings(self)
 

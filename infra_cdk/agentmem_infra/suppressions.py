@@ -137,6 +137,19 @@ def acknowledge_findings(stack: AgentMemStack) -> None:
             "2 AZs. The index is a projection rebuilt from DynamoDB by the reconciler.",
         )
 
+    # --- the deploy-time index setup (custom resource + its provider framework).
+    setup = stack.index_setup
+    acknowledge(setup.function, "AwsSolutions-L1", L1)
+    acknowledge(setup.role, "AwsSolutions-IAM5[Resource::*]", STAR_VPC_XRAY)
+    _resource(stack, setup.role, search.index_arn, OPENSEARCH)
+    _resource(
+        stack,
+        setup.provider_role,
+        f"{setup.function.function_arn}:*",
+        "The CDK Provider framework may invoke the setup function's versions (function-ARN:*); the "
+        "wildcard is bounded to that one function.",
+    )
+
     # --- queues that are themselves dead-letter destinations.
     for queue, what in (
         (

@@ -113,6 +113,12 @@ class Settings(BaseSettings):
     # local engines; the endpoint's scheme, http or https, is kept)
     opensearch_service: Literal["es", "aoss", "none"] = "es"
     opensearch_index: str = "agentmem-memories"
+    # number_of_replicas of the index and its template (None: the adapter's default, 1). A
+    # single-node domain needs 0 (else it stays yellow); a multi-AZ domain >= 1.
+    opensearch_replicas: int | None = Field(None, ge=0, le=15)
+    # The adapter puts the index template and creates the index on first use. A deployed stack
+    # sets false: its deploy-time custom resource (infra_cdk/lambdas/index_setup) does it once per deploy.
+    opensearch_create_index: bool = True
     graph_backend: Literal["neptune", "local"] = "neptune"
     neptune_endpoint: str | None = None  # host name (or wss://host:port/gremlin)
     neptune_port: int = Field(8182, ge=1, le=65535)

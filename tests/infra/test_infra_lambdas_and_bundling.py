@@ -271,10 +271,10 @@ def test_config_envs_and_overrides() -> None:
         "prod", {"agentmem:alarmEmail": "ops@example.com", "agentmem:bedrockLlmEnabled": "true"}
     )
     assert prod.alarm_email == "ops@example.com" and prod.bedrock_llm_enabled is True
-    assert prod.retain_data and prod.deletion_protection and prod.customer_managed_key and prod.alarms
+    assert prod.retain_data and prod.deletion_protection and prod.customer_managed_key
     assert prod.opensearch_zone_awareness and prod.neptune_instances >= 2
     dev = load_config("dev")
-    assert not dev.retain_data and not dev.deletion_protection and not dev.alarms
+    assert not dev.retain_data and not dev.deletion_protection
     assert set(ACCESS) == set(FUNCTIONS)
     for name in FUNCTIONS:
         assert all(a.startswith("dynamodb:") for a in ACCESS[name].memory + ACCESS[name].session)

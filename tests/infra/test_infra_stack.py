@@ -189,7 +189,6 @@ def test_dev_is_disposable(synth: Any) -> None:
         assert res["Properties"].get("DeletionProtectionEnabled") in (None, False)
     assert s.stack.key is None
     assert s.stack.termination_protection is False
-    assert s.of_type("AWS::CloudWatch::Alarm") == {}
     cluster = s.resources[s.stack.get_logical_id(s.stack.graph.cluster)]
     assert cluster["DeletionPolicy"] == "Delete" and cluster["Properties"]["DeletionProtection"] is False
 
@@ -329,7 +328,7 @@ def test_every_lambda_is_traced(each_env: Synth) -> None:
         for p in each_env.of_type("AWS::Lambda::Function").values()
         if str(p["Properties"].get("Runtime", "")).startswith("python")
     ]
-    assert len(python) == 7  # five functions, the authorizer, the OpenSearch role mapping
+    assert len(python) == 8  # five functions, the authorizer, the OpenSearch role mapping and index setup
     for props in python:
         assert props["TracingConfig"] == {"Mode": "Active"}
     stage = next(iter(each_env.of_type("AWS::ApiGateway::Stage").values()))["Properties"]
@@ -521,6 +520,7 @@ def test_opensearch_domain(each_env: Synth) -> None:
         ref(p) for st in props["AccessPolicies"]["Statement"] for p in as_list(st["Principal"]["AWS"])
     }
     expected = {s.logical_id(s.stack.compute.roles[n]) for n in ("ingest", "api", "projector", "reconcile")}
+    expected.add(s.logical_id(s.stack.index_setup.role))  # puts the template and creates the index
     assert principals == expected | {s.logical_id(s.stack.search.admin_role)}
     mapping = next(iter(s.of_type("Custom::OpenSearchRoleMapping").values()))["Properties"]
     assert {ref(r) for r in mapping["BackendRoles"]} == expected
