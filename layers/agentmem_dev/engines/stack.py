@@ -95,6 +95,7 @@ def create_stack(clients: Mapping[str, Any], prefix: str, urls: Mapping[str, str
             opensearch_endpoint=urls["AGENTMEM_OPENSEARCH_URL"],
             opensearch_service="none",
             opensearch_index=f"{prefix}-memories",
+            opensearch_replicas=0,  # a single node: a replica would never be placed
         )
     if urls.get("AGENTMEM_GREMLIN_URL"):
         settings.update(

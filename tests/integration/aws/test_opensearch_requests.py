@@ -22,7 +22,7 @@ from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import StoreUnavailable
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
-from support.fakes.fake_opensearch import FakeOpenSearch, RecordedRequest, fake_client
+from support.fakes.fake_opensearch import FakeOpenSearch, Index, RecordedRequest, fake_client
 
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")
@@ -383,3 +383,22 @@ def test_parses_mget_delete_not_found_and_rejections() -> None:
     with pytest.raises(StoreUnavailable) as caught:
         index.keyword(ALICE, "glasgow", 5)
     assert caught.value.details["status"] == 429
+
+
+def test_a_deployed_stack_leaves_the_index_to_the_deploy() -> None:
+    """``AGENTMEM_OPENSEARCH_CREATE_INDEX=false``: no template or index request on cold start."""
+    engine = FakeOpenSearch()
+    engine.indices["deployed"] = Index("deployed", {})
+    index = OpenSearchIndex(lambda: fake_client(engine), index="deployed", dimension=4, create_index=False)
+    index.states(Scope("t", "u"), ["m1"])
+    assert [r.path for r in engine.requests if "_index_template" in r.path or r.method == "PUT"] == []
+
+
+def test_the_index_is_created_with_the_configured_replicas() -> None:
+    engine = FakeOpenSearch()
+    index = OpenSearchIndex(lambda: fake_client(engine), index="single", dimension=4, replicas=0)
+    index.ensure_index()
+    created = next(r for r in engine.requests if r.method == "PUT" and r.path == "/single")
+    assert created.body["settings"]["index"]["number_of_replicas"] == 0
+    template = next(r for r in engine.requests if "_index_template" in r.path)
+    assert template.body["template"]["settings"]["index"]["number_of_replicas"] == 0

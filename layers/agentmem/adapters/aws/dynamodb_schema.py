@@ -136,6 +136,9 @@ def create_tables(client: Any, *, memory: str, session: str, audit: str) -> dict
     created = client.create_table(**memory_table_request(memory))
     client.create_table(**session_table_request(session))
     client.create_table(**audit_table_request(audit))
+    waiter = client.get_waiter("table_exists")  # DynamoDB refuses TTL on a table still CREATING
+    for table in (memory, session, audit):
+        waiter.wait(TableName=table, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
     for table in (memory, session):
         client.update_time_to_live(
             TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE}

@@ -47,6 +47,7 @@ from opensearchpy.exceptions import (
 
 from agentmem.adapters.aws import opensearch_dsl as dsl
 from agentmem.adapters.aws.errors import LazyClient
+from agentmem.adapters.aws.opensearch_setup import IndexSpec, index_body, index_template
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.errors import ConfigurationError, StoreUnavailable
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
@@ -121,13 +122,16 @@ class OpenSearchIndex:
         dimension: int,
         refresh: bool | str = False,
         engine: str = dsl.KNN_ENGINE,
+        create_index: bool = True,
+        replicas: int | None = None,
     ) -> None:
         self._client = client if isinstance(client, LazyClient) else LazyClient(client)
         self.index = index
         self.dimension = dimension
         self._refresh = str(refresh).lower() if isinstance(refresh, bool) else refresh
         self._engine = engine
-        self._ready = False
+        self._spec = IndexSpec(index, dimension, 1 if replicas is None else replicas)
+        self._ready = not create_index  # a deployed stack's index is set up at deploy time
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ plumbing
@@ -144,7 +148,8 @@ class OpenSearchIndex:
             raise _store_error(exc, operation) from exc
 
     def ensure_index(self) -> None:
-        """Create the index template and the index once per process (idempotent)."""
+        """Create the index template and the index once per process (idempotent), unless the
+        deploy does it (``create_index=False``: ``AGENTMEM_OPENSEARCH_CREATE_INDEX``)."""
         if self._ready:
             return
         with self._lock:
@@ -152,12 +157,10 @@ class OpenSearchIndex:
                 return
             try:
                 client = self._client.get()
-                client.indices.put_index_template(
-                    name=self.index, body=dsl.index_template(self.index, self.dimension)
-                )
+                client.indices.put_index_template(name=self.index, body=index_template(self._spec))
                 if not client.indices.exists(index=self.index):
                     try:
-                        client.indices.create(index=self.index, body=dsl.index_body(self.dimension))
+                        client.indices.create(index=self.index, body=index_body(self._spec))
                     except TransportError as exc:
                         if exc.status_code != 400 or "resource_already_exists" not in str(exc.error):
                             raise

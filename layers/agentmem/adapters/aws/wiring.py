@@ -75,7 +75,13 @@ def _opensearch(settings: Settings, embedder: Embedder) -> SearchIndex:
     client = LazyClient(
         lambda: build_client(endpoint, region=settings.aws_region, service=settings.opensearch_service)
     )
-    return OpenSearchIndex(client, index=settings.opensearch_index, dimension=int(embedder.dimension))
+    return OpenSearchIndex(
+        client,
+        index=settings.opensearch_index,
+        dimension=int(embedder.dimension),
+        create_index=settings.opensearch_create_index,
+        replicas=settings.opensearch_replicas,
+    )
 
 
 def _embedded_graph(settings: Settings) -> GraphStore:
