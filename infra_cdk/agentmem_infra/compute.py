@@ -273,6 +273,14 @@ class Functions(Construct):
     def _schedules(self, queues: Queues) -> dict[str, events.Rule]:
         rules = {}
         for name, every in SCHEDULES.items():
+            # reconcile: one target per segment, each owning a disjoint part of the scopes
+            segments = self.config.reconcile_segments if name == "reconcile" else 1
+            inputs = [
+                events.RuleTargetInput.from_object({"segment": i, "segments": segments})
+                if segments > 1
+                else None
+                for i in range(segments)
+            ]
             rules[name] = events.Rule(
                 self,
                 f"{name.capitalize()}Schedule",
@@ -281,10 +289,12 @@ class Functions(Construct):
                 targets=[
                     targets.LambdaFunction(
                         self.functions[name],
+                        event=event,
                         retry_attempts=2,
                         max_event_age=Duration.minutes(30),
                         dead_letter_queue=queues.schedule_dlq,
                     )
+                    for event in inputs
                 ],
             )
         return rules

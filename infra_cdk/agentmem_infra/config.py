@@ -136,6 +136,9 @@ class EnvConfig:
     bedrock_llm_enabled: bool = False
     bedrock_llm_model: str = "amazon.nova-lite-v1:0"
     opensearch_index: str = "agentmem-memories"
+    # reconcile runs in this many parallel segments, one schedule target each ({"segment": i,
+    # "segments": n}); at most 5 (an EventBridge rule's targets)
+    reconcile_segments: int = 1
     # --- engines
     opensearch_version: str = "OPENSEARCH_2_19"  # attribute of aws_opensearchservice.EngineVersion
     neptune_engine_version: str = "1.4.4.0"  # TinkerPop 3.7.x server
@@ -145,6 +148,14 @@ class EnvConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not 1 <= self.reconcile_segments <= 5:
+            raise ValueError(f"{self.name}: reconcile_segments must be 1..5 (one rule target each)")
+        reserved = self.functions["reconcile"].reserved_concurrency
+        if reserved is not None and reserved < self.reconcile_segments:
+            raise ValueError(
+                f"{self.name}: reconcile reserved_concurrency={reserved} < reconcile_segments="
+                f"{self.reconcile_segments}: the segments' runs would throttle each other"
+            )
         if not 0 <= self.opensearch_replicas < self.opensearch_data_nodes:
             raise ValueError(
                 f"{self.name}: opensearch_replicas={self.opensearch_replicas} needs more than that many"
@@ -160,6 +171,8 @@ class EnvConfig:
         return RemovalPolicy.RETAIN if self.retain_data else RemovalPolicy.DESTROY
 
 
+PROD_RECONCILE_SEGMENTS = 4
+
 _FN_DEV = {
     "ingest": FunctionSpec(1024, 60),
     "api": FunctionSpec(1024, 25),
@@ -174,7 +187,7 @@ _FN_PROD = {
     "api": FunctionSpec(1024, 25),
     "projector": FunctionSpec(1024, 120),
     "consolidate": FunctionSpec(1024, 600, reserved_concurrency=1),  # one run at a time
-    "reconcile": FunctionSpec(1024, 900, reserved_concurrency=1),
+    "reconcile": FunctionSpec(1024, 900, reserved_concurrency=PROD_RECONCILE_SEGMENTS),  # one per segment
 }
 
 CONFIGS: dict[str, EnvConfig] = {
@@ -221,6 +234,7 @@ CONFIGS: dict[str, EnvConfig] = {
         neptune_instance_class="db.r6g.large",
         neptune_instances=2,
         functions=_FN_PROD,
+        reconcile_segments=PROD_RECONCILE_SEGMENTS,
         ingest_max_concurrency=10,
         projector_parallelization=2,
         log_level="INFO",
@@ -247,6 +261,7 @@ CONFIGS: dict[str, EnvConfig] = {
         neptune_instance_class="db.r6g.large",
         neptune_instances=2,
         functions=_FN_PROD,
+        reconcile_segments=PROD_RECONCILE_SEGMENTS,
         ingest_max_concurrency=50,
         projector_parallelization=4,
         log_level="INFO",

@@ -295,3 +295,34 @@ def test_neptune_audit_log_group_follows_a_per_stack_cluster_name(each_env: Synt
     assert group_id in cluster["DependsOn"]  # the group exists before Neptune can write to it
     assert group["DeletionPolicy"] == ("Retain" if s.env == "prod" else "Delete")  # prod keeps its trail
     assert group["Properties"]["RetentionInDays"] == {"dev": 7, "staging": 30, "prod": 365}[s.env]
+
+
+# ----------------------------------------------------------------------------- reconcile segments
+
+
+def test_the_reconcile_schedule_has_one_target_per_segment(each_env: Synth) -> None:
+    from agentmem_infra.config import CONFIGS
+
+    segments = CONFIGS[each_env.env].reconcile_segments
+    rule = next(
+        r["Properties"]
+        for r in each_env.of_type("AWS::Events::Rule").values()
+        if "reconcile" in r["Properties"].get("Description", "")
+    )
+    targets = rule["Targets"]
+    assert len(targets) == segments
+    if segments > 1:
+        inputs = sorted(json.loads(t["Input"])["segment"] for t in targets)
+        assert inputs == list(range(segments))
+        assert {json.loads(t["Input"])["segments"] for t in targets} == {segments}
+
+
+def test_reserved_reconcile_concurrency_must_cover_the_segments() -> None:
+    from dataclasses import replace
+
+    from agentmem_infra.config import CONFIGS, FunctionSpec
+
+    prod = CONFIGS["prod"]
+    functions = {**prod.functions, "reconcile": FunctionSpec(1024, 900, reserved_concurrency=1)}
+    with pytest.raises(ValueError, match="reconcile_segments"):
+        replace(prod, functions=functions)

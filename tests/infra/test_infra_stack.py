@@ -93,14 +93,26 @@ class RecordingClient:
     def __init__(self) -> None:
         self.tables: dict[str, dict[str, Any]] = {}
         self.ttl: dict[str, str] = {}
+        self.active: set[str] = set()
 
     def create_table(self, **request: Any) -> dict[str, Any]:
         self.tables[request["TableName"]] = request
         return {"TableDescription": {"LatestStreamArn": "arn:stream"}}
 
     def update_time_to_live(self, *, TableName: str, TimeToLiveSpecification: dict[str, Any]) -> None:
+        assert TableName in self.active, "TTL on a table that may still be CREATING"
         if TimeToLiveSpecification.get("Enabled"):
             self.ttl[TableName] = TimeToLiveSpecification["AttributeName"]
+
+    def get_waiter(self, name: str) -> Any:
+        assert name == "table_exists"
+        client = self
+
+        class Waiter:
+            def wait(self, *, TableName: str, **_: Any) -> None:
+                client.active.add(TableName)
+
+        return Waiter()
 
 
 # ----------------------------------------------------------------------------- DynamoDB
@@ -407,11 +419,13 @@ def test_function_settings_are_valid_agentmem_settings(
 
 
 def test_reserved_concurrency(synth: Any) -> None:
+    from agentmem_infra.config import PROD_RECONCILE_SEGMENTS
+
     for env in ENVS:
         s = synth(env)
-        for name in ("consolidate", "reconcile"):
+        for name, prod in (("consolidate", 1), ("reconcile", PROD_RECONCILE_SEGMENTS)):  # one per segment
             value = s.resources[fn_id(s, name)]["Properties"].get("ReservedConcurrentExecutions")
-            assert value == (None if env == "dev" else 1)
+            assert value == (None if env == "dev" else prod)
 
 
 # ----------------------------------------------------------------------------- IAM

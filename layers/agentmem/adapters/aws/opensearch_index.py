@@ -34,7 +34,6 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, TypeVar
-from urllib.parse import urlparse
 
 import numpy as np
 from opensearchpy.exceptions import (
@@ -47,54 +46,18 @@ from opensearchpy.exceptions import (
 
 from agentmem.adapters.aws import opensearch_dsl as dsl
 from agentmem.adapters.aws.errors import LazyClient
+from agentmem.adapters.aws.opensearch_client import build_client
 from agentmem.adapters.aws.opensearch_setup import IndexSpec, index_body, index_template
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.errors import ConfigurationError, StoreUnavailable
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
 
+__all__ = ["OpenSearchIndex", "build_client"]
+
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 PAGE_SIZE = 500
 MGET_CHUNK = 500
-
-
-def build_client(endpoint: str, *, region: str | None, service: str, session: Any = None) -> Any:
-    """An ``OpenSearch`` client signing every request with SigV4 for ``service`` (es | aoss), or
-    unsigned for ``none`` (a self-managed cluster; ``http://`` endpoints stay plain)."""
-    import boto3
-    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
-
-    options: dict[str, Any] = {
-        "connection_class": RequestsHttpConnection,
-        "timeout": 10,
-        "max_retries": 2,
-        "retry_on_timeout": True,
-        "pool_maxsize": 16,
-    }
-    if service == "none":
-        plain = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}")
-        secure = plain.scheme == "https"
-        return OpenSearch(
-            hosts=[{"host": plain.hostname, "port": plain.port or (443 if secure else 80)}],
-            use_ssl=secure,
-            verify_certs=secure,
-            **options,
-        )
-    boto_session = session or boto3.session.Session()
-    credentials = boto_session.get_credentials()
-    if credentials is None:
-        raise ConfigurationError("no AWS credentials to sign OpenSearch requests with")
-    region_name = region or boto_session.region_name
-    if not region_name:
-        raise ConfigurationError("AGENTMEM_AWS_REGION is needed to sign OpenSearch requests")
-    parsed = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}")
-    return OpenSearch(
-        hosts=[{"host": parsed.hostname, "port": parsed.port or 443}],
-        http_auth=AWSV4SignerAuth(credentials, region_name, service),
-        use_ssl=True,
-        verify_certs=True,
-        **options,
-    )
 
 
 def _store_error(exc: OpenSearchException, operation: str) -> StoreUnavailable:

@@ -217,7 +217,7 @@ def spec_from_properties(properties: dict[str, Any]) -> IndexSpec:
 
 def client_from_settings(settings: Settings) -> Any:
     """The SigV4 client of ``AGENTMEM_OPENSEARCH_ENDPOINT`` (built here, used by :func:`apply`)."""
-    from agentmem.adapters.aws.opensearch_index import build_client
+    from agentmem.adapters.aws.opensearch_client import build_client
 
     if not settings.opensearch_endpoint:
         raise ConfigurationError(
