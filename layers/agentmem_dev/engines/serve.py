@@ -3,7 +3,8 @@
 The api λ, the ingest and projector λs and the schedule run in this process (``--workers 0``),
 as with the embedded backend, but the container is :func:`~agentmem.adapters.aws.wiring.build_aws`
 on the laptop stack (:mod:`agentmem_dev.engines.stack`): DynamoDB and SQS on moto's server,
-OpenSearch, the Gremlin server. The stack's names are fixed (``agentmem-...``), so the engines
+OpenSearch, the Gremlin server, and the laptop's embedder unless ``AGENTMEM_EMBEDDER`` names
+one (``auto`` would mean Bedrock there). The stack's names are fixed (``agentmem-...``), so the engines
 ``make engines`` started keep the data across server restarts; engines started for the server
 (none were running) are stopped with it.
 """
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from agentmem.adapters.embedders import build_embedder
 from agentmem.bootstrap import bootstrap
 from agentmem.settings import load_settings
 from agentmem_dev.emulator.service import LocalService
@@ -36,7 +38,9 @@ def engines_service(host: str, port: int, data_dir: Path) -> Iterator[LocalServi
         settings = load_settings(
             data_dir=data_dir, local_projection_dir=data_dir / "projections", **laptop.settings
         )
-        container = bootstrap(settings)
+        # ``auto`` means Bedrock on the aws backend; on a laptop, the local default
+        embedder = build_embedder("auto") if settings.embedder == "auto" else None
+        container = bootstrap(settings, embedder=embedder)
         sources = AwsEventSources(
             container,
             sqs=boto["sqs"],
