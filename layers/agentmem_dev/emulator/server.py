@@ -210,21 +210,28 @@ class _Handler(BaseHTTPRequestHandler):
         if authorizer is None:  # authorize() answers a context or a refusal
             return self._error(403, "unauthorized", "no authorizer context")
         with self.share.slot(authorizer.get("tenant_id"), authorizer.get("user_id")) as full:
-            if full is not None:
-                return self._send(
-                    429,
-                    json.dumps(
-                        {
-                            "error": "too_many_requests",
-                            "message": f"too many requests in flight for this {full}; retry shortly",
-                            "details": {"limit": full},
-                        }
-                    ),
-                    {"Retry-After": "1"},
-                )
-            self._invoke(headers, body, authorizer)
+            if full is None:
+                reply = self._invoke(headers, body, authorizer)
+        # The slot is released before the answer is written: a client that sends its next
+        # request as soon as it reads this one must find its share free again.
+        if full is not None:
+            return self._send(
+                429,
+                json.dumps(
+                    {
+                        "error": "too_many_requests",
+                        "message": f"too many requests in flight for this {full}; retry shortly",
+                        "details": {"limit": full},
+                    }
+                ),
+                {"Retry-After": "1"},
+            )
+        return self._send(*reply)
 
-    def _invoke(self, headers: dict[str, str], body: str | None, authorizer: dict[str, Any]) -> None:
+    def _invoke(
+        self, headers: dict[str, str], body: str | None, authorizer: dict[str, Any]
+    ) -> tuple[int, str, dict[str, str] | None]:
+        """Hand the event to the api λ; the answer to send: status, body, headers."""
         split = urlsplit(self.path)
         event = events.api_gateway_event(
             self.command,
@@ -240,15 +247,19 @@ class _Handler(BaseHTTPRequestHandler):
         except WorkerFailed as exc:
             log.warning("local.worker_failed", extra={"code": exc.code})
             retry = {"Retry-After": exc.retry_after} if exc.retry_after else None
-            return self._send(exc.status, json.dumps({"error": exc.code, "message": str(exc)}), retry)
+            return exc.status, json.dumps({"error": exc.code, "message": str(exc)}), retry
         if not isinstance(result, dict):  # the worker's handler raised (it logged the reason)
-            return self._error(500, "internal_error", "unexpected error; it has been logged")
+            return (
+                500,
+                json.dumps({"error": "internal_error", "message": "unexpected error; it has been logged"}),
+                None,
+            )
         response_headers = dict(result.get("headers") or {})
         if worker is not None:
             response_headers[WORKER_HEADER] = str(worker)
         for key, values in (result.get("multiValueHeaders") or {}).items():
             response_headers[key] = ",".join(values)
-        self._send(int(result.get("statusCode", 500)), result.get("body") or "", response_headers)
+        return int(result.get("statusCode", 500)), result.get("body") or "", response_headers
 
     def _safe(self) -> None:
         try:
