@@ -56,11 +56,13 @@ def migrate(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE pending_scopes SET since = updated_at")
 
 
-def _encode(value: str) -> str:
+def encode_cursor(value: str) -> str:
+    """An opaque page cursor for ``value`` (the embedded stores' listings and scope walk)."""
     return base64.urlsafe_b64encode(value.encode("utf-8")).decode("ascii")
 
 
-def _decode(cursor: str) -> str:
+def decode_cursor(cursor: str) -> str:
+    """The value of a cursor from :func:`encode_cursor`; ValidationFailed for anything else."""
     try:
         value = base64.b64decode(cursor.encode("ascii"), altchars=b"-_", validate=True).decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError) as exc:
@@ -118,7 +120,7 @@ class ScopeBookkeeping:
         check_segment(segment, segments)
         if limit <= 0:
             return [], None
-        after = _decode(cursor) if cursor is not None else ""
+        after = decode_cursor(cursor) if cursor is not None else ""
         found: list[str] = []
         with self._db.read() as conn:
             while len(found) <= limit:
@@ -131,7 +133,7 @@ class ScopeBookkeeping:
                 found.extend(pk for (pk,) in rows if shard_of(pk, SCOPE_SHARDS) % segments == segment)
         pks = found[:limit]
         more = len(found) > limit
-        return [scope_from_partition_key(pk) for pk in pks], (_encode(pks[-1]) if more else None)
+        return [scope_from_partition_key(pk) for pk in pks], (encode_cursor(pks[-1]) if more else None)
 
     # ------------------------------------------------------------------ consolidation counters
 

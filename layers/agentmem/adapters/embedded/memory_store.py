@@ -40,8 +40,6 @@ counters, scope walk and reconcile cursors :mod:`.bookkeeping`.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import builtins
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -105,20 +103,6 @@ _ALL_STATUSES = frozenset(s.value for s in Status)
 def _migrate(conn: Any) -> None:
     rows.migrate_v1(conn, _SCHEMA)
     bookkeeping.migrate(conn)
-
-
-def _encode_cursor(value: str) -> str:
-    return base64.urlsafe_b64encode(value.encode("utf-8")).decode("ascii")
-
-
-def _decode_cursor(cursor: str) -> str:
-    try:
-        value = base64.b64decode(cursor.encode("ascii"), altchars=b"-_", validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeError, ValueError) as exc:
-        raise ValidationFailed("invalid cursor", details={"cursor": cursor[:64]}) from exc
-    if not value:
-        raise ValidationFailed("invalid cursor", details={"cursor": cursor[:64]})
-    return value
 
 
 class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
@@ -340,7 +324,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
             args += statuses
         if cursor is not None:
             sql += " AND memory_id < ?"
-            args.append(_decode_cursor(cursor))
+            args.append(bookkeeping.decode_cursor(cursor))
         return sql + " ORDER BY memory_id DESC LIMIT ?", args
 
     def list(
@@ -366,7 +350,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
                 found = [str(r[0]) for r in conn.execute(sql, [scope.key, *args, limit + 1]).fetchall()]
                 more = len(found) > limit
                 found = found[:limit]
-                listed = (found, _encode_cursor(found[-1]) if more else None)
+                listed = (found, bookkeeping.encode_cursor(found[-1]) if more else None)
                 if cache is not None:
                     cache.listings[listing_key] = listed
             ids, next_cursor = listed
