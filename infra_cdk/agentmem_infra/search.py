@@ -11,7 +11,7 @@ Access has two layers, both least privilege:
 
 from __future__ import annotations
 
-from aws_cdk import Aws, CustomResource, Duration, RemovalPolicy, Stack
+from aws_cdk import Aws, CustomResource, Duration, Fn, RemovalPolicy, Stack
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -42,7 +42,11 @@ class SearchDomain(Construct):
     ) -> None:
         super().__init__(scope, id)
         self.config = config
-        self.domain_name = f"agentmem-{config.name}"
+        # agentmem-<env>-<the first 8 hex digits of this stack's id> (at most 28 characters):
+        # prod retains the domain when the stack goes, so a fixed name would make re-creating
+        # the stack fail on the domain left behind (as the Neptune audit log group did).
+        stack_uuid = Fn.select(2, Fn.split("/", Aws.STACK_ID))
+        self.domain_name = f"agentmem-{config.name}-{Fn.select(0, Fn.split('-', stack_uuid))}"
         self.security_group = network.security_group(
             "DomainSg", "agentmem OpenSearch domain: HTTPS from the functions that use the index only"
         )

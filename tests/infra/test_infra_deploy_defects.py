@@ -326,3 +326,18 @@ def test_reserved_reconcile_concurrency_must_cover_the_segments() -> None:
     functions = {**prod.functions, "reconcile": FunctionSpec(1024, 900, reserved_concurrency=1)}
     with pytest.raises(ValueError, match="reconcile_segments"):
         replace(prod, functions=functions)
+
+
+def test_the_opensearch_domain_is_named_per_stack_creation(each_env: Synth) -> None:
+    s = each_env
+    domain = s.resources[s.logical_id(s.stack.search.domain)]
+    names = []
+    for uuid in ("0a1b2c3d-1111-2222-3333-444455556666", "9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff"):
+        refs = {
+            "AWS::StackId": f"arn:aws:cloudformation:eu-west-1:123456789012:stack/agentmem-{s.env}/{uuid}"
+        }
+        name = evaluate(domain["Properties"]["DomainName"], refs)
+        assert name == f"agentmem-{s.env}-{uuid.split('-', 1)[0]}"
+        assert 3 <= len(name) <= 28 and name[0].isalpha()  # OpenSearch's domain name rules
+        names.append(name)
+    assert names[0] != names[1]  # a re-created stack never meets the domain prod retained
