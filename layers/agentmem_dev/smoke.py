@@ -39,10 +39,8 @@ from agentmem.domain.models import Scope, Turn
 from agentmem.errors import ConfigurationError, EmbedderUnavailable
 from agentmem.messages import TurnMessage
 from agentmem_dev.engines.sources import AwsEventSources
-from agentmem_dev.engines.stack import REGION, aws_environment, clients, create_stack
+from agentmem_dev.engines.stack import aws_environment, clients, create_stack
 from agentmem_dev.smoke_drift import Drift
-
-__all__ = ["REGION", "run_smoke"]
 
 POISON = "Poisonville"
 FACTS = (
@@ -285,16 +283,8 @@ class _Smoke:
             if not written.get(scope):
                 continue
             checked += 1
-            event = events.api_gateway_event(
-                "POST",
-                path,
-                body=json.dumps({"query": question}, ensure_ascii=False),
-                authorizer={
-                    "tenant_id": scope.tenant_id,
-                    "user_id": scope.user_id,
-                    "permissions": "memory:read",
-                },
-                headers={"Content-Type": "application/json"},
+            event = events.api_event_as(
+                scope.tenant_id, scope.user_id, "POST", path, {"query": question}, "memory:read"
             )
             response = lambdas.invoke("api", event, self.container)
             body = json.loads(response.get("body") or "{}")

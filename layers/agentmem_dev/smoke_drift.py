@@ -16,7 +16,6 @@ hash, the orphan gone from both, and the user's edges back.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -169,15 +168,5 @@ class Drift:
                 failures.append(f"after reconcile, the orphan is still in the {name}")
 
     def _api(self, scope: Scope, method: str, path: str, body: Any) -> dict[str, Any]:
-        event = events.api_gateway_event(
-            method,
-            path,
-            body=json.dumps(body),
-            authorizer={
-                "tenant_id": scope.tenant_id,
-                "user_id": scope.user_id,
-                "permissions": "memory:read,memory:write",
-            },
-            headers={"Content-Type": "application/json"},
-        )
+        event = events.api_event_as(scope.tenant_id, scope.user_id, method, path, body)
         return dict(lambdas.invoke("api", event, self.container) or {})

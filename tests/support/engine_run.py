@@ -65,6 +65,12 @@ def skip_reason(name: str) -> str | None:
     return f"{reason} (or set {ENV_VARS[name]})" if reason else None
 
 
+def all_skip_reason() -> str | None:
+    """Why the tests that need all three engines cannot run here (``None``: they can)."""
+    reasons = [f"{n}: {r}" for n in ENV_VARS if (r := skip_reason(n))]
+    return "; ".join(reasons) or None
+
+
 def engine_url(name: str) -> str:
     """The address of the ``name`` engine, starting the engines on first use."""
     given = external(name)

@@ -4,6 +4,7 @@ Streams batch, EventBridge scheduled event. Shapes follow the AWS documentation 
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -82,6 +83,41 @@ def sqs_record(
 
 def sqs_event(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"Records": list(records)}
+
+
+def sqs_event_of(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The SQS event Lambda would deliver for messages from boto3's ``receive_message``
+    (``AttributeNames=["All"]``)."""
+    return sqs_event(
+        [
+            sqs_record(
+                m["MessageId"],
+                m["ReceiptHandle"],
+                m["Body"],
+                receive_count=int(m["Attributes"]["ApproximateReceiveCount"]),
+                sent_at=datetime.fromtimestamp(int(m["Attributes"]["SentTimestamp"]) / 1000, UTC),
+            )
+            for m in messages
+        ]
+    )
+
+
+def api_event_as(
+    tenant_id: str,
+    user_id: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    permissions: str = "memory:read,memory:write",
+) -> dict[str, Any]:
+    """An API Gateway event of a JSON call by one user, past the authorizer."""
+    return api_gateway_event(
+        method,
+        path,
+        body=None if body is None else json.dumps(body, ensure_ascii=False),
+        authorizer={"tenant_id": tenant_id, "user_id": user_id, "permissions": permissions},
+        headers={"Content-Type": "application/json"},
+    )
 
 
 def stream_record(

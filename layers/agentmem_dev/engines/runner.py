@@ -223,11 +223,12 @@ def state_file(cache: Path) -> Path:
     return cache / "run.json"
 
 
-def up(cache: Path, names: Iterable[str] = NAMES, *, default_ports: bool = True) -> dict[str, object]:
-    """Starts the engines detached (on their usual ports unless taken) and records them."""
+def up(cache: Path, names: Iterable[str] = NAMES) -> dict[str, object]:
+    """Starts the engines detached on their usual ports (refused if one is taken) and records them."""
     if state_file(cache).exists():
         raise EngineUnavailable(f"engines already recorded in {state_file(cache)}: `agentmem engines down`")
-    ports = {n: DEFAULT_PORTS[n] for n in names} if default_ports else None
+    names = list(names)
+    ports = {n: DEFAULT_PORTS[n] for n in names}
     running = start(cache, names, ports=ports)
     state: dict[str, object] = {"run": str(running.run), "engines": running.describe(), "env": running.env()}
     state_file(cache).write_text(json.dumps(state, indent=2), encoding="utf-8")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from agentmem_dev.dynamodb_stream import StreamReader
@@ -51,17 +50,7 @@ class AwsEventSources(LocalRunner):
             ).get("Messages", [])
             if not messages:
                 return 0
-            records = [
-                events.sqs_record(
-                    m["MessageId"],
-                    m["ReceiptHandle"],
-                    m["Body"],
-                    receive_count=int(m["Attributes"]["ApproximateReceiveCount"]),
-                    sent_at=datetime.fromtimestamp(int(m["Attributes"]["SentTimestamp"]) / 1000, UTC),
-                )
-                for m in messages
-            ]
-            event = events.sqs_event(records)
+            event = events.sqs_event_of(messages)
             self.batches.append(event)
             try:
                 response = lambdas.invoke("ingest", event, self.container) or {}

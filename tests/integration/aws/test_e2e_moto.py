@@ -55,27 +55,12 @@ def receive_all(moto: Moto, queue_url: str) -> list[dict[str, Any]]:
 
 
 def sqs_event(messages: list[dict[str, Any]]) -> dict[str, Any]:
-    return events.sqs_event(
-        [
-            events.sqs_record(
-                m["MessageId"],
-                m["ReceiptHandle"],
-                m["Body"],
-                receive_count=int(m["Attributes"]["ApproximateReceiveCount"]),
-                sent_at=datetime.fromtimestamp(int(m["Attributes"]["SentTimestamp"]) / 1000, UTC),
-            )
-            for m in messages
-        ]
-    )
+    return events.sqs_event_of(messages)
 
 
 def ask_context(container: Container, scope: Scope, query: str) -> tuple[int, dict[str, Any]]:
-    event = events.api_gateway_event(
-        "POST",
-        "/v1/context",
-        body=json.dumps({"query": query}, ensure_ascii=False),
-        authorizer={"tenant_id": scope.tenant_id, "user_id": scope.user_id, "permissions": "memory:read"},
-        headers={"Content-Type": "application/json"},
+    event = events.api_event_as(
+        scope.tenant_id, scope.user_id, "POST", "/v1/context", {"query": query}, "memory:read"
     )
     result = lambdas.invoke("api", event, container)
     return int(result["statusCode"]), json.loads(result["body"])

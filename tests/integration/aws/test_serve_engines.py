@@ -16,11 +16,6 @@ from agentmem_dev.engines.serve import engines_service
 from support import engine_run
 
 
-def _missing() -> str | None:
-    reasons = [f"{n}: {r}" for n in engine_run.ENV_VARS if (r := engine_run.skip_reason(n))]
-    return "; ".join(reasons) or None
-
-
 def _post(url: str, body: dict[str, Any]) -> Any:
     request = urllib.request.Request(
         url,
@@ -32,7 +27,9 @@ def _post(url: str, body: dict[str, Any]) -> Any:
         return json.loads(reply.read())
 
 
-@pytest.mark.skipif(_missing() is not None, reason=f"engines: {_missing()}")
+@pytest.mark.skipif(
+    engine_run.all_skip_reason() is not None, reason=f"engines: {engine_run.all_skip_reason()}"
+)
 def test_a_turn_posted_over_http_is_recalled_through_the_engines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

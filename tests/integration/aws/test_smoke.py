@@ -39,12 +39,9 @@ def test_smoke_drift_is_found_and_repaired_once() -> None:
     assert second["missing"] == second["stale"] == second["orphan"] == 0
 
 
-def _engines_missing() -> str | None:
-    reasons = [f"{n}: {r}" for n in engine_run.ENV_VARS if (r := engine_run.skip_reason(n))]
-    return "; ".join(reasons) or None
-
-
-@pytest.mark.skipif(_engines_missing() is not None, reason=f"engines: {_engines_missing()}")
+@pytest.mark.skipif(
+    engine_run.all_skip_reason() is not None, reason=f"engines: {engine_run.all_skip_reason()}"
+)
 def test_smoke_on_the_engines() -> None:
     """The whole path on moto's server, OpenSearch and the Gremlin server."""
     urls = {v: engine_run.engine_url(n) for n, v in engine_run.ENV_VARS.items()}

@@ -29,6 +29,7 @@ from agentmem.adapters.aws.errors import LazyClient, error_code, translate
 from agentmem.errors import StoreUnavailable, ValidationFailed
 
 BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
+BATCH_GET_SIZE = 100  # BatchGetItem's limit
 UNPROCESSED_RETRIES = 5  # BatchWriteItem rounds for items DynamoDB left unprocessed (throttling)
 
 Item = dict[str, Any]
@@ -199,6 +200,35 @@ class DynamoTable:
                 ConsistentRead=True,
             )
         )
+
+    def batch_get(
+        self, keys: Sequence[Item], *, consistent: bool | None = None, projection: str | None = None
+    ) -> list[Item]:
+        """The items of ``keys`` (absent ones left out), 100 keys a request; keys DynamoDB left
+        unprocessed (throttling) are asked again with backoff for :data:`UNPROCESSED_RETRIES`
+        rounds, then StoreUnavailable."""
+        found: list[Item] = []
+        for start in range(0, len(keys), BATCH_GET_SIZE):
+            request: dict[str, Any] = {"Keys": list(keys[start : start + BATCH_GET_SIZE])}
+            if consistent is not None:
+                request["ConsistentRead"] = consistent
+            if projection:
+                request["ProjectionExpression"] = projection
+            pending: dict[str, Any] = {self.name: request}
+            for attempt in range(UNPROCESSED_RETRIES + 1):
+                result = self.call("batch_get_item", table=False, RequestItems=pending)
+                found.extend((result.get("Responses") or {}).get(self.name, []))
+                pending = result.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                if attempt < UNPROCESSED_RETRIES:
+                    self._sleep(min(0.05 * 2**attempt, 1.0))
+            if pending:
+                raise StoreUnavailable(
+                    f"{self.store}: batch get left keys unprocessed",
+                    details={"store": self.store, "operation": "batch_get_item"},
+                )
+        return found
 
     def batch_delete(self, keys: Sequence[Item]) -> None:
         """Delete ``keys`` 25 at a time; unprocessed items are retried with backoff

@@ -55,7 +55,7 @@ from agentmem.domain.scope_walk import (
     segment_shards,
     shard_of,
 )
-from agentmem.errors import StoreUnavailable, ValidationFailed
+from agentmem.errors import ValidationFailed
 
 PENDING_SK = "PENDING"
 SCOPE_SK = "SCOPE"
@@ -63,7 +63,6 @@ LEGACY_SCOPES_SHARD = "SCOPES"  # the one registry partition of the older layout
 DIRTY_SHARDS = 16  # dirty_users partitions: written only when a scope's rank changes
 CURSOR_PK = "RECONCILE"
 _SCOPE_KEY_NAMES = ("scope_shard", "scope_key", "pk", "sk")
-_BATCH_GET = 100
 
 
 def item_key(scope: Scope, sk: str) -> Item:
@@ -108,13 +107,12 @@ def _decode_walk(cursor: str, shards: int) -> tuple[int, Item | None]:
 
 class ScopeBookkeeping:
     """Pending counters, the scope registry and the reconcile cursors (needs ``_t``, ``_clock``,
-    ``_registered``, ``_lock``, ``_sleep``)."""
+    ``_registered``, ``_lock``)."""
 
     _t: DynamoTable
     _clock: Callable[[], datetime]
     _registered: set[str]
     _lock: threading.Lock
-    _sleep: Callable[[float], None]
 
     def _register(self, scope: Scope) -> None:
         """Put the scope in the registry the reconciler walks (once per process and scope)."""
@@ -240,27 +238,8 @@ class ScopeBookkeeping:
         return [(scope_from_partition_key(pk), counts[pk]) for pk in chosen if counts.get(pk, 0) > 0]
 
     def _pending_counts(self, pks: builtins.list[str]) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for start in range(0, len(pks), _BATCH_GET):
-            pending: dict[str, Any] = {
-                self._t.name: {
-                    "Keys": [{"pk": s(pk), "sk": s(PENDING_SK)} for pk in pks[start : start + _BATCH_GET]],
-                    "ProjectionExpression": "pk, writes",
-                }
-            }
-            for attempt in range(6):  # rounds for keys DynamoDB left unprocessed (throttling)
-                result = self._t.call("batch_get_item", table=False, RequestItems=pending)
-                for item in (result.get("Responses") or {}).get(self._t.name, []):
-                    counts[text(item, "pk")] = number(item, "writes")
-                pending = result.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-                self._sleep(min(0.05 * 2**attempt, 1.0))
-            if pending:
-                raise StoreUnavailable(
-                    "dynamodb: batch get left keys unprocessed", details={"store": "dynamodb"}
-                )
-        return counts
+        keys = [{"pk": s(pk), "sk": s(PENDING_SK)} for pk in pks]
+        return {text(i, "pk"): number(i, "writes") for i in self._t.batch_get(keys, projection="pk, writes")}
 
     def clear_pending(self, scope: Scope) -> None:
         self._t.call("delete_item", Key=item_key(scope, PENDING_SK))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agentmem.adapters.aws.dynamodb_base import DynamoTable, decode_cursor, encode_cursor, s, text
@@ -19,11 +19,9 @@ from agentmem.adapters.aws.dynamodb_bookkeeping import item_key
 from agentmem.adapters.aws.dynamodb_schema import MEMORY_GSI_SLOTS, MEMORY_LSI_BY_KEY, SLOT_CATEGORIES
 from agentmem.adapters.codec import SORT_KEY_PREFIX, image_to_record, memory_sort_key
 from agentmem.domain.models import MemoryRecord, Scope, Status
-from agentmem.errors import StoreUnavailable
 from agentmem.ports import Page
 
 MAX_INDEXED_KEY_BYTES = 512  # longer keys are indexed by their hash (LSI sort keys stop at 1 KB)
-BATCH_GET_SIZE = 100  # BatchGetItem's limit
 
 
 def key_attribute(key: str) -> str:
@@ -39,10 +37,9 @@ def slot_partition(scope: Scope, category: str) -> str:
 
 
 class MemoryReads:
-    """Reads of the memory table (needs ``_t`` and ``_sleep``)."""
+    """Reads of the memory table (needs ``_t``)."""
 
     _t: DynamoTable
-    _sleep: Callable[[float], None]
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         result = self._t.call(
@@ -63,29 +60,10 @@ class MemoryReads:
         self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool
     ) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, MemoryRecord] = {}
-        for start in range(0, len(wanted), BATCH_GET_SIZE):
-            pending: dict[str, Any] = {
-                self._t.name: {
-                    "Keys": [
-                        item_key(scope, memory_sort_key(m)) for m in wanted[start : start + BATCH_GET_SIZE]
-                    ],
-                    "ConsistentRead": consistent,
-                }
-            }
-            for attempt in range(6):  # rounds for keys DynamoDB left unprocessed (throttling)
-                result = self._t.call("batch_get_item", table=False, RequestItems=pending)
-                for item in (result.get("Responses") or {}).get(self._t.name, []):
-                    record = image_to_record(item)
-                    found[record.memory_id] = record
-                pending = result.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-                self._sleep(min(0.05 * 2**attempt, 1.0))
-            if pending:
-                raise StoreUnavailable(
-                    "dynamodb: batch get left keys unprocessed", details={"store": "dynamodb"}
-                )
+        items = self._t.batch_get(
+            [item_key(scope, memory_sort_key(m)) for m in wanted], consistent=consistent
+        )
+        found = {r.memory_id: r for r in map(image_to_record, items)}
         return {m: found[m] for m in wanted if m in found}
 
     def list(
