@@ -263,7 +263,7 @@ async function loadMemories(more) {
 
 function field(list, name, value) {
   if (value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length)) return;
-  list.append(el("dt", { text: name }), el("dd", { text: typeof value === "object" ? JSON.stringify(value) : value }));
+  list.append(el("dt", { text: name }), el("dd", { text: typeof value === "object" ? JSON.stringify(value) : String(value) }));
 }
 
 function openDetail(memory) {
