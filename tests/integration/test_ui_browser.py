@@ -13,8 +13,10 @@ never downloads a browser here (no ``playwright install``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +38,7 @@ WAIT_MS = 30_000  # how long a locator may take to appear (a bound on waiting, n
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="the Python playwright package is not installed (pip install playwright)"
 )
+sync_api.expect.set_options(timeout=WAIT_MS)
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)"
 )
@@ -62,20 +65,24 @@ def call(base: str, method: str, path: str, body: Any = None) -> tuple[int, Any]
     return status, json.loads(raw) if raw else None
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``agentmem serve`` in its own process on a free port, like a user starts it."""
-    folder = tmp_path_factory.mktemp("ui")
-    data, log = folder / "data", folder / "serve.log"
+@contextlib.contextmanager
+def serving(folder: Path, **settings: str) -> Iterator[str]:
+    """``agentmem serve`` in its own process on a free port, like a user starts it; its URL."""
+    log = folder / "serve.log"
     env = {
         **os.environ,
         "AGENTMEM_EMBEDDER": "hash",
+        **settings,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "layers"), os.environ.get("PYTHONPATH", "")]),
     }
     command = [sys.executable, "-m", "agentmem_dev.cli", "serve", "--port", "0", "--workers", "0"]
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            [*command, "--data-dir", str(data)], env=env, stdout=subprocess.PIPE, stderr=stderr, text=True
+            [*command, "--data-dir", str(folder / "data")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
         )
     try:
         assert process.stdout is not None
@@ -89,6 +96,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serving(tmp_path_factory.mktemp("ui")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -278,12 +291,151 @@ def test_the_inspector_end_to_end(page: Any, server: str, seeded: dict[str, str]
     assert page.problems == []
 
 
-def test_erasing_the_user_needs_the_user_id_typed(page: Any, server: str, seeded: dict[str, str]) -> None:
-    expect = sync_api.expect
+def connect(page: Any, server: str, token: str = "") -> None:
     page.goto(server + "/ui")
+    page.fill("#token", token)
     page.fill("#tenant", TENANT)
     page.fill("#user", USER)
     page.click("#connect")
+
+
+def fulfil(route: Any, body: Any, status: int = 200) -> None:
+    route.fulfill(status=status, content_type="application/json", body=json.dumps(body, ensure_ascii=False))
+
+
+def test_the_helpers_routes_as_their_contracts_give_them(
+    page: Any, server: str, seeded: dict[str, str]
+) -> None:
+    """History, conflicts and dead letters exactly as contracts.md shapes them, the browser's
+    network answering for the server: the page reads those fields and sends those bodies."""
+    expect = sync_api.expect
+    tea_id = seeded[SEEDS[1]["content"]]
+    older = {
+        "memory_id": "01OLDERTEA0000000000000000",
+        "content": "我喜欢喝绿茶。",
+        "category": "preference",
+        "layer": "long_term",
+        "status": "superseded",
+        "valid_from": "2026-11-01T08:00:00Z",
+        "valid_to": "2026-12-01T08:00:00Z",
+        "created_at": "2026-11-01T08:00:00Z",
+        "updated_at": "2026-12-01T08:00:00Z",
+        "supersedes": [],
+        "superseded_by": tea_id,
+        "source": "user",
+        "confidence": "confirmed",
+        "pinned": False,
+        "version": 2,
+    }
+    current = {
+        **older,
+        "memory_id": tea_id,
+        "content": SEEDS[1]["content"],
+        "status": "active",
+        "valid_from": "2026-12-01T08:00:00Z",
+        "valid_to": None,
+        "supersedes": [older["memory_id"]],
+        "superseded_by": None,
+        "version": 1,
+    }
+    conflict = {
+        "conflict_id": "c-1",
+        "memory_id": tea_id,
+        "existing": SEEDS[1]["content"],
+        "proposed": "I don't drink tea any more, only coffee.",
+        "status": "pending",
+        "created_at": "2026-12-01T09:00:00Z",
+        "resolved_at": None,
+        "message_id": "m-9",
+        "new_memory_id": None,
+    }
+    letter = {
+        "message_id": "turn-42",
+        "session_id": "s-7",
+        "reason": "embedder unavailable",
+        "attempts": 5,
+        "failed_at": "2026-12-01T10:00:00Z",
+    }
+    sent: list[tuple[str, str, Any]] = []
+
+    def history(route: Any) -> None:
+        fulfil(route, {"memory_id": tea_id, "entries": [older, current]})
+
+    def conflicts(route: Any) -> None:
+        request = route.request
+        if request.method == "POST":
+            sent.append((request.method, request.url, request.post_data_json))
+            conflict.update(status="confirmed", resolved_at="2026-12-01T11:00:00Z", new_memory_id="m-new")
+            return fulfil(route, conflict)
+        wanted = re.search(r"status=(\w+)", request.url)
+        listed = [conflict] if wanted is None or wanted.group(1) == conflict["status"] else []
+        fulfil(route, {"conflicts": listed, "next_cursor": None})
+
+    def dead_letters(route: Any) -> None:
+        request = route.request
+        if request.method == "POST":
+            sent.append((request.method, request.url, request.post_data))
+            return fulfil(route, {"redriven": 1})
+        fulfil(route, {"dead_letters": [letter], "next_cursor": None})
+
+    page.route(re.compile(r"/v1/memories/[^/]+/history$"), history)
+    page.route(re.compile(r"/v1/conflicts(/|\?|$)"), conflicts)
+    page.route(re.compile(r"/v1/dead-letters(/|\?|$)"), dead_letters)
+    connect(page, server)
+    expect(page.locator("#status")).to_contain_text("Connected")
+
+    row(page, "乌龙茶").get_by_role("button", name="History").click()
+    entries = page.locator("#history-entries li")
+    expect(entries).to_have_count(2)
+    expect(entries.nth(0)).to_contain_text("我喜欢喝绿茶。")  # oldest first
+    expect(entries.nth(0)).to_contain_text("superseded by " + tea_id)
+    expect(entries.nth(1)).to_have_class("current")
+    expect(page.locator("#history-note")).to_have_text("2 version(s), oldest first.")
+
+    page.click(".tab[data-view=conflicts]")
+    pending = page.locator("#conflicts tbody tr")
+    expect(pending).to_have_count(1)
+    expect(pending.first).to_contain_text("only coffee")
+    pending.first.get_by_role("button", name="Confirm").click()
+    confirm(page, accept=True)
+    expect(page.locator("#status")).to_contain_text("Conflict confirmed")
+    expect(page.locator("#conflicts-note")).to_have_text("No pending conflicts.")
+    page.select_option("#conflict-status", "confirmed")
+    page.click("#conflict-filters button[type=submit]")
+    expect(pending).to_have_count(1)
+    expect(pending.first.get_by_role("button")).to_have_count(0)  # resolved: nothing to decide
+
+    page.click(".tab[data-view=dead-letters]")
+    letters = page.locator("#dead-letters tbody tr")
+    expect(letters).to_contain_text("embedder unavailable")
+    letters.first.get_by_role("button", name="Redrive").click()
+    confirm(page, accept=True)
+    expect(page.locator("#status")).to_have_text("Redriven: 1.")
+    assert [(method, url.split("/v1/", 1)[1], body) for method, url, body in sent] == [
+        ("POST", "conflicts/c-1", {"decision": "confirm"}),
+        ("POST", "dead-letters/turn-42/redrive", None),
+    ]
+    shot(page, "dead-letters")
+    assert page.problems == []
+
+
+def test_a_token_server_needs_the_token_typed(page: Any, tmp_path: Path) -> None:
+    expect = sync_api.expect
+    with serving(tmp_path, AGENTMEM_API_TOKEN="inspector-token-1") as base:
+        connect(page, base)  # the page itself loads without the token
+        expect(page.locator("#status")).to_contain_text("401 unauthorized")
+        expect(page.locator("#tabs")).to_be_hidden()
+        connect(page, base, token="wrong-token")
+        expect(page.locator("#status")).to_contain_text("a valid bearer token is required")
+        connect(page, base, token="inspector-token-1")
+        expect(page.locator("#status")).to_contain_text("Connected")
+        expect(page.locator("#memories-note")).to_contain_text("No memories match")
+    assert page.problems == []
+
+
+def test_erasing_the_user_needs_the_user_id_typed(page: Any, server: str, seeded: dict[str, str]) -> None:
+    expect = sync_api.expect
+    connect(page, server)
     expect(page.locator("#status")).to_contain_text("Connected")
     page.click(".tab[data-view=user]")
     expect(page.locator("#erase-who")).to_have_text(USER)

@@ -206,9 +206,9 @@ class _Handler(BaseHTTPRequestHandler):
         except UnicodeDecodeError:
             return self._error(400, "invalid_request", "the body is not valid UTF-8")
         headers = {k: v for k, v in self.headers.items()}
-        if self.command == "GET" and is_ui_path(urlsplit(self.path).path):
-            authorizer, refusal = {}, None  # the inspector's static files: its /v1 calls are authorized
-        else:
+        authorizer: dict[str, Any] | None = {}  # the inspector's static files: its /v1 calls are authorized
+        refusal: str | None = None
+        if self.command != "GET" or not is_ui_path(urlsplit(self.path).path):
             authorizer, refusal = authorize(headers, self.client_address[0], self.settings)
         if refusal:
             return self._error(401 if "token" in refusal else 403, "unauthorized", refusal)

@@ -268,6 +268,7 @@ function field(list, name, value) {
 
 function openDetail(memory) {
   $("detail").hidden = false;
+  for (const tr of $("memories").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.memoryId === memory.id);
   const fields = clear($("detail-fields"));
   field(fields, "id", memory.id);
   field(fields, "content", memory.content);
