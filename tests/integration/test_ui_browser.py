@@ -7,8 +7,9 @@ Memory content is untrusted: a memory that looks like HTML must render as text.
 
 Screenshots land in ``reports/screenshots/`` (git-ignored test artefacts); with
 ``INSPECTOR_SCREENSHOT=docs`` the recall one is also copied to ``docs/img/inspector.png`` (the
-README's picture; not an ``AGENTMEM_*`` name: the server refuses unknown ones). Skipped, with the reason, where Chromium or Playwright is absent; Playwright
-never downloads a browser here (no ``playwright install``).
+README's picture; not an ``AGENTMEM_*`` name: the server refuses unknown ones). Skipped, with
+the reason, where Chromium or Playwright is absent; Playwright never downloads a browser here
+(no ``playwright install``). The tests share one server and run in order on one xdist worker.
 """
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="the Python playwright package is not installed (pip install playwright)"
 )
 sync_api.expect.set_options(timeout=WAIT_MS)
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)"
+    ),
+    pytest.mark.xdist_group("inspector"),  # one server, the tests in order (the last one erases)
+]
 
 TENANT, USER = "inspect", "mei"
 SEEDS = [
@@ -167,6 +171,13 @@ def route_exists(server: str, path: str) -> bool:
     return path in document["paths"]
 
 
+def schema(server: str, name: str) -> dict[str, Any]:
+    status, document = call(server, "GET", "/v1/openapi.json")
+    assert status == 200
+    found: dict[str, Any] = document["components"]["schemas"].get(name, {})
+    return found
+
+
 def row(page: Any, content: str) -> Any:
     return page.locator("#memories tbody tr", has_text=content)
 
@@ -225,6 +236,18 @@ def test_the_inspector_end_to_end(page: Any, server: str, seeded: dict[str, str]
     if os.environ.get("INSPECTOR_SCREENSHOT") == "docs":
         DOCS_PICTURE.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(picture, DOCS_PICTURE)
+
+    # time travel: nothing was valid long before the seeds (or "not available" before the merge)
+    page.fill("#as-of", "2020-01-01T00:00:00")
+    page.click("#apply-filters")
+    if "as_of" in schema(server, "RecallIn").get("properties", {}):
+        expect(page.locator("#memories-note")).to_contain_text("0 recalled for “乌龙茶” as of 2020-01-01")
+    else:
+        expect(page.locator("#memories-note")).to_have_text(
+            "Time travel (as of): not available on this server."
+        )
+    expect(rows).to_have_count(0)
+    page.fill("#as-of", "")
 
     # the supersede history of a memory (helper D's route; "not available" where it is absent)
     page.fill("#search", "")

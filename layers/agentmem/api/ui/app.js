@@ -217,6 +217,11 @@ async function act(verb, memory, call) {
   await loadMemories(false);
 }
 
+// Whether an ErrorOut's details name the field (a server that does not know it refuses it).
+function mentions(body, name) {
+  return Boolean(body && Array.isArray(body.details) && body.details.some((d) => (d.loc || []).includes(name)));
+}
+
 function layerFilter(memories) {
   const layer = $("filter-layer").value;
   return layer ? memories.filter((m) => m.layer === layer) : memories;
@@ -237,11 +242,22 @@ async function loadMemories(more) {
     if (search) {
       const body = { query: search, k: 20 };
       if (category) body.categories = [category];
-      const result = await api("POST", "/v1/recall", body);
+      const asOf = $("as-of").value;
+      if (asOf) body.as_of = new Date(asOf).toISOString();  // the input is local time
+      let result;
+      try {
+        result = await api("POST", "/v1/recall", body);
+      } catch (error) {
+        if (asOf && error instanceof ApiError && mentions(error.body, "as_of")) {
+          return unavailable(note, tbody, "Time travel (as of)");
+        }
+        throw error;
+      }
       // recall answers the active memories only: the status filter applies to the list
       memories = result.memories;
       state.memoriesCursor = null;
-      noted(note, memories.length + " recalled for “" + search + "”, best first" +
+      noted(note, memories.length + " recalled for “" + search + "”" + (asOf ? " as of " + body.as_of : "") +
+        ", best first" +
         (result.degraded.length ? " (degraded: " + result.degraded.join(", ") + ")" : "") +
         ". Click a memory to see why it was recalled.");
     } else {
