@@ -453,6 +453,10 @@ def test_a_token_server_needs_the_token_typed(page: Any, tmp_path: Path) -> None
         connect(page, base, token="inspector-token-1")
         expect(page.locator("#status")).to_contain_text("Connected")
         expect(page.locator("#memories-note")).to_contain_text("No memories match")
+        page.fill("#token", "wrong-again")
+        page.click("#connect")  # a refused caller sees nothing of the last one's data
+        expect(page.locator("#status")).to_contain_text("401 unauthorized")
+        expect(page.locator("#view-memories")).to_be_hidden()
     assert page.problems == []
 
 

@@ -143,6 +143,8 @@ async function connect(event) {
     say("Connected: backend " + health.backend + ", embedder " + health.embedder +
         (state.user ? ", user " + (state.tenant ? state.tenant + "/" : "") + state.user : ""), "ok");
   } catch (error) {
+    $("tabs").hidden = true;  // nothing shown for a caller the server refused
+    for (const section of document.querySelectorAll(".view")) section.hidden = true;
     return fail(error);
   }
   $("tabs").hidden = false;
