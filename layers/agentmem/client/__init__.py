@@ -11,7 +11,7 @@
 :class:`AgentMemClient` (blocking) and :class:`AsyncAgentMemClient` (``await``) have the same
 operations, typed with the models the API serves (:mod:`agentmem.api.schemas`); errors are
 :mod:`agentmem.client.errors`; retries :class:`~agentmem.client.retry.RetryPolicy`. The
-sans-IO core is :mod:`agentmem.client.protocol`; :class:`~agentmem.client.sqs.TurnSender` sends
+sans-IO core is :mod:`agentmem.client.protocol` (the calls: :mod:`agentmem.client.calls`); :class:`~agentmem.client.sqs.TurnSender` sends
 turns straight to the ingest queue. Names are imported on first use, so
 ``agentmem.client.sqs`` works without httpx installed. Guide: docs/client.md.
 """

@@ -1,7 +1,7 @@
 """The sync and the async client: one list of operations (:class:`_Operations`), two drivers.
 
 Each operation is declared once, as an :class:`Operation` over the :class:`~agentmem.client.
-protocol.Requests` method that builds its call. Read through an :class:`AgentMemClient` it runs
+calls.Requests` method that builds its call. Read through an :class:`AgentMemClient` it runs
 the call and returns the model; through an :class:`AsyncAgentMemClient` it returns an awaitable
 of the same model — the same signature, docstring and retries, because both drivers only feed
 :func:`~agentmem.client.protocol.exchange` (sending, sleeping) and the rest is shared."""
@@ -17,7 +17,8 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import httpx
 
-from agentmem.client.protocol import Call, Outcome, Requests, Sleep, exchange
+from agentmem.client.calls import Requests
+from agentmem.client.protocol import Call, Outcome, Sleep, exchange
 from agentmem.client.retry import RetryPolicy
 
 P = ParamSpec("P")
