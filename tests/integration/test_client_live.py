@@ -156,8 +156,17 @@ def test_the_async_client_runs_the_same_operations(service: LocalService) -> Non
                 ]
             )
             recalled = await am.recall("花生", k=5)
+            plan = {
+                "plan": {"goal": "搬家 move house", "step": "pack books"},
+                "task_memory": ["boxes bought"],
+            }
+            stored = await am.put_session_state("s-async", plan)
+            assert stored.state == plan and (await am.get_session_state("s-async")).state == plan
+            with pytest.raises(NotFoundError):
+                await am.get_session_state("s-none")
             with pytest.raises(NotFoundError):
                 await am.get_memory("mem-missing")
+            assert (await am.delete_memory("mem-missing")).deleted == 0  # deleting is idempotent
             erased = await am.erase_user()
             after = await am.list_memories()
             return health, created, turns, recalled, erased, after

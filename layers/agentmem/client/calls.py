@@ -30,6 +30,8 @@ from agentmem.api.schemas import (
     MemoryPatchIn,
     RecallIn,
     RecallOut,
+    SessionStateIn,
+    SessionStateOut,
     TurnIn,
     TurnsAccepted,
     TurnsIn,
@@ -56,9 +58,9 @@ def _model(model: type[M]) -> Callable[[bytes], M]:
 
 
 def _json(model: BaseModel, **contract_fields: Any) -> bytes:
-    """The body of an input model (unset optional fields left out). ``contract_fields`` are
+    """The body of an input model: the fields the caller set, none left null. ``contract_fields`` are
     fields the shared route contracts add that this build's model may not declare yet."""
-    data = model.model_dump(mode="json", exclude_none=True)
+    data = model.model_dump(mode="json", exclude_unset=True, exclude_none=True)
     for name, value in contract_fields.items():
         if value is not None:
             data[name] = value.isoformat() if isinstance(value, datetime) else value
@@ -276,6 +278,21 @@ class Requests:
         if not user:
             raise ValueError("erase_user needs the user id (none was configured)")
         return Call("DELETE", f"/v1/users/{_segment(user)}", _model(EraseReportOut))
+
+    # ------------------------------------------------------------------ session (task) state
+
+    def put_session_state(
+        self, session_id: str, state: SessionStateIn | Mapping[str, Any]
+    ) -> Call[SessionStateOut]:
+        """``PUT /v1/sessions/{id}/state``: replace the task state (``plan``, ``task_memory``,
+        ``tool_state``, ``ttl_hours``) the tool/react context modes read."""
+        body = state if isinstance(state, SessionStateIn) else SessionStateIn.model_validate(dict(state))
+        path = f"/v1/sessions/{_segment(session_id)}/state"
+        return Call("PUT", path, _model(SessionStateOut), body=_json(body))
+
+    def get_session_state(self, session_id: str) -> Call[SessionStateOut]:
+        """``GET /v1/sessions/{id}/state``: the stored task state (404 when none or expired)."""
+        return Call("GET", f"/v1/sessions/{_segment(session_id)}/state", _model(SessionStateOut))
 
     # ------------------------------------------------------------------ conflicts, audit, health
 

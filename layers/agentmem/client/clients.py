@@ -79,6 +79,8 @@ class _Operations:
     promote_memory = Operation(Requests.promote_memory)
     history = Operation(Requests.history)
     erase_user = Operation(Requests.erase_user)
+    put_session_state = Operation(Requests.put_session_state)
+    get_session_state = Operation(Requests.get_session_state)
     conflicts = Operation(Requests.conflicts)
     resolve_conflict = Operation(Requests.resolve_conflict)
     audit = Operation(Requests.audit)
