@@ -349,3 +349,33 @@ def test_full_jitter_stays_within_the_exponential_ceiling() -> None:
         assert [policy.backoff(n) for n in (1, 2, 3, 4, 5)] == [
             pytest.approx(c * draw) for c in (1, 2, 4, 5, 5)
         ]
+
+
+def status(state: str) -> httpx.Response:
+    return httpx.Response(
+        200, json={"message_id": "m1", "status": state, "reason": None, "memory_ids": [], "updated_at": None}
+    )
+
+
+def test_wait_for_turn_polls_until_the_turn_leaves_the_queue() -> None:
+    for result, seen, waits in run_both(
+        lambda: (error(404, "not_found"), status("queued"), status("queued"), status("processed")),
+        "wait_for_turn",
+        "m1",
+        interval_s=0.5,
+    ):
+        assert result.status == "processed" and len(seen) == 4
+        assert waits.slept == [0.5, 0.5, 0.5]
+        assert {r.url.path for r in seen} == {"/prod/v1/turns/m1"}
+
+
+def test_wait_for_turn_returns_the_last_status_at_its_deadline_and_raises_a_404_then() -> None:
+    for result, seen, waits in run_both(
+        lambda: (status("queued"),) * 10, "wait_for_turn", "m1", timeout_s=1.0
+    ):
+        assert result.status == "queued"
+        assert sum(waits.slept) == pytest.approx(1.0) and len(seen) == 5
+    for result, _, _ in run_both(
+        lambda: (error(404, "not_found"),) * 10, "wait_for_turn", "m1", timeout_s=1.0
+    ):
+        assert isinstance(result, NotFoundError)

@@ -46,7 +46,7 @@ from agentmem.client.models import (
     TurnStatusOut,
     new_message_id,
 )
-from agentmem.client.protocol import Call
+from agentmem.client.protocol import Call, Poll
 from agentmem.domain.models import Category, checked_time
 
 M = TypeVar("M", bound=BaseModel)
@@ -158,6 +158,14 @@ class Requests:
     def turn_status(self, message_id: str) -> Call[TurnStatusOut]:
         """``GET /v1/turns/{message_id}``: queued, processed, rejected, quarantined or dead-lettered."""
         return Call("GET", f"/v1/turns/{_segment(message_id)}", _model(TurnStatusOut))
+
+    def wait_for_turn(
+        self, message_id: str, *, timeout_s: float = 30.0, interval_s: float = 0.25
+    ) -> Poll[TurnStatusOut]:
+        """Poll :meth:`turn_status` until the turn is no longer ``queued`` (processed, rejected,
+        quarantined, dead-lettered) or ``timeout_s`` passed; returns the last status — still
+        ``queued`` on a timeout. A turn not seen yet (404) is polled again until the deadline."""
+        return Poll(self.turn_status(message_id), lambda s: s.status != "queued", timeout_s, interval_s)
 
     # ------------------------------------------------------------------ read path
 

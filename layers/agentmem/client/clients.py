@@ -18,7 +18,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 import httpx
 
 from agentmem.client.calls import Requests
-from agentmem.client.protocol import Call, Outcome, Sleep, exchange
+from agentmem.client.protocol import Outcome, Plan, Sleep
 from agentmem.client.retry import RetryPolicy
 
 P = ParamSpec("P")
@@ -30,7 +30,7 @@ class Operation(Generic[P, T]):
     """An API operation, bound to a client on attribute access: ``client.recall(...)`` builds
     the call with ``client.requests`` and hands it to ``client.execute``."""
 
-    def __init__(self, build: Callable[Concatenate[Requests, P], Call[T]]) -> None:
+    def __init__(self, build: Callable[Concatenate[Requests, P], Plan[T]]) -> None:
         self.build = build
         self.__doc__ = build.__doc__
         self.__name__ = getattr(build, "__name__", "operation")
@@ -46,7 +46,7 @@ class Operation(Generic[P, T]):
     def __get__(self, obj: Any, owner: type[Any]) -> Any:
         if obj is None:
             return self
-        build: Callable[..., Call[T]] = self.build
+        build: Callable[..., Plan[T]] = self.build
 
         def run(*args: Any, **kwargs: Any) -> Any:
             return obj.execute(build(obj.requests, *args, **kwargs))
@@ -69,6 +69,7 @@ class _Operations:
     add_turns = Operation(Requests.add_turns)
     add_turn = Operation(Requests.add_turn)
     turn_status = Operation(Requests.turn_status)
+    wait_for_turn = Operation(Requests.wait_for_turn)
     context = Operation(Requests.context)
     recall = Operation(Requests.recall)
     list_memories = Operation(Requests.list_memories)
@@ -137,9 +138,9 @@ class AgentMemClient(_Operations):
         self._http = http or httpx.Client(timeout=timeout, transport=transport)
         self._sleep = sleep
 
-    def execute(self, call: Call[T]) -> T:
-        """Send ``call`` (with retries) and return its parsed result."""
-        steps = exchange(call, self.requests.request(call), self.retry, self._monotonic)
+    def execute(self, plan: Plan[T]) -> T:
+        """Run ``plan`` (a call, with its retries) and return its result."""
+        steps = plan.steps(self.requests.request, self.retry, self._monotonic)
         outcome: Outcome = None
         while True:
             try:
@@ -199,9 +200,9 @@ class AsyncAgentMemClient(_Operations):
         self._http = http or httpx.AsyncClient(timeout=timeout, transport=transport)
         self._sleep = sleep
 
-    async def execute(self, call: Call[T]) -> T:
-        """Send ``call`` (with retries) and return its parsed result."""
-        steps = exchange(call, self.requests.request(call), self.retry, self._monotonic)
+    async def execute(self, plan: Plan[T]) -> T:
+        """Run ``plan`` (a call, with its retries) and return its result."""
+        steps = plan.steps(self.requests.request, self.retry, self._monotonic)
         outcome: Outcome = None
         while True:
             try:

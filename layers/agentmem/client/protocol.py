@@ -17,16 +17,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 from pydantic import ValidationError
 
-from agentmem.client.errors import AgentMemTransportError, UnexpectedResponseError, error_from
+from agentmem.client.errors import AgentMemTransportError, NotFoundError, UnexpectedResponseError, error_from
 from agentmem.client.retry import Failure, RetryPolicy, parse_retry_after
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 REQUEST_ID_HEADERS = ("x-request-id", "x-amzn-requestid", "apigw-requestid")
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)  # the request never left
 
@@ -43,6 +44,11 @@ class Call(Generic[T]):
     body: bytes | None = None
     idempotent: bool = True
 
+    def steps(
+        self, build: RequestBuilder, policy: RetryPolicy, monotonic: Callable[[], float]
+    ) -> Generator[Step, Outcome, T]:
+        return exchange(self, build(self), policy, monotonic)
+
 
 @dataclass(frozen=True)
 class Send:
@@ -56,6 +62,43 @@ class Sleep:
 
 Step = Send | Sleep
 Outcome = httpx.Response | httpx.TransportError | None
+RequestBuilder = Callable[[Call[Any]], httpx.Request]
+
+
+class Plan(Protocol[T_co]):
+    """What a client executes: a :class:`Call`, or several (:class:`Poll`), as one generator of
+    steps that returns the result."""
+
+    def steps(
+        self, build: RequestBuilder, policy: RetryPolicy, monotonic: Callable[[], float]
+    ) -> Generator[Step, Outcome, T_co]: ...
+
+
+@dataclass(frozen=True)
+class Poll(Generic[T]):
+    """Repeat ``call`` every ``interval_s`` until ``done(result)`` or ``timeout_s`` has passed,
+    and return the last result (the caller reads whether it is done). A 404 counts as "not there
+    yet" until the deadline, then is raised. Each call has its own retries."""
+
+    call: Call[T]
+    done: Callable[[T], bool]
+    timeout_s: float
+    interval_s: float
+
+    def steps(
+        self, build: RequestBuilder, policy: RetryPolicy, monotonic: Callable[[], float]
+    ) -> Generator[Step, Outcome, T]:
+        deadline = monotonic() + self.timeout_s
+        while True:
+            try:
+                result = yield from self.call.steps(build, policy, monotonic)
+            except NotFoundError:
+                if monotonic() >= deadline:
+                    raise
+            else:
+                if self.done(result) or monotonic() >= deadline:
+                    return result
+            yield Sleep(max(0.0, min(self.interval_s, deadline - monotonic())))
 
 
 def _failure(exc: httpx.TransportError) -> Failure | None:
