@@ -7,9 +7,11 @@
   send me back the response or the transport exception) and :class:`Sleep` (wait, send back
   None), applies the :class:`~agentmem.client.retry.RetryPolicy`, and returns the parsed model
   or raises the typed error (:mod:`agentmem.client.errors`).
+* :class:`Plan` is what a client executes: a :class:`Call` (its :func:`exchange`), or a
+  :class:`Poll` that repeats one call until its result is done (``wait_for_turn``).
 
 The sync and the async client (:mod:`agentmem.client.clients`) are the two short loops that
-drive :func:`exchange` with ``httpx.Client`` and ``httpx.AsyncClient``: the logic exists once.
+drive a plan's steps with ``httpx.Client`` and ``httpx.AsyncClient``: the logic exists once.
 """
 
 from __future__ import annotations
