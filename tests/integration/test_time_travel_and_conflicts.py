@@ -102,6 +102,23 @@ def test_as_of_at_the_boundary_belongs_to_the_new_value(
     assert [m["content"] for m in recalled(api, question, as_of=just_before)] == [old]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_late_older_turn_goes_into_the_history_not_over_the_newer_value(
+    api: Any, runner: LocalRunner, clock: ManualClock, lang: str
+) -> None:
+    """SQS does not keep order: the January statement arriving after the March one is history."""
+    old, new, question, *_ = MOVES[lang]
+    clock.set(APRIL)
+    send(api, runner, "m-new", new, MARCH)
+    send(api, runner, "m-old", old, JAN)
+    assert [m["content"] for m in recalled(api, question)] == [new]
+    assert [m["content"] for m in recalled(api, question, as_of=LATE_JAN)] == [old]
+    old_id, new_id = memory_id(api, old, "superseded"), memory_id(api, new)
+    entries = api("GET", f"/v1/memories/{new_id}/history")[1]["entries"]
+    assert [e["memory_id"] for e in entries] == [old_id, new_id]
+    assert entries[0]["valid_to"] == entries[1]["valid_from"] == "2026-03-06T09:00:00Z"
+
+
 def test_as_of_leaves_out_deleted_memories(api: Any, runner: LocalRunner, clock: ManualClock) -> None:
     clock.set(JAN)
     send(api, runner, "m1", "I keep bees in my garden.", JAN)

@@ -18,6 +18,7 @@ The policy lives in the domain: the gates in :mod:`agentmem.domain.guards.gate`,
 facts in :mod:`agentmem.domain.llm_facts`, the conflict decision in :mod:`agentmem.domain.conflict`.
 This service orders the steps, calls the ports and the model, and counts what happened in the
 :class:`TurnOutcome`; an optional :class:`~agentmem.services.observer.PipelineObserver` watches.
+The module runs over 400 lines: the write path's steps stay together, in the order they run.
 """
 
 from __future__ import annotations
@@ -273,9 +274,10 @@ class WritePipeline:
                     continue
                 if decision is Judgement.SUPERSEDE and other is not None:
                     stored = self._supersede(other, record, turn.at)
-                    outcome.superseded.append(other.memory_id)
                     outcome.written.append(record.memory_id)
-                    neighbours = [n for n in neighbours if n.memory_id != other.memory_id]
+                    if stored.is_active:  # else a late, older statement went into the history
+                        outcome.superseded.append(other.memory_id)
+                        neighbours = [n for n in neighbours if n.memory_id != other.memory_id]
                 else:
                     self.store.create(record)
                     outcome.written.append(record.memory_id)
@@ -382,7 +384,15 @@ class WritePipeline:
         self.store.update(updated, existing.version)
 
     def _supersede(self, old: MemoryRecord, new: MemoryRecord, at: datetime) -> MemoryRecord:
-        """Write ``new`` in place of ``old`` (one transaction) and audit it; returns ``new`` as stored."""
+        """Write ``new`` in place of ``old`` (one transaction) and audit it; returns ``new`` as stored.
+        A turn older than ``old`` (SQS does not keep order) is history: ``new`` is written as
+        superseded by ``old``, valid until ``old`` began, and ``old`` stays."""
+        began = old.valid_from or old.created_at
+        if new.valid_from is not None and began is not None and new.valid_from < began:
+            late = replace(new, status=Status.SUPERSEDED, superseded_by=old.memory_id, valid_to=began)
+            kept = old.evolve(now=max(at, old.updated_at or at), supersedes=(*old.supersedes, new.memory_id))
+            self.store.transact([Put(late, None), Put(kept, old.version)])
+            return late
         marked = old.evolve(now=at, status=Status.SUPERSEDED, superseded_by=new.memory_id, valid_to=at)
         written = replace(new, supersedes=(old.memory_id,))
         self.store.transact([Put(written, None), Put(marked, old.version)])
