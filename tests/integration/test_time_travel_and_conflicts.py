@@ -151,7 +151,9 @@ def test_history_is_the_supersede_chain_oldest_first(
         assert entries[0]["valid_to"] == entries[1]["valid_from"] == "2026-03-06T09:00:00Z"
         assert entries[1]["supersedes"] == [old_id] and entries[1]["valid_to"] is None
         assert entries[0]["content"] == MOVES[lang][0] and entries[1]["content"] == MOVES[lang][1]
-        assert {"category", "layer", "source", "confidence", "pinned", "version", "created_at"} <= set(entries[0])
+        assert {"category", "layer", "source", "confidence", "pinned", "version", "created_at"} <= set(
+            entries[0]
+        )
 
 
 def test_history_of_an_unchanged_memory_is_itself(api: Any, runner: LocalRunner) -> None:
@@ -180,7 +182,9 @@ HINTS = {
 }
 
 
-def protect(api: Any, runner: LocalRunner, clock: ManualClock, lang: str, how: str) -> tuple[str, dict[str, Any]]:
+def protect(
+    api: Any, runner: LocalRunner, clock: ManualClock, lang: str, how: str
+) -> tuple[str, dict[str, Any]]:
     """The old statement made permanent (or pinned), then the contradicting turn; the conflict."""
     old, new, *_ = MOVES[lang]
     clock.set(JAN)
@@ -203,7 +207,7 @@ def protect(api: Any, runner: LocalRunner, clock: ManualClock, lang: str, how: s
 def test_a_turn_contradicting_a_protected_memory_waits_for_confirmation(
     api: Any, runner: LocalRunner, clock: ManualClock, lang: str, how: str
 ) -> None:
-    old, new, question, old_city, new_city = MOVES[lang]
+    old, new, question, *_ = MOVES[lang]
     mid, conflict = protect(api, runner, clock, lang, how)
     assert conflict["memory_id"] == mid and conflict["existing"] == old and conflict["proposed"] == new
     assert conflict["status"] == "pending" and conflict["resolved_at"] is None
@@ -226,7 +230,7 @@ def test_a_turn_contradicting_a_protected_memory_waits_for_confirmation(
 def test_confirm_supersedes_now_and_is_audited(
     api: Any, runner: LocalRunner, clock: ManualClock, lang: str
 ) -> None:
-    old, new, question, old_city, new_city = MOVES[lang]
+    old, new, question, *_ = MOVES[lang]
     mid, conflict = protect(api, runner, clock, lang, "permanent")
     clock.set(APRIL)
     status, body = api("POST", f"/v1/conflicts/{conflict['conflict_id']}", {"decision": "confirm"})
@@ -254,7 +258,7 @@ def test_confirm_supersedes_now_and_is_audited(
 def test_reject_drops_the_proposal_and_is_audited(
     api: Any, runner: LocalRunner, clock: ManualClock, lang: str
 ) -> None:
-    old, new, question, *_ = MOVES[lang]
+    question = MOVES[lang][2]
     mid, conflict = protect(api, runner, clock, lang, "pinned")
     status, body = api("POST", f"/v1/conflicts/{conflict['conflict_id']}", {"decision": "reject"})
     assert status == 200 and body["status"] == "rejected"
@@ -262,9 +266,9 @@ def test_reject_drops_the_proposal_and_is_audited(
     assert api("GET", f"/v1/memories/{conflict['new_memory_id']}")[0] == 404
     assert HINTS[lang] not in context(api, question)
     assert api("GET", "/v1/conflicts", query={"status": "pending"})[1]["conflicts"] == []
-    assert [c["status"] for c in api("GET", "/v1/conflicts", query={"status": "rejected"})[1]["conflicts"]] == [
-        "rejected"
-    ]
+    assert [
+        c["status"] for c in api("GET", "/v1/conflicts", query={"status": "rejected"})[1]["conflicts"]
+    ] == ["rejected"]
     assert "conflict_rejected" in [e["action"] for e in api("GET", "/v1/audit")[1]["events"]]
     assert api("POST", f"/v1/conflicts/{conflict['conflict_id']}", {"decision": "confirm"})[0] == 409
 
@@ -382,7 +386,7 @@ def test_only_short_term_memories_expire(api: Any, runner: LocalRunner, containe
     send(api, runner, "m1", "I keep bees in my garden.", JAN)
     report = container.consolidation.consolidate(S, now=JAN + timedelta(days=20))
     assert report.expired == 0
-    assert all(
-        m["confidence"] != "expired" for m in api("GET", "/v1/memories")[1]["memories"]
-    ), "long-term memories decay and may be evicted, never expire"
+    assert all(m["confidence"] != "expired" for m in api("GET", "/v1/memories")[1]["memories"]), (
+        "long-term memories decay and may be evicted, never expire"
+    )
     assert container.store.list(S, statuses=(Status.ACTIVE,)).items
