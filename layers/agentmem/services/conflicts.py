@@ -12,6 +12,7 @@ resolved once: a second answer is a VersionConflict (409).
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -48,10 +49,10 @@ class ConflictService:
 
     def list(
         self, scope: Scope, *, status: ConflictStatus | None, limit: int, cursor: str | None
-    ) -> tuple[list[PendingConflict], str | None]:
+    ) -> tuple[builtins.list[PendingConflict], str | None]:
         return self.conflicts.list(scope, status=status, limit=limit, cursor=cursor)
 
-    def hints(self, scope: Scope) -> list[tuple[str, str]]:
+    def hints(self, scope: Scope) -> builtins.list[tuple[str, str]]:
         """(what the user said before, what they say now) of the newest pending conflicts."""
         pending, _ = self.conflicts.list(scope, status=ConflictStatus.PENDING, limit=HINTS_SHOWN)
         return [(c.existing, c.proposed) for c in pending]

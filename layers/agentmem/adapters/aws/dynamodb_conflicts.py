@@ -73,7 +73,7 @@ class DynamoConflictStore:
                 ExpressionAttributeValues={":pending": s(ConflictStatus.PENDING.value)},
             )
         except ConditionFailed:
-            details = {"conflict_id": conflict.conflict_id}
+            details: dict[str, object] = {"conflict_id": conflict.conflict_id}
             if self.get(conflict.scope, conflict.conflict_id) is None:
                 raise NotFound("conflict not found", details=details) from None
             raise VersionConflict("conflict already resolved", details=details) from None
