@@ -273,6 +273,13 @@ def test_reject_drops_the_proposal_and_is_audited(
     assert api("POST", f"/v1/conflicts/{conflict['conflict_id']}", {"decision": "confirm"})[0] == 409
 
 
+def test_no_question_about_a_memory_deleted_since(api: Any, runner: LocalRunner, clock: ManualClock) -> None:
+    mid, _ = protect(api, runner, clock, "en", "pinned")
+    assert HINTS["en"] in context(api, MOVES["en"][2])
+    assert api("DELETE", f"/v1/memories/{mid}")[0] == 200
+    assert HINTS["en"] not in context(api, MOVES["en"][2])
+
+
 def test_conflict_routes_refuse_bad_input(
     api: Any, runner: LocalRunner, clock: ManualClock, container: Container
 ) -> None:

@@ -53,9 +53,15 @@ class ConflictService:
         return self.conflicts.list(scope, status=status, limit=limit, cursor=cursor)
 
     def hints(self, scope: Scope) -> builtins.list[tuple[str, str]]:
-        """(what the user said before, what they say now) of the newest pending conflicts."""
+        """(what the user said before, what they say now) of the newest pending conflicts whose
+        memory is still there (one deleted since asks nothing)."""
         pending, _ = self.conflicts.list(scope, status=ConflictStatus.PENDING, limit=HINTS_SHOWN)
-        return [(c.existing, c.proposed) for c in pending]
+        if not pending:
+            return []
+        alive = self.store.get_many(scope, [c.memory_id for c in pending], embeddings=False)
+        return [
+            (c.existing, c.proposed) for c in pending if c.memory_id in alive and alive[c.memory_id].is_active
+        ]
 
     def resolve(
         self, scope: Scope, conflict_id: str, decision: Decision, *, now: datetime
