@@ -397,3 +397,17 @@ def test_only_short_term_memories_expire(api: Any, runner: LocalRunner, containe
         "long-term memories decay and may be evicted, never expire"
     )
     assert container.store.list(S, statuses=(Status.ACTIVE,)).items
+
+
+def test_the_openapi_document_has_the_new_routes_and_fields(api: Any) -> None:
+    _, doc = api("GET", "/v1/openapi.json")
+    assert "get" in doc["paths"]["/v1/memories/{memory_id}/history"]
+    assert "get" in doc["paths"]["/v1/conflicts"]
+    assert "post" in doc["paths"]["/v1/conflicts/{conflict_id}"]
+    assert {"404", "409"} <= set(doc["paths"]["/v1/conflicts/{conflict_id}"]["post"]["responses"])
+    schemas = doc["components"]["schemas"]
+    assert "as_of" in schemas["RecallIn"]["properties"] and "as_of" in schemas["ContextIn"]["properties"]
+    assert {"conflict_id", "memory_id", "existing", "proposed", "status", "new_memory_id"} <= set(
+        schemas["ConflictOut"]["properties"]
+    )
+    assert {"memory_id", "entries"} <= set(schemas["HistoryOut"]["properties"])
