@@ -23,7 +23,9 @@ from aws_lambda_powertools.shared.json_encoder import Encoder
 from agentmem import __version__
 from agentmem.api import errors
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
-from agentmem.api.routes import audit, conflicts, history, mcp, memories, read, sessions, turns
+from agentmem.api.routes import audit, mcp, memories, read, sessions, turns
+from agentmem.api.routes import conflicts as conflict_routes
+from agentmem.api.routes import history as history_routes
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
 
@@ -59,9 +61,10 @@ def openapi() -> Response[Any]:
     return Response(status_code=200, content_type="application/json", body=openapi_json())
 
 
-_ROUTERS = (turns.router, read.router, memories.router, history.router, conflicts.router)
-for _router in (*_ROUTERS, sessions.router, mcp.router, audit.router, meta):
+for _router in (turns.router, read.router, memories.router, sessions.router, mcp.router, audit.router, meta):
     app.include_router(_router)
+app.include_router(history_routes.router)  # GET /v1/memories/{id}/history
+app.include_router(conflict_routes.router)  # pending conflicts (seed 003)
 
 
 def openapi_json() -> str:
