@@ -23,9 +23,7 @@ from aws_lambda_powertools.shared.json_encoder import Encoder
 from agentmem import __version__
 from agentmem.api import errors
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
-from agentmem.api.routes import audit, mcp, memories, read, sessions, turns
-from agentmem.api.routes import conflicts as conflict_routes
-from agentmem.api.routes import history as history_routes
+from agentmem.api.routes import audit, conflicts, history, mcp, memories, read, sessions, turns
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
 
@@ -63,8 +61,8 @@ def openapi() -> Response[Any]:
 
 for _router in (turns.router, read.router, memories.router, sessions.router, mcp.router, audit.router, meta):
     app.include_router(_router)
-app.include_router(history_routes.router)  # GET /v1/memories/{id}/history
-app.include_router(conflict_routes.router)  # pending conflicts (seed 003)
+for _router in (history.router, conflicts.router):  # a memory's history; pending conflicts (seed 003)
+    app.include_router(_router)
 
 
 def openapi_json() -> str:
