@@ -26,6 +26,7 @@ from agentmem.ports import (
     LLM,
     AuditLog,
     Clock,
+    ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
@@ -35,10 +36,12 @@ from agentmem.ports import (
     TurnQueue,
 )
 from agentmem.services.admin import AdminService
+from agentmem.services.conflicts import ConflictService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
+from agentmem.services.history import HistoryService
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
 from agentmem.services.observer import NullObserver, PipelineObserver
@@ -75,6 +78,8 @@ class Container:
     consolidation: ConsolidationService
     mcp: McpService
     reconciler: Reconciler
+    conflicts: ConflictService
+    history: HistoryService
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
     @property
@@ -134,6 +139,7 @@ def bootstrap(
     a = adapters
     scorer = settings.scorer()
     thresholds = settings.thresholds()
+    conflicts = ConflictService(store=a.store, conflicts=a.conflicts or _memory_conflicts(), audit=a.audit)
     # One guard for every entrance; its semantic detector judges the vectors facts are stored with.
     guard = WriteGuard(SemanticGuard(a.embedder) if settings.semantic_guard else None)
     pipeline = WritePipeline(
@@ -146,6 +152,7 @@ def bootstrap(
         llm=a.llm,
         observer=observer or NullObserver(),
         guard=guard,
+        conflicts=conflicts,
     )
     recall = RecallService(store=a.store, embedder=a.embedder, scorer=scorer, index=a.index, graph=a.graph)
     projector = Projector(
@@ -162,6 +169,7 @@ def bootstrap(
         graph=a.graph,
         guard=guard,
         queue=a.queue,
+        conflicts=conflicts.conflicts,
     )
     return Container(
         settings=settings,
@@ -181,6 +189,7 @@ def bootstrap(
             audit=a.audit,
             runtime=a.runtime_state,
             parallel=settings.backend != "local",  # embedded stores are CPU work in-process
+            conflicts=conflicts,
         ),
         projector=projector,
         admin=admin,
@@ -197,7 +206,16 @@ def bootstrap(
         reconciler=Reconciler(
             store=a.store, index=a.index, graph=a.graph, projector=projector, clock=clock.now
         ),
+        conflicts=conflicts,
+        history=HistoryService(store=a.store),
     )
+
+
+def _memory_conflicts() -> ConflictStore:
+    """A private in-memory conflict store, for adapter bundles that bring none (tests' fakes)."""
+    from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
+
+    return SqliteConflictStore(":memory:")
 
 
 _default: Container | None = None

@@ -35,6 +35,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Change",
     "ChangeFeed",
     "Clock",
+    "ConflictStore",
     "Edge",
     "Embedder",
     "GraphStore",
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy
     import numpy as np
 
     from agentmem.domain.llm_facts import LlmFact
+    from agentmem.domain.pending import ConflictStatus, PendingConflict
     from agentmem.domain.runtime_state import RuntimeState
     from agentmem.domain.similarity import Calibration
     from agentmem.messages import TurnMessage
@@ -183,6 +185,35 @@ class RuntimeStateStore(Protocol):
 
     def erase_scope(self, scope: Scope) -> int:
         """Remove every session state of the scope; returns how many."""
+
+
+class ConflictStore(Protocol):
+    """Pending conflicts between a permanent/pinned memory and a proposed replacement, per scope
+    (the DynamoDB session table; SQLite locally). Ids come from the proposal, so a put is
+    idempotent."""
+
+    def put(self, conflict: PendingConflict) -> bool:
+        """Store a new conflict; False (nothing written) if its id is already stored."""
+
+    def get(self, scope: Scope, conflict_id: str) -> PendingConflict | None:
+        """The conflict, or None when absent in this scope."""
+
+    def resolve(self, conflict: PendingConflict) -> None:
+        """Replace the stored conflict with its resolved form if it is still pending; else
+        VersionConflict (another resolution won). Raises NotFound if it does not exist."""
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        status: ConflictStatus | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[builtins.list[PendingConflict], str | None]:
+        """Newest first, optionally of one status; an opaque cursor for the next page or None."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove every conflict of the scope; returns how many."""
 
 
 class SearchIndex(Protocol):

@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     decay_rate: float = Field(0.995, gt=0, le=1)
     ttl_days: float = Field(30, gt=0)
     min_importance: float = Field(0.3, ge=0, le=1)
+    short_term_ttl_days: float = Field(7, gt=0)  # short-term memories expire (confidence) after this
     # Reconciler (docs/aws.md, "Reconciliation"): a run stops after reconcile_budget_s, or earlier
     # when the Lambda has less than reconcile_margin_s left beyond that (timeout 900 s), saves its
     # cursor and the next run resumes there; the first reconcile_dirty_first pending scopes of its
@@ -167,6 +168,7 @@ class Settings(BaseSettings):
             decay_rate=self.decay_rate,
             ttl_days=self.ttl_days,
             min_importance=self.min_importance,
+            short_term_ttl_days=self.short_term_ttl_days,
             thresholds=self.thresholds(),
         )
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from agentmem.ports import (
     LLM,
     AuditLog,
+    ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
@@ -35,3 +36,4 @@ class Adapters:
     graph: GraphStore
     queue: TurnQueue
     llm: LLM | None = None
+    conflicts: ConflictStore | None = None  # None: bootstrap keeps them in memory (tests' fakes)

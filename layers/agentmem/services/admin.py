@@ -23,6 +23,7 @@ from agentmem.domain.models import (
 from agentmem.errors import Forbidden, NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import (
     AuditLog,
+    ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
@@ -68,6 +69,7 @@ class AdminService:
     graph: GraphStore | None = None
     guard: WriteGuard = field(default_factory=WriteGuard)
     queue: TurnQueue | None = None
+    conflicts: ConflictStore | None = None
 
     def list(
         self,
@@ -185,6 +187,8 @@ class AdminService:
         memories = self.store.erase_scope(scope)
         turns = self.turn_log.erase_scope(scope) if self.turn_log else 0
         states = self.runtime.erase_scope(scope) if self.runtime else 0
+        if self.conflicts is not None:  # pending proposals hold the user's words too
+            self.conflicts.erase_scope(scope)
         degraded: list[str] = []
         docs = vertices = 0
         try:

@@ -5,6 +5,11 @@ Each slot has one source in :data:`SLOT_SOURCES`: a function from what one build
 (:class:`SlotInputs`) to the slot's items, best first. ``build`` fetches once, concurrently, and
 asks the source of every slot in the mode's schema; a slot's definition (priority, headings) is
 its :class:`~agentmem.domain.context.SlotDef`.
+
+``as_of`` evaluates the context as of that time: recall and the listings answer with the
+memories valid then (superseded ones where they were true then). Pending conflicts with a
+permanent or pinned memory (:mod:`agentmem.services.conflicts`) become confirmation questions
+at the top of a present-time context.
 """
 
 from __future__ import annotations
@@ -16,7 +21,16 @@ from datetime import date, datetime
 from typing import Any, TypeVar
 
 from agentmem.domain.authority import is_instruction
-from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SaidBy, SlotItem, SlotName, assemble
+from agentmem.domain.context import (
+    SCHEMAS,
+    AssembledContext,
+    Mode,
+    SaidBy,
+    SlotItem,
+    SlotName,
+    assemble,
+    is_about,
+)
 from agentmem.domain.models import (
     AuditAction,
     AuditEvent,
@@ -31,6 +45,7 @@ from agentmem.domain.models import (
 from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import AgentMemError
 from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore
+from agentmem.services.conflicts import ConflictService
 from agentmem.services.recall import RecallService, bounded
 
 PROFILE_CATEGORIES = (Category.IDENTITY, Category.PREFERENCE)
@@ -62,6 +77,7 @@ class ContextService:
     the sum). Off for in-process stores, where every fetch is CPU work under one GIL and the
     threads' hand-offs (up to the 5 ms switch interval each) cost more than they overlap."""
     _pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(max_workers=4), repr=False)
+    conflicts: ConflictService | None = None  # pending confirmations become hints
 
     def _submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
         if self.parallel:
@@ -74,14 +90,22 @@ class ContextService:
         return done
 
     def build(
-        self, scope: Scope, query: str, *, mode: Mode, now: datetime, session_id: str | None = None
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        mode: Mode,
+        now: datetime,
+        session_id: str | None = None,
+        as_of: datetime | None = None,
     ) -> ContextResult:
         degraded: list[str] = []
         query = bounded(query)  # what retrieval reads of it (also the assembler's language cue)
         schema = SCHEMAS[mode]
         # Sources fetch concurrently: the latency is the slowest source, not the sum.
-        recall_f = self._submit(self.recall.recall, scope, query, k=self.recall_k, now=now)
-        listing_f = self._submit(self._listing, scope)
+        recall_f = self._submit(self.recall.recall, scope, query, k=self.recall_k, now=now, as_of=as_of)
+        listing_f = self._submit(self._listing, scope, as_of)
+        hints_f = self._submit(self.conflicts.hints, scope) if self.conflicts and as_of is None else None
         state_f = self._submit(self._state, scope, session_id) if session_id else None
 
         recalled = recall_f.result()
@@ -104,9 +128,16 @@ class ContextService:
             recall=self.recall,
             degraded=degraded,
             scored_by_id={s.record.memory_id: s for s in recalled.memories},
+            as_of=as_of,
         )
         inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}
-        assembled = assemble(mode, inputs, query=query, unranked=fetched.unranked)
+        hints: list[tuple[str, str]] = []
+        if hints_f is not None:
+            try:
+                hints = hints_f.result()
+            except AgentMemError:
+                degraded.append("conflicts")
+        assembled = assemble(mode, inputs, query=query, unranked=fetched.unranked, confirmations=hints)
         if assembled.used_memory_ids:
             self.audit.append(
                 AuditEvent(
@@ -120,23 +151,30 @@ class ContextService:
         memories = [scored_by_id[i] for i in assembled.used_memory_ids if i in scored_by_id]
         return ContextResult(assembled, memories, sorted(set(degraded)))
 
-    def _listing(self, scope: Scope) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+    def _listing(
+        self, scope: Scope, as_of: datetime | None = None
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        """The profile and policy listings (as of ``as_of``: those valid then, superseded included)."""
+        statuses = (Status.ACTIVE,) if as_of is None else (Status.ACTIVE, Status.SUPERSEDED)
         profile: list[MemoryRecord] = []
         for category in PROFILE_CATEGORIES:
             profile += self.store.list(
                 scope,
-                statuses=(Status.ACTIVE,),
+                statuses=statuses,
                 category=category.value,
                 limit=LISTING_LIMIT,
                 embeddings=False,
             ).items
         policy = self.store.list(
             scope,
-            statuses=(Status.ACTIVE,),
+            statuses=statuses,
             category=Category.POLICY.value,
             limit=LISTING_LIMIT,
             embeddings=False,
         ).items
+        if as_of is not None:
+            profile = [r for r in profile if r.valid_at(as_of)]
+            policy = [r for r in policy if r.valid_at(as_of)]
         return profile, policy
 
     def _state(self, scope: Scope, session_id: str) -> RuntimeState | None:
@@ -160,6 +198,7 @@ class SlotInputs:
     degraded: list[str]
     scored_by_id: dict[str, ScoredMemory]
     unranked: dict[SlotName, int] = field(default_factory=dict)
+    as_of: datetime | None = None
     _ranked: dict[SlotName, list[ScoredMemory]] = field(default_factory=dict)
 
     def ranked_policy(self) -> list[ScoredMemory]:
@@ -179,7 +218,9 @@ class SlotInputs:
         return self._ranked[SlotName.PROFILE]
 
     def _rank(self, records: list[MemoryRecord], top: int | None = None) -> list[ScoredMemory]:
-        ranked = self.recall.rank(records, self.query, now=self.now, degraded=self.degraded, top=top)
+        ranked = self.recall.rank(
+            records, self.query, now=self.now, degraded=self.degraded, top=top, as_of=self.as_of
+        )
         self.scored_by_id.update({s.record.memory_id: s for s in ranked})
         return ranked
 
@@ -197,14 +238,17 @@ SAID_BY: dict[Source, SaidBy] = {
 }
 
 
-def _item(scored: ScoredMemory, said_by: SaidBy | None = None) -> SlotItem:
+def _item(scored: ScoredMemory, said_by: SaidBy | None = None, *, query: str = "") -> SlotItem:
+    """A memory's line; an expired memory is marked ``about`` when the query asks about it."""
     record = scored.record
+    expired = record.confidence is Confidence.EXPIRED
     return SlotItem(
         text=record.content,
         score=scored.score,
         memory_id=record.memory_id,
         inferred=record.confidence is Confidence.INFERRED,
-        expired=record.confidence is Confidence.EXPIRED,
+        expired=expired,
+        about=expired and is_about(query, record.content, scored.components.get("semantic", 0.0)),
         said_by=said_by or SAID_BY[record.source],
         said_on=_said_on(record),
     )
@@ -218,11 +262,15 @@ def _said_on(record: MemoryRecord) -> date | None:
 def _constraints(fetched: SlotInputs) -> list[SlotItem]:
     """Authorised policy memories only (:func:`~agentmem.domain.authority.is_instruction`): the
     one slot whose lines are rules, attributed to the operator who set them."""
-    return [_item(s, SaidBy.OPERATOR) for s in fetched.ranked_policy() if is_instruction(s.record)]
+    return [
+        _item(s, SaidBy.OPERATOR, query=fetched.query)
+        for s in fetched.ranked_policy()
+        if is_instruction(s.record)
+    ]
 
 
 def _profile(fetched: SlotInputs) -> list[SlotItem]:
-    return [_item(s) for s in fetched.ranked_profile()]
+    return [_item(s, query=fetched.query) for s in fetched.ranked_profile()]
 
 
 def _recall(fetched: SlotInputs) -> list[SlotItem]:
@@ -232,7 +280,7 @@ def _recall(fetched: SlotInputs) -> list[SlotItem]:
         shown.update(s.record.memory_id for s in fetched.ranked_policy() if is_instruction(s.record))
     if SlotName.PROFILE in fetched.wanted:
         shown.update(s.record.memory_id for s in fetched.ranked_profile()[:PROFILE_SHOWN])
-    return [_item(s) for s in fetched.recalled if s.record.memory_id not in shown]
+    return [_item(s, query=fetched.query) for s in fetched.recalled if s.record.memory_id not in shown]
 
 
 def _planner(fetched: SlotInputs) -> list[SlotItem]:

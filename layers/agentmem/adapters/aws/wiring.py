@@ -19,6 +19,7 @@ from typing import Any
 
 from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
+from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
@@ -138,4 +139,5 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         graph=GRAPH_BACKENDS[settings.graph_backend](settings),
         queue=SqsTurnQueue(queue_url, region=region),
         llm=llm,
+        conflicts=DynamoConflictStore(settings.table_session, client=dynamodb),
     )

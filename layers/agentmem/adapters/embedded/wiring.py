@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agentmem.adapters import Adapters
 from agentmem.adapters.embedded.audit_log import SqliteAuditLog
+from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
@@ -44,4 +45,5 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
             clock=clock.now,
             tenant_capacity=settings.tenant_queue_capacity(),
         ),
+        conflicts=SqliteConflictStore(data / "memory.db"),
     )
