@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from agentmem.ports import (
     LLM,
     AuditLog,
+    DeadLetterQueue,
     Embedder,
     GraphStore,
     MemoryStore,
@@ -24,7 +25,9 @@ from agentmem.ports import (
 
 @dataclass(frozen=True, slots=True)
 class Adapters:
-    """One implementation of every port. ``llm`` is optional: absent, the rules decide alone."""
+    """One implementation of every port. ``llm`` is optional: absent, the rules decide alone;
+    ``dead_letters`` too: absent (an AWS stack without AGENTMEM_DLQ_URL), the dead-letter
+    routes and commands say it is not configured."""
 
     store: MemoryStore
     turn_log: TurnLog
@@ -35,3 +38,4 @@ class Adapters:
     graph: GraphStore
     queue: TurnQueue
     llm: LLM | None = None
+    dead_letters: DeadLetterQueue | None = None

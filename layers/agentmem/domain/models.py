@@ -222,6 +222,7 @@ class AuditAction(StrEnum):
     LAYER_CHANGED = "layer_changed"
     CONTEXT_INJECTED = "context_injected"  # which memories a context used
     PROJECTION_CONFLICT = "projection_conflict"  # same version, other content in a projection
+    REDRIVEN = "redriven"  # a dead-lettered turn sent back to the ingest queue
 
 
 @dataclass(frozen=True, slots=True)
