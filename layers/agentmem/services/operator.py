@@ -8,7 +8,7 @@ answers :class:`~agentmem.errors.ConfigurationError` naming the setting.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -53,16 +53,29 @@ class DeadLetterService:
         return len(self._redrive(scope, [message_id], now=now, actor=actor))
 
     def redrive_all(
-        self, scope: Scope | None, *, now: datetime, actor: str, message_ids: Sequence[str] | None = None
+        self,
+        scope: Scope | None,
+        *,
+        now: datetime,
+        actor: str,
+        message_ids: Sequence[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> int:
         """Redrive every dead letter of ``scope`` (None: of every scope), or only ``message_ids``;
-        returns how many went back to the queue. Dead letters whose body names no scope stay."""
+        returns how many went back to the queue. Dead letters whose body names no scope stay.
+        ``progress(done, total)`` is told after each scope's batch (a progress bar)."""
         wanted = None if message_ids is None else set(message_ids)
         by_scope: dict[Scope, list[str]] = {}
         for entry in self.every(scope):
             if entry.scope is not None and (wanted is None or entry.message_id in wanted):
                 by_scope.setdefault(entry.scope, []).append(entry.message_id)
-        return sum(len(self._redrive(s, ids, now=now, actor=actor)) for s, ids in by_scope.items())
+        total = sum(len(ids) for ids in by_scope.values())
+        done = 0
+        for owner, ids in by_scope.items():
+            done += len(self._redrive(owner, ids, now=now, actor=actor))
+            if progress is not None:
+                progress(done, total)
+        return done
 
     def _redrive(self, scope: Scope, message_ids: Sequence[str], *, now: datetime, actor: str) -> list[str]:
         redriven = self._dlq().redrive(scope, message_ids)
