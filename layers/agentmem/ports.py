@@ -321,20 +321,20 @@ class QueuedTurns(Protocol):
 
 @runtime_checkable
 class DeadLetterQueue(Protocol):
-    """The turns the ingest queue gave up on (the embedded dead-letter table; the ingest DLQ on
-    SQS), listed and redriven per scope. ``scope=None`` means every scope: operator tooling
-    only — the API always passes the caller's scope."""
+    """Turns the ingest queue gave up on (the local dead-letter table; the SQS ingest DLQ), per
+    scope; ``scope=None`` is every scope (operator tooling; the API passes the caller's)."""
 
-    def dead_letters_of(self, scope: Scope | None, limit: int = 50, cursor: str | None = None) -> DeadLetterPage:
+    def dead_letters_of(
+        self, scope: Scope | None, limit: int = 50, cursor: str | None = None
+    ) -> DeadLetterPage:
         """Oldest failure first, paginated by an opaque cursor (ValidationFailed for a bad one)."""
 
     def dead_letter(self, scope: Scope, message_id: str) -> DeadLetterEntry | None:
         """The scope's dead letter of this turn, or None."""
 
     def redrive(self, scope: Scope | None, message_ids: Sequence[str] | None = None) -> builtins.list[str]:
-        """Put dead letters back on the ingest queue (``message_ids`` None: all of ``scope``) and
-        remove them from the dead letters; returns the message ids redriven (unknown ids are
-        left out). The turns go through ingest again: an erased user's are dropped there."""
+        """Move dead letters back to the ingest queue (``message_ids`` None: all of ``scope``);
+        the ids redriven (unknown ones left out). Ingest drops an erased user's again."""
 
 
 class ReceivedMessage(Protocol):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from agentmem.domain.models import Scope, Status
+from agentmem.errors import ValidationFailed
 
 if TYPE_CHECKING:
     from agentmem.bootstrap import Container
@@ -43,7 +44,9 @@ def _container(args: argparse.Namespace) -> Container:
 def _progress(items: Iterable[T], *, desc: str, total: int | None = None, unit: str = "it") -> Iterator[T]:
     from tqdm import tqdm
 
-    yield from tqdm(items, desc=desc, total=total, unit=unit, file=sys.stderr, disable=not sys.stderr.isatty())
+    yield from tqdm(
+        items, desc=desc, total=total, unit=unit, file=sys.stderr, disable=not sys.stderr.isatty()
+    )
 
 
 def _bar(desc: str, total: int | None, unit: str = "it") -> Any:
@@ -56,8 +59,7 @@ def _scope(args: argparse.Namespace, *, required: bool) -> Scope | None:
     if args.tenant is None and args.user is None and not required:
         return None
     if not args.tenant or not args.user:
-        print(f"agentmem {args.command}: --tenant and --user go together", file=sys.stderr)
-        raise SystemExit(2)
+        raise ValidationFailed(f"{args.command}: --tenant and --user go together")
     return Scope(args.tenant, args.user)
 
 
@@ -213,7 +215,10 @@ def read_import_file(path: Path) -> tuple[list[tuple[int, ImportItem]], list[tup
                 refused.append((number, ["invalid:json"]))
                 continue
             items.append(
-                (number, ImportItem(item.content, item.category, item.importance, item.pinned, tuple(item.tags)))
+                (
+                    number,
+                    ImportItem(item.content, item.category, item.importance, item.pinned, tuple(item.tags)),
+                )
             )
     return items, refused
 
@@ -289,7 +294,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         return parser
 
     cons = command(
-        "consolidate", "consolidate users with pending writes (or --tenant/--user)", consolidate, scope="optional"
+        "consolidate",
+        "consolidate users with pending writes (or --tenant/--user)",
+        consolidate,
+        scope="optional",
     )
     cons.add_argument("--force", action="store_true", help="every user with pending writes, however few")
     cons.add_argument("--max-scopes", type=int, default=1000, help="users at most (default 1000)")
@@ -310,7 +318,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     exp.add_argument("--status", default="active", choices=[s.value for s in Status])
 
     imp = command("import", "import a JSONL file of memories through the guards", import_, scope="required")
-    imp.add_argument("file", help="JSONL: an export's lines or {\"content\": ...} objects")
+    imp.add_argument("file", help='JSONL: an export\'s lines or {"content": ...} objects')
 
     era = command("erase", "erase everything stored about a user (GDPR)", erase, scope="required")
     era.add_argument("--yes", action="store_true", help="do not ask for confirmation")

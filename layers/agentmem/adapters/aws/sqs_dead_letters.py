@@ -147,7 +147,9 @@ class SqsDeadLetterQueue:
             except AgentMemError as exc:  # they reappear after LIST_VISIBILITY_S anyway
                 log.warning("dlq.give_back_failed", extra={"error": exc.code})
 
-    def dead_letters_of(self, scope: Scope | None, limit: int = 50, cursor: str | None = None) -> DeadLetterPage:
+    def dead_letters_of(
+        self, scope: Scope | None, limit: int = 50, cursor: str | None = None
+    ) -> DeadLetterPage:
         after = _after(cursor) if cursor is not None else None
         handles: list[str] = []
         try:

@@ -29,6 +29,9 @@ the original ``sent_at`` kept so the erase barrier still judges them). Message i
 ids; a turn already queued for the same scope is not queued twice. Time comes from the injected
 clock, so tests move time instead of sleeping. Bodies are the SQS message JSON
 (:meth:`agentmem.messages.TurnMessage.to_body`).
+
+The module runs over 400 lines on purpose: the queue and its dead-letter table share one SQLite
+file and one transaction (dead-lettering, redrive and purge each move rows between the two).
 """
 
 from __future__ import annotations
@@ -385,7 +388,9 @@ class SqliteTurnQueue:
             failed_at=parse_datetime(dead_at),
         )
 
-    def dead_letters_of(self, scope: Scope | None, limit: int = 50, cursor: str | None = None) -> DeadLetterPage:
+    def dead_letters_of(
+        self, scope: Scope | None, limit: int = 50, cursor: str | None = None
+    ) -> DeadLetterPage:
         """The scope's dead letters (every scope's for None), oldest failure first."""
         after = None
         if cursor is not None:

@@ -41,7 +41,9 @@ def list_dead_letters(
 ) -> DeadLettersOut:
     p = req.principal()
     page = req.container().dead_letters.page(p.scope, limit=limit, cursor=cursor)
-    return DeadLettersOut(dead_letters=[DeadLetterOut.of(e) for e in page.items], next_cursor=page.next_cursor)
+    return DeadLettersOut(
+        dead_letters=[DeadLetterOut.of(e) for e in page.items], next_cursor=page.next_cursor
+    )
 
 
 @router.post(
@@ -89,9 +91,7 @@ def import_memories(body: Annotated[ImportIn, Body()]) -> ImportOut:
     from agentmem.services.transfer import ImportItem  # the service's module: loaded with the container
 
     p = req.principal("memory:write")
-    items = [
-        ImportItem(m.content, m.category, m.importance, m.pinned, tuple(m.tags)) for m in body.memories
-    ]
+    items = [ImportItem(m.content, m.category, m.importance, m.pinned, tuple(m.tags)) for m in body.memories]
     report = req.container().transfer.import_items(
         p.scope, items, now=req.now(), request_id=req.request_id(), may_write_policy=p.can(POLICY_PERMISSION)
     )
