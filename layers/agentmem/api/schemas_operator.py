@@ -36,7 +36,7 @@ class TurnStatusOut(BaseModel):
     def of(report: TurnReport) -> TurnStatusOut:
         return TurnStatusOut(
             message_id=report.message_id,
-            status=report.status.value,  # type: ignore[arg-type]  # TurnState's values are the Literal's
+            status=report.status.value,
             reason=report.reason,
             memory_ids=list(report.memory_ids),
             updated_at=report.updated_at,
