@@ -108,12 +108,13 @@ class SqsDeadLetterQueue:
             failed_at=datetime.fromtimestamp(sent_ms / 1000, UTC),
         )
 
-    def _scan(self, scope: Scope | None, handles: list[str]) -> list[_Received]:
+    def _scan(self, scope: Scope | None, handles: list[str], until: str | None = None) -> list[_Received]:
         """Receive up to MAX_SCAN messages (hidden meanwhile; every receipt handle is appended
-        to ``handles`` for :meth:`_give_back`); the scope's, sorted."""
+        to ``handles`` for :meth:`_give_back`); the scope's, sorted. ``until``: stop once the
+        dead letter of this message id is found."""
         received: list[_Received] = []
         wait = 0
-        while len(handles) < MAX_SCAN:
+        while len(handles) < MAX_SCAN and not (until and any(r.entry.message_id == until for r in received)):
             batch = self._sqs(
                 "receive_message",
                 MaxNumberOfMessages=10,
@@ -164,7 +165,9 @@ class SqsDeadLetterQueue:
     def dead_letter(self, scope: Scope, message_id: str) -> DeadLetterEntry | None:
         handles: list[str] = []
         try:
-            found = [r.entry for r in self._scan(scope, handles) if r.entry.message_id == message_id]
+            found = [
+                r.entry for r in self._scan(scope, handles, message_id) if r.entry.message_id == message_id
+            ]
         finally:
             self._give_back(handles)
         return found[-1] if found else None
