@@ -25,6 +25,7 @@ from agentmem.api import errors
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
 from agentmem.api.routes import audit, mcp, memories, read, sessions, turns
 from agentmem.api.routes import operator as operator_routes
+from agentmem.api.routes import ui as ui_routes
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
 
@@ -63,6 +64,7 @@ def openapi() -> Response[Any]:
 for _router in (turns.router, read.router, memories.router, sessions.router, mcp.router, audit.router, meta):
     app.include_router(_router)
 app.include_router(operator_routes.router)
+app.include_router(ui_routes.router)  # the inspector's static files (not in the OpenAPI document)
 
 
 def openapi_json() -> str:
