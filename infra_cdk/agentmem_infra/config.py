@@ -39,6 +39,7 @@ class Access:
     bedrock_embed: bool = False  # InvokeModel on the Titan embedding model
     bedrock_llm: bool = False  # InvokeModel/Converse on the LLM (only when the LLM is enabled)
     send_to_queue: bool = False  # sqs:SendMessage on the ingest queue (POST /v1/turns)
+    dead_letters: bool = False  # receive / change visibility / delete on the ingest DLQ (redrive)
 
 
 NEPTUNE_READ = ("neptune-db:connect", "neptune-db:ReadDataViaQuery")
@@ -73,6 +74,7 @@ ACCESS: dict[str, Access] = {
         bedrock_embed=True,
         bedrock_llm=True,
         send_to_queue=True,
+        dead_letters=True,  # GET /v1/dead-letters, POST /v1/dead-letters/{id}/redrive
     ),
     # Projector: reads the source of truth before every upsert; index + graph writes; audit of
     # projection conflicts. The stream read is granted by the event source mapping.

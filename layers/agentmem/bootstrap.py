@@ -45,12 +45,14 @@ from agentmem.services.history import HistoryService
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
 from agentmem.services.observer import NullObserver, PipelineObserver
+from agentmem.services.operator import DeadLetterService
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
 from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
-from agentmem.services.turns import TurnService
+from agentmem.services.transfer import TransferService
+from agentmem.services.turns import TurnService, TurnStatusService
 from agentmem.services.write_pipeline import WritePipeline
 from agentmem.settings import Settings, load_settings
 
@@ -80,6 +82,9 @@ class Container:
     reconciler: Reconciler
     conflicts: ConflictService
     history: HistoryService
+    turn_status: TurnStatusService
+    dead_letters: DeadLetterService
+    transfer: TransferService
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
     @property
@@ -208,6 +213,11 @@ def bootstrap(
         ),
         conflicts=conflicts,
         history=HistoryService(store=a.store),
+        turn_status=TurnStatusService(
+            turn_log=a.turn_log, queue=a.queue, audit=a.audit, dead_letters=a.dead_letters
+        ),
+        dead_letters=DeadLetterService(audit=a.audit, queue=a.dead_letters),
+        transfer=TransferService(store=a.store, writer=explicit),
     )
 
 

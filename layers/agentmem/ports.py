@@ -19,6 +19,8 @@ from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.scope_walk import ReconcileCursor
 from agentmem.port_types import (  # the ports' value types, re-exported
     Change,
+    DeadLetterEntry,
+    DeadLetterPage,
     Edge,
     Hit,
     Neighbour,
@@ -36,6 +38,9 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "ChangeFeed",
     "Clock",
     "ConflictStore",
+    "DeadLetterEntry",
+    "DeadLetterPage",
+    "DeadLetterQueue",
     "Edge",
     "Embedder",
     "GraphStore",
@@ -48,6 +53,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "ProjectionState",
     "Put",
     "QueueConsumer",
+    "QueuedTurns",
     "RawTurnRecord",
     "ReceivedMessage",
     "RuntimeStateStore",
@@ -169,6 +175,9 @@ class TurnLog(Protocol):
     def forget_turn(self, scope: Scope, message_id: str) -> bool:
         """Remove one turn's log line and processed mark (a turn from before an erase that was
         written after it); True if a log line existed."""
+
+    def processed_outcome(self, scope: Scope, message_id: str) -> dict[str, Any] | None:
+        """The outcome :meth:`mark_processed` recorded (``TurnOutcome.to_dict``), or None."""
 
 
 class RuntimeStateStore(Protocol):
@@ -329,6 +338,34 @@ class TurnQueue(Protocol):
         """Drop the scope's queued, in-flight and dead-lettered turns (an erase); returns how many.
         A queue that cannot select by scope (SQS) returns 0: the erase barrier drops those turns
         at ingest instead."""
+
+
+@runtime_checkable
+class QueuedTurns(Protocol):
+    """A turn queue that knows which turns it accepted (``GET /v1/turns/{id}``): the embedded
+    queue reads its table; SQS keeps a receipt per sent turn (:mod:`.adapters.aws.turn_receipts`)."""
+
+    def queued_at(self, scope: Scope, message_id: str) -> datetime | None:
+        """When the queue last accepted this turn of ``scope``; None when it knows of none (never
+        sent, or acknowledged where the queue forgets acknowledged turns)."""
+
+
+@runtime_checkable
+class DeadLetterQueue(Protocol):
+    """Turns the ingest queue gave up on (the local dead-letter table; the SQS ingest DLQ), per
+    scope; ``scope=None`` is every scope (operator tooling; the API passes the caller's)."""
+
+    def dead_letters_of(
+        self, scope: Scope | None, limit: int = 50, cursor: str | None = None
+    ) -> DeadLetterPage:
+        """Oldest failure first, paginated by an opaque cursor (ValidationFailed for a bad one)."""
+
+    def dead_letter(self, scope: Scope, message_id: str) -> DeadLetterEntry | None:
+        """The scope's dead letter of this turn, or None."""
+
+    def redrive(self, scope: Scope | None, message_ids: Sequence[str] | None = None) -> builtins.list[str]:
+        """Move dead letters back to the ingest queue (``message_ids`` None: all of ``scope``);
+        the ids redriven (unknown ones left out). Ingest drops an erased user's again."""
 
 
 class ReceivedMessage(Protocol):

@@ -107,6 +107,7 @@ class Settings(BaseSettings):
     table_session: str = "agentmem-sessions"  # L0 turn log, processed marks, runtime state (TTL)
     table_audit: str = "agentmem-audit"  # append-only audit trail
     queue_url: str | None = None  # ingest SQS queue (required with the aws backend)
+    dlq_url: str | None = None  # its dead-letter queue (dead-letter routes, `agentmem dlq`)
     turn_retention_days: float = Field(30, gt=0)  # TTL of L0 turns and processed marks
     search_backend: Literal["opensearch", "local"] = "opensearch"
     opensearch_endpoint: str | None = None  # https://... of the domain or collection

@@ -13,6 +13,7 @@ from agentmem.ports import (
     LLM,
     AuditLog,
     ConflictStore,
+    DeadLetterQueue,
     Embedder,
     GraphStore,
     MemoryStore,
@@ -25,7 +26,9 @@ from agentmem.ports import (
 
 @dataclass(frozen=True, slots=True)
 class Adapters:
-    """One implementation of every port. ``llm`` is optional: absent, the rules decide alone."""
+    """One implementation of every port. ``llm`` is optional: absent, the rules decide alone;
+    ``dead_letters`` too: absent (an AWS stack without AGENTMEM_DLQ_URL), the dead-letter
+    routes and commands say it is not configured."""
 
     store: MemoryStore
     turn_log: TurnLog
@@ -37,3 +40,4 @@ class Adapters:
     queue: TurnQueue
     llm: LLM | None = None
     conflicts: ConflictStore | None = None  # None: bootstrap keeps them in memory (tests' fakes)
+    dead_letters: DeadLetterQueue | None = None

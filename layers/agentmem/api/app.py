@@ -23,7 +23,7 @@ from aws_lambda_powertools.shared.json_encoder import Encoder
 from agentmem import __version__
 from agentmem.api import errors
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
-from agentmem.api.routes import audit, conflicts, history, mcp, memories, read, sessions, turns, ui
+from agentmem.api.routes import audit, conflicts, history, mcp, memories, operator, read, sessions, turns, ui
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
 
@@ -68,6 +68,7 @@ for _router in (
     sessions.router,
     mcp.router,
     audit.router,
+    operator.router,  # turn status, dead letters, export / import
     meta,
     ui.router,  # the inspector's static files (not in the OpenAPI document)
 ):

@@ -239,6 +239,7 @@ class AuditAction(StrEnum):
     CONFLICT_CONFIRMED = "conflict_confirmed"  # the user confirmed: the proposal superseded it
     CONFLICT_REJECTED = "conflict_rejected"  # the user rejected: the proposal was dropped
     EXPIRED = "expired"  # a short-term memory passed its TTL (kept until eviction)
+    REDRIVEN = "redriven"  # a dead-lettered turn sent back to the ingest queue
 
 
 @dataclass(frozen=True, slots=True)

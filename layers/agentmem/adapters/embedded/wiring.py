@@ -30,6 +30,13 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
                 "the bedrock embedder needs AGENTMEM_BACKEND=aws", details={"setting": "AGENTMEM_EMBEDDER"}
             )
         embedder = build_embedder(settings.embedder, num_threads=settings.embedder_threads)
+    queue = SqliteTurnQueue(
+        data / "queue.db",
+        capacity=settings.queue_capacity,
+        max_receives=settings.queue_max_receives,
+        clock=clock.now,
+        tenant_capacity=settings.tenant_queue_capacity(),
+    )
     return Adapters(
         store=SqliteMemoryStore(data / "memory.db"),
         turn_log=SqliteTurnLog(data / "memory.db"),
@@ -38,12 +45,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         embedder=embedder,
         index=LocalSearchIndex(data / "search.db"),
         graph=LocalGraphStore(data / "graph.db"),
-        queue=SqliteTurnQueue(
-            data / "queue.db",
-            capacity=settings.queue_capacity,
-            max_receives=settings.queue_max_receives,
-            clock=clock.now,
-            tenant_capacity=settings.tenant_queue_capacity(),
-        ),
+        queue=queue,
+        dead_letters=queue,  # the local queue keeps its dead letters in its own table
         conflicts=SqliteConflictStore(data / "memory.db"),
     )
