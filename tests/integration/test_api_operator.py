@@ -9,13 +9,13 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from conftest import Api
 
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.bootstrap import Container
 from agentmem.clock import ManualClock
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.runner import LocalRunner
+from support.api import Api
 
 PHONE = "13812345678"
 
