@@ -124,7 +124,7 @@ def test_what_each_call_sends() -> None:
         "query": "咖啡",
         "k": 3,
         "categories": ["preference"],
-        "as_of": "2026-12-01T20:00:00+00:00",
+        "as_of": "2026-12-01T20:00:00Z",
     }
     assert "咖啡".encode() in (recall.body or b"")  # UTF-8 as is, not \\u escapes
     context = r.context("What do I like?", mode="rag", session_id="s1")

@@ -47,7 +47,7 @@ from agentmem.client.models import (
     new_message_id,
 )
 from agentmem.client.protocol import Call, Poll
-from agentmem.domain.models import Category, checked_time
+from agentmem.domain.models import Category
 
 M = TypeVar("M", bound=BaseModel)
 Mode = Literal["chat", "tool", "react", "rag"]
@@ -57,13 +57,9 @@ def _model(model: type[M]) -> Callable[[bytes], M]:
     return model.model_validate_json
 
 
-def _json(model: BaseModel, **contract_fields: Any) -> bytes:
-    """The body of an input model: the fields the caller set, none left null. ``contract_fields`` are
-    fields the shared route contracts add that this build's model may not declare yet."""
+def _json(model: BaseModel) -> bytes:
+    """The body of an input model: the fields the caller set, none left null."""
     data = model.model_dump(mode="json", exclude_unset=True, exclude_none=True)
-    for name, value in contract_fields.items():
-        if value is not None:
-            data[name] = value.isoformat() if isinstance(value, datetime) else value
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
@@ -71,10 +67,6 @@ def _segment(value: str) -> str:
     if not value:
         raise ValueError("an id in the path must not be empty")
     return quote(value, safe="")
-
-
-def _as_of(value: datetime | None) -> datetime | None:
-    return checked_time(value)  # aware UTC in range, as the API's models check ``at``
 
 
 class Requests:
@@ -180,8 +172,8 @@ class Requests:
     ) -> Call[ContextOut]:
         """``POST /v1/context``: the system-prompt prefix for ``query``; ``as_of``: as the
         memories stood then."""
-        body = ContextIn(query=query, mode=mode, session_id=session_id, at=at)
-        return Call("POST", "/v1/context", _model(ContextOut), body=_json(body, as_of=_as_of(as_of)))
+        body = ContextIn(query=query, mode=mode, session_id=session_id, at=at, as_of=as_of)
+        return Call("POST", "/v1/context", _model(ContextOut), body=_json(body))
 
     def recall(
         self,
@@ -194,9 +186,15 @@ class Requests:
     ) -> Call[RecallOut]:
         """``POST /v1/recall``: the ``k`` best memories, with score components and channels."""
         body = RecallIn.model_validate(
-            {"query": query, "k": k, "categories": list(categories) if categories else None, "at": at}
+            {
+                "query": query,
+                "k": k,
+                "categories": list(categories) if categories else None,
+                "at": at,
+                "as_of": as_of,
+            }
         )
-        return Call("POST", "/v1/recall", _model(RecallOut), body=_json(body, as_of=_as_of(as_of)))
+        return Call("POST", "/v1/recall", _model(RecallOut), body=_json(body))
 
     # ------------------------------------------------------------------ memories
 
