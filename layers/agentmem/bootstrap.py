@@ -47,6 +47,7 @@ from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
 from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
+from agentmem.services.summaries import SummaryService
 from agentmem.services.turns import TurnService
 from agentmem.services.write_pipeline import WritePipeline
 from agentmem.settings import Settings, load_settings
@@ -75,6 +76,7 @@ class Container:
     consolidation: ConsolidationService
     mcp: McpService
     reconciler: Reconciler
+    summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
     @property
@@ -151,6 +153,7 @@ def bootstrap(
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
     )
+    summaries = SummaryService(store=a.summaries, memories=a.store) if a.summaries is not None else None
     explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder, guard=guard)
     admin = AdminService(
         store=a.store,
@@ -162,6 +165,7 @@ def bootstrap(
         graph=a.graph,
         guard=guard,
         queue=a.queue,
+        summaries=a.summaries,
     )
     return Container(
         settings=settings,
@@ -173,7 +177,7 @@ def bootstrap(
         explicit=explicit,
         turns=TurnService(queue=a.queue),
         sessions=SessionStateService(runtime=a.runtime_state, guard=guard),
-        ingest=IngestService(pipeline=pipeline, audit=a.audit),
+        ingest=IngestService(pipeline=pipeline, audit=a.audit, summaries=summaries),
         recall=recall,
         context=ContextService(
             store=a.store,
@@ -181,6 +185,10 @@ def bootstrap(
             audit=a.audit,
             runtime=a.runtime_state,
             parallel=settings.backend != "local",  # embedded stores are CPU work in-process
+            turn_log=a.turn_log,
+            summaries=summaries,
+            window_turns=settings.session_window_turns,
+            task_memory_tokens=settings.task_memory_tokens,
         ),
         projector=projector,
         admin=admin,
@@ -197,6 +205,7 @@ def bootstrap(
         reconciler=Reconciler(
             store=a.store, index=a.index, graph=a.graph, projector=projector, clock=clock.now
         ),
+        summaries=summaries,
     )
 
 

@@ -17,6 +17,7 @@ from agentmem.ports import (
     MemoryStore,
     RuntimeStateStore,
     SearchIndex,
+    SessionSummaryStore,
     TurnLog,
     TurnQueue,
 )
@@ -35,3 +36,4 @@ class Adapters:
     graph: GraphStore
     queue: TurnQueue
     llm: LLM | None = None
+    summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions

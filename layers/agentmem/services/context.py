@@ -5,6 +5,12 @@ Each slot has one source in :data:`SLOT_SOURCES`: a function from what one build
 (:class:`SlotInputs`) to the slot's items, best first. ``build`` fetches once, concurrently, and
 asks the source of every slot in the mode's schema; a slot's definition (priority, headings) is
 its :class:`~agentmem.domain.context.SlotDef`.
+
+Session memory (docs/session-memory.md): given a ``session_id``, the chat mode's Session slot is the
+session window (the last ``window_turns`` turns of the session from the L0 raw log, redacted as
+stored, oldest first: it comes from the store, so a restarted process rebuilds it), and its
+PreviousSession slot the scene summary of the session before (:mod:`agentmem.services.summaries`);
+the react mode's task notes are compressed past ``task_memory_tokens`` (:mod:`agentmem.domain.compress`).
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ from datetime import date, datetime
 from typing import Any, TypeVar
 
 from agentmem.domain.authority import is_instruction
+from agentmem.domain.compress import compress_notes
 from agentmem.domain.context import SCHEMAS, AssembledContext, Mode, SaidBy, SlotItem, SlotName, assemble
+from agentmem.domain.guards import detect_injection
 from agentmem.domain.models import (
     AuditAction,
     AuditEvent,
@@ -29,9 +37,12 @@ from agentmem.domain.models import (
     Status,
 )
 from agentmem.domain.runtime_state import RuntimeState
+from agentmem.domain.summary import summary_lines
+from agentmem.domain.text import language
 from agentmem.errors import AgentMemError
-from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore
+from agentmem.ports import AuditLog, MemoryStore, RawTurnRecord, RuntimeStateStore, TurnLog
 from agentmem.services.recall import RecallService, bounded
+from agentmem.services.summaries import LoadedSummary, SummaryService
 
 PROFILE_CATEGORIES = (Category.IDENTITY, Category.PREFERENCE)
 LISTING_LIMIT = 100
@@ -40,6 +51,7 @@ PROFILE_RANKED = 30
 """The profile listing's best this many are explained and offered to the slot (which shows at most
 10, skipping expired and over-long ones); the others are scored, then counted as dropped."""
 RECENT_CALLS_SHOWN = 5
+WINDOW_LINE = 300  # characters of one side of one turn in the session window (longer: cut)
 T = TypeVar("T")
 
 
@@ -57,6 +69,10 @@ class ContextService:
     audit: AuditLog
     runtime: RuntimeStateStore | None = None
     recall_k: int = 10
+    turn_log: TurnLog | None = None  # the session window's source (L0)
+    summaries: SummaryService | None = None  # the previous session's summary
+    window_turns: int = 5
+    task_memory_tokens: int = 200
     parallel: bool = True
     """Fetch the sources on threads (the stores are remote: the latency is the slowest call, not
     the sum). Off for in-process stores, where every fetch is CPU work under one GIL and the
@@ -83,6 +99,17 @@ class ContextService:
         recall_f = self._submit(self.recall.recall, scope, query, k=self.recall_k, now=now)
         listing_f = self._submit(self._listing, scope)
         state_f = self._submit(self._state, scope, session_id) if session_id else None
+        wanted = {spec.name for spec in schema.slots}
+        window_f = (
+            self._submit(self.turn_log.recent_turns, scope, session_id, self.window_turns)
+            if session_id and self.turn_log is not None and SlotName.SESSION in wanted
+            else None
+        )
+        summary_f = (
+            self._submit(self.summaries.previous, scope, session_id)
+            if session_id and self.summaries is not None and SlotName.PREVIOUS_SESSION in wanted
+            else None
+        )
 
         recalled = recall_f.result()
         degraded.extend(recalled.degraded)
@@ -93,6 +120,8 @@ class ContextService:
                 state = state_f.result()
             except AgentMemError:
                 degraded.append("runtime_state")
+        window = _settled(window_f, [], "session_window", degraded)
+        previous = _settled(summary_f, None, "session_summary", degraded)
         fetched = SlotInputs(
             query=query,
             now=now,
@@ -104,6 +133,10 @@ class ContextService:
             recall=self.recall,
             degraded=degraded,
             scored_by_id={s.record.memory_id: s for s in recalled.memories},
+            window=window,
+            previous=previous,
+            task_budget_chars=next((s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None),
+            task_memory_tokens=self.task_memory_tokens,
         )
         inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}
         assembled = assemble(mode, inputs, query=query, unranked=fetched.unranked)
@@ -161,6 +194,10 @@ class SlotInputs:
     scored_by_id: dict[str, ScoredMemory]
     unranked: dict[SlotName, int] = field(default_factory=dict)
     _ranked: dict[SlotName, list[ScoredMemory]] = field(default_factory=dict)
+    window: list[RawTurnRecord] = field(default_factory=list)  # oldest first
+    previous: LoadedSummary | None = None
+    task_budget_chars: int | None = None
+    task_memory_tokens: int = 200
 
     def ranked_policy(self) -> list[ScoredMemory]:
         """The policy listing, most important first."""
@@ -185,6 +222,17 @@ class SlotInputs:
 
 
 SlotSource = Callable[[SlotInputs], list[SlotItem]]
+
+
+def _settled(future: Future[T] | None, default: T, component: str, degraded: list[str]) -> T:
+    """The future's result; ``default`` (and ``component`` degraded) when it failed or is None."""
+    if future is None:
+        return default
+    try:
+        return future.result()
+    except AgentMemError:
+        degraded.append(component)
+        return default
 
 
 # Who a memory's line is attributed to, by the memory's source.
@@ -255,9 +303,50 @@ def _planner(fetched: SlotInputs) -> list[SlotItem]:
 
 
 def _task_mem(fetched: SlotInputs) -> list[SlotItem]:
-    """The task-memory ring buffer of the session state, newest first."""
+    """The task notes of the session state, newest first; past ``task_memory_tokens`` (or the
+    slot's character budget) compressed, the oldest folded first into their key sentences
+    (:func:`~agentmem.domain.compress.compress_notes`) instead of cut."""
     notes = fetched.state.task_memory if fetched.state is not None else ()
-    return [SlotItem(text=note) for note in reversed(notes)]
+    kept = compress_notes(notes, max_tokens=fetched.task_memory_tokens, max_chars=fetched.task_budget_chars)
+    return [SlotItem(text=note) for note in reversed(kept.notes)]
+
+
+def _cut_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= WINDOW_LINE else text[: WINDOW_LINE - 1] + "…"
+
+
+def _session(fetched: SlotInputs) -> list[SlotItem]:
+    """The session window, newest first (the slot shows it oldest first): each turn's user line,
+    then the assistant's. A turn that reads as an injection (it was quarantined, not stored) is
+    left out whole: the window quotes what the memory kept, never an attack."""
+    items: list[SlotItem] = []
+    for turn in reversed(fetched.window):
+        if turn.status != "accepted" or detect_injection(turn.user).is_injection:
+            continue
+        sides = [(turn.user, SaidBy.USER, "u")]
+        if turn.assistant.strip() and not detect_injection(turn.assistant).is_injection:
+            sides.append((turn.assistant, SaidBy.ASSISTANT, "a"))
+        for text, said_by, side in reversed(sides):
+            items.append(
+                SlotItem(
+                    text=_cut_line(text),
+                    said_by=said_by,
+                    said_on=turn.at.date(),
+                    item_id=f"{turn.message_id}:{side}",
+                )
+            )
+    return items
+
+
+def _previous_session(fetched: SlotInputs) -> list[SlotItem]:
+    """The scene summary of the session before this one, in the query's language: a header, the
+    facts it produced (still live) and its key entities."""
+    if fetched.previous is None:
+        return []
+    lang = language(fetched.query) if fetched.query.strip() else "en"
+    lines = summary_lines(fetched.previous.summary, fetched.previous.records, lang)
+    return [SlotItem(text=line.text, memory_id=line.memory_id) for line in lines]
 
 
 def _tool_state(fetched: SlotInputs) -> list[SlotItem]:
@@ -283,4 +372,6 @@ SLOT_SOURCES: dict[SlotName, SlotSource] = {
     SlotName.TOOL_STATE: _tool_state,
     SlotName.PROFILE: _profile,
     SlotName.RECALL: _recall,
+    SlotName.SESSION: _session,
+    SlotName.PREVIOUS_SESSION: _previous_session,
 }

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agentmem.domain.models import AuditAction, AuditEvent, Scope, Status
-from agentmem.errors import ValidationFailed, VersionConflict
+from agentmem.errors import AgentMemError, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage, scope_of_body
 from agentmem.ports import AuditLog, MemoryStore, TurnLog
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 from agentmem.services.projector import erased_before
+from agentmem.services.summaries import SummaryService
 from agentmem.services.write_pipeline import WritePipeline
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ _PAGE = 200
 class IngestService:
     pipeline: WritePipeline
     audit: AuditLog
+    summaries: SummaryService | None = None  # session memory: scene logs and summaries
 
     @property
     def store(self) -> MemoryStore:
@@ -80,7 +82,21 @@ class IngestService:
         after = self.store.erase_barrier(scope)
         if after is not None and after != barrier:  # erased while this turn was being written
             return self._drop(message, now, queue_message_id, stage="in_flight")
+        self._record_scene(message, outcome)
         return outcome
+
+    def _record_scene(self, message: TurnMessage, outcome: TurnOutcome) -> None:
+        """Add the processed turn to its session's scene log (the memories it wrote or
+        restated); a turn opening a new session summarises the user's previous one
+        (:class:`~agentmem.services.summaries.SummaryService`). Best effort: the turn's memories
+        are stored already, so a summary store that fails is logged, not retried."""
+        if self.summaries is None or outcome.status not in (TurnStatus.ACCEPTED, TurnStatus.QUARANTINED):
+            return
+        memory_ids = [*outcome.written, *outcome.reinforced] if outcome.status is TurnStatus.ACCEPTED else []
+        try:
+            self.summaries.record_turn(message.scope, message.session_id, message.message_id, message.at, memory_ids)
+        except AgentMemError as exc:
+            log.warning("ingest.scene_not_recorded", extra={"error": type(exc).__name__})
 
     def _drop(self, message: TurnMessage, now: datetime, queue_message_id: str, *, stage: str) -> TurnOutcome:
         """Remove whatever this turn left (records citing it, its L0 line and processed mark),

@@ -20,6 +20,7 @@ from typing import Any
 from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
+from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
@@ -138,4 +139,7 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         graph=GRAPH_BACKENDS[settings.graph_backend](settings),
         queue=SqsTurnQueue(queue_url, region=region),
         llm=llm,
+        summaries=DynamoSummaryStore(
+            settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
+        ),
     )

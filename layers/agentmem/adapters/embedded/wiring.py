@@ -10,6 +10,7 @@ from agentmem.adapters.embedded.audit_log import SqliteAuditLog
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.adapters.embedders import build_embedder
@@ -44,4 +45,5 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
             clock=clock.now,
             tenant_capacity=settings.tenant_queue_capacity(),
         ),
+        summaries=SqliteSummaryStore(data / "memory.db"),
     )
