@@ -3,10 +3,11 @@
 :func:`compress_notes` keeps the notes verbatim while they fit. Past the bound it folds the oldest
 note first into its *key sentences* — the sentences that carry a number, a date or time, a name
 or a conclusion, each kept word for word — and drops its other sentences; the folded notes are
-joined into one "earlier notes" line. If every note is folded and the result is still over, the
-key sentences shrink to their key clauses (the parts between commas that carry the key), then the
-oldest folded parts are left out (counted in :attr:`CompressedNotes.omitted`); a last single line
-too long for the bound is cut. The result always fits the bound (tokens by
+joined into one "earlier notes" line. The newest note (the task's current state) is never
+folded. If every older note is folded and the result is still over, the key sentences shrink to
+their key clauses (the parts between commas that carry the key), then the oldest folded parts are
+left out (counted in :attr:`CompressedNotes.omitted`); a newest note too long for the bound on
+its own is cut. The result always fits the bound (tokens by
 :func:`~agentmem.domain.text.estimate_tokens`, and characters when a character bound is given).
 Chinese and English alike. Pure.
 """
@@ -33,7 +34,7 @@ _SURNAMES = (
     "卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 )
 _CONCLUSION_EN = (
-    r"so|therefore|thus|hence|conclude[ds]?|conclusion|decided?|decision|result(?:s|ed)?|found|"
+    r"so|therefore|thus|hence|conclude[ds]?|conclusion|decided?|decision|result(?:ed)?|found|"
     r"confirm(?:s|ed)?|chose|chosen|choose|picked|selected|root\s+cause|caused?\s+by|because|fixed|"
     r"resolved|solved|works|worked|failed|fails|succeeded|done|approved|rejected|agreed|will\s+use|"
     r"going\s+with|switch(?:ed)?\s+to|must|need(?:s|ed)?\s+to"
@@ -111,7 +112,8 @@ def compress_notes(notes: Sequence[str], *, max_tokens: int, max_chars: int | No
 
     parts: list[str] = []
     folded = 0
-    while folded < len(notes):  # fold the oldest note first, keeping its key sentences
+    newest = notes[-1:]
+    while folded < len(notes) - 1:  # fold the oldest note first, keeping its key sentences
         parts += key_parts(notes[folded])
         folded += 1
         lines = folded_line(parts, 0) + notes[folded:]
@@ -120,23 +122,23 @@ def compress_notes(notes: Sequence[str], *, max_tokens: int, max_chars: int | No
     parts = [c for p in parts for c in _key_clauses(p)]  # then key clauses only
     omitted = 0
     while parts:
-        lines = folded_line(parts, omitted)
+        lines = folded_line(parts, omitted) + newest
         if _fits(lines, max_tokens, max_chars):
             return CompressedNotes(tuple(lines), folded, omitted)
-        if len(parts) == 1:
-            break
         parts.pop(0)  # leave out the oldest part
         omitted += 1
-    lines = folded_line(parts, omitted)
-    return CompressedNotes(tuple(_cut(line, max_tokens, max_chars) for line in lines), folded, omitted)
+    # Nothing older fits beside the newest note: it alone, cut to the bound if it must be.
+    return CompressedNotes(tuple(_cut(line, max_tokens, max_chars) for line in newest), folded, omitted)
 
 
 def _cut(line: str, max_tokens: int, max_chars: int | None) -> str:
-    """``line`` shortened from its end until it fits (a last resort for one overlong part)."""
-    limit = len(line) if max_chars is None else max_chars
-    while line and (len(line) > limit or estimate_tokens(line) > max_tokens):
-        line = line[: max(0, min(limit, len(line)) - 2)] + "…"
-        limit = len(line)
-        if len(line) <= 1:
-            return ""
-    return line
+    """``line`` shortened from its end (marked "…") until it fits: a last resort for a newest
+    note too long on its own."""
+    size = len(line) if max_chars is None else min(len(line), max_chars)
+    while size > 0:
+        cut = line if size >= len(line) else line[: size - 1].rstrip() + "…"
+        tokens = estimate_tokens(cut)
+        if tokens <= max_tokens and (max_chars is None or len(cut) <= max_chars):
+            return cut
+        size = min(size - 1, int(size * max_tokens / max(tokens, 1)))  # shrink by the excess
+    return ""
