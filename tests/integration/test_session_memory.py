@@ -28,9 +28,7 @@ def say(
     ids = []
     for user, assistant in exchanges:
         clock.set(clock.now() + timedelta(minutes=1))
-        status, body = api(
-            "POST", "/v1/turns", {"session_id": session, "user": user, "assistant": assistant}
-        )
+        status, body = api("POST", "/v1/turns", {"session_id": session, "user": user, "assistant": assistant})
         assert status == 202, body
         ids += body["message_ids"]
     runner.drain()
@@ -68,9 +66,16 @@ ZH_TURNS = [
 # ---------------------------------------------------------------------------- the session window
 
 
-@pytest.mark.parametrize(("turns", "query"), [(EN_TURNS, "which hotel should I pick?"), (ZH_TURNS, "订哪家酒店好？")])
+@pytest.mark.parametrize(
+    ("turns", "query"), [(EN_TURNS, "which hotel should I pick?"), (ZH_TURNS, "订哪家酒店好？")]
+)
 def test_the_window_holds_the_sessions_turns_in_order_and_survives_a_restart(
-    api: Any, runner: LocalRunner, clock: ManualClock, container: Container, turns: list[tuple[str, str]], query: str
+    api: Any,
+    runner: LocalRunner,
+    clock: ManualClock,
+    container: Container,
+    turns: list[tuple[str, str]],
+    query: str,
 ) -> None:
     say(api, runner, clock, "trip", *turns)
     say(api, runner, clock, "other", ("Something else entirely", "ok"))
@@ -124,7 +129,9 @@ def test_the_window_leaves_out_a_turn_that_reads_as_an_injection(
     assert items == ["I like green tea.", "Noted.", "What should I drink?", "Green tea, as you like it."]
 
 
-def test_the_window_shows_what_the_log_kept_redacted(api: Any, runner: LocalRunner, clock: ManualClock) -> None:
+def test_the_window_shows_what_the_log_kept_redacted(
+    api: Any, runner: LocalRunner, clock: ManualClock
+) -> None:
     say(api, runner, clock, "s1", ("My email is li.na@example.com, write to me there.", "Will do."))
     out = context(api, "email", "s1")
     assert "li.na@example.com" not in out["context"]
@@ -161,9 +168,12 @@ def test_the_next_session_starts_with_the_previous_sessions_summary(
     assert stored is not None and set(stored.fact_ids) <= set(facts.values()) and stored.turns == 3
     later = context(api, "what do you remember?", "tuesday")
     assert later["slots"]["previous_session"]["items"] == items
-    assert context(restarted(container, clock), "what do you remember?", "tuesday")["slots"][
-        "previous_session"
-    ]["items"] == items
+    assert (
+        context(restarted(container, clock), "what do you remember?", "tuesday")["slots"]["previous_session"][
+            "items"
+        ]
+        == items
+    )
     assert context(api, "what do you remember?", "monday")["slots"]["previous_session"]["items"] == []
 
     # a deleted memory never comes back through the summary
@@ -185,7 +195,9 @@ def test_the_summary_speaks_the_querys_language_and_names_the_entities(
         assert all(name.strip() for name in entity_lines[0].removeprefix("关键实体：").split("、"))
 
 
-def test_a_session_that_went_on_is_summarised_again(api: Any, runner: LocalRunner, clock: ManualClock) -> None:
+def test_a_session_that_went_on_is_summarised_again(
+    api: Any, runner: LocalRunner, clock: ManualClock
+) -> None:
     say(api, runner, clock, "s1", ("I play the cello.", "Great."))
     assert "I play the cello." in context(api, "hobbies", "s2")["slots"]["previous_session"]["items"]
     say(api, runner, clock, "s1", ("I also play chess on weekends.", "Fun."))  # s1 went on meanwhile
@@ -202,7 +214,11 @@ def test_erasing_the_user_erases_the_summaries(
     summaries = container.adapters.summaries
     assert summaries is not None and summaries.summary(S, "s1") is not None
     assert api("DELETE", "/v1/users/u1")[0] == 200
-    assert summaries.latest(S) is None and summaries.summary(S, "s1") is None and summaries.scene(S, "s2") is None
+    assert (
+        summaries.latest(S) is None
+        and summaries.summary(S, "s1") is None
+        and summaries.scene(S, "s2") is None
+    )
     assert context(api, "bees", "s3")["context"] == ""
 
 

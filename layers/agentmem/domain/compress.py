@@ -81,11 +81,13 @@ def _key_clauses(sentence: str) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class CompressedNotes:
     """The notes to show, oldest first (a folded "earlier notes" line first when any was folded);
-    ``folded``: how many original notes were folded into it; ``omitted``: key parts left out."""
+    ``folded``: how many original notes were folded into it; ``omitted``: key parts left out;
+    ``cut``: the newest note had to be shortened (nothing else fit)."""
 
     notes: tuple[str, ...]
     folded: int = 0
     omitted: int = 0
+    cut: bool = False
 
 
 def _fits(lines: Sequence[str], max_tokens: int, max_chars: int | None) -> bool:
@@ -128,7 +130,8 @@ def compress_notes(notes: Sequence[str], *, max_tokens: int, max_chars: int | No
         parts.pop(0)  # leave out the oldest part
         omitted += 1
     # Nothing older fits beside the newest note: it alone, cut to the bound if it must be.
-    return CompressedNotes(tuple(_cut(line, max_tokens, max_chars) for line in newest), folded, omitted)
+    shortened = tuple(c for c in (_cut(line, max_tokens, max_chars) for line in newest) if c)
+    return CompressedNotes(shortened, folded, omitted, cut=shortened != tuple(newest))
 
 
 def _cut(line: str, max_tokens: int, max_chars: int | None) -> str:

@@ -135,7 +135,9 @@ class ContextService:
             scored_by_id={s.record.memory_id: s for s in recalled.memories},
             window=window,
             previous=previous,
-            task_budget_chars=next((s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None),
+            task_budget_chars=next(
+                (s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None
+            ),
             task_memory_tokens=self.task_memory_tokens,
         )
         inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}

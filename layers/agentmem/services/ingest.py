@@ -94,7 +94,9 @@ class IngestService:
             return
         memory_ids = [*outcome.written, *outcome.reinforced] if outcome.status is TurnStatus.ACCEPTED else []
         try:
-            self.summaries.record_turn(message.scope, message.session_id, message.message_id, message.at, memory_ids)
+            self.summaries.record_turn(
+                message.scope, message.session_id, message.message_id, message.at, memory_ids
+            )
         except AgentMemError as exc:
             log.warning("ingest.scene_not_recorded", extra={"error": type(exc).__name__})
 

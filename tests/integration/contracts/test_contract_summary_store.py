@@ -44,7 +44,10 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Ses
         return
     with dynamodb_tables(request.param) as tables:
         lazy = tables.lazy()
-        yield DynamoSummaryStore(tables.session_table, client=lazy), DynamoTurnLog(tables.session_table, client=lazy)
+        yield (
+            DynamoSummaryStore(tables.session_table, client=lazy),
+            DynamoTurnLog(tables.session_table, client=lazy),
+        )
 
 
 def at(minutes: int) -> datetime:
@@ -104,7 +107,9 @@ def test_summaries_round_trip_per_session(stores: tuple[SessionSummaryStore, Tur
     assert store.summary(S2, "s1") is None
 
 
-def test_erase_removes_the_scope_only_and_leaves_the_turn_log(stores: tuple[SessionSummaryStore, TurnLog]) -> None:
+def test_erase_removes_the_scope_only_and_leaves_the_turn_log(
+    stores: tuple[SessionSummaryStore, TurnLog],
+) -> None:
     store, turns = stores
     for scope in (S1, S2):
         store.record_turn(scope, "s1", "m1", at(0), ["mem-a"])

@@ -90,13 +90,14 @@ class DynamoSummaryStore:
             new: Item = {**_key(scope, LATEST), "session_id": s(session_id)}
             if before is not None:
                 new["previous"] = s(before)
+            condition: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(pk)"}
+            if before is not None:
+                condition = {
+                    "ConditionExpression": "session_id = :before",
+                    "ExpressionAttributeValues": {":before": s(before)},
+                }
             try:
-                self._t.call(
-                    "put_item",
-                    Item=new,
-                    ConditionExpression="attribute_not_exists(pk)" if before is None else "session_id = :before",
-                    **({} if before is None else {"ExpressionAttributeValues": {":before": s(before)}}),
-                )
+                self._t.call("put_item", Item=new, **condition)
             except ConditionFailed:
                 continue  # another turn moved it meanwhile: read it again
             return before
@@ -130,7 +131,9 @@ class DynamoSummaryStore:
         )
 
     def summary(self, scope: Scope, session_id: str) -> SceneSummary | None:
-        item = self._t.call("get_item", Key=_key(scope, SUMMARY + session_id), ConsistentRead=True).get("Item")
+        item = self._t.call("get_item", Key=_key(scope, SUMMARY + session_id), ConsistentRead=True).get(
+            "Item"
+        )
         if not item:
             return None
         try:

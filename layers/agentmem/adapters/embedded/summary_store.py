@@ -126,7 +126,7 @@ class SqliteSummaryStore:
         """Deleted with ``secure_delete`` and the WAL truncated, like the turn log."""
         with self._db.write() as conn:
             removed = sum(
-                int(conn.execute(f"DELETE FROM {table} WHERE pk = ?", (scope.key,)).rowcount)  # noqa: S608
+                int(conn.execute(f"DELETE FROM {table} WHERE pk = ?", (scope.key,)).rowcount)
                 for table in ("scene_turns", "scene_summaries", "latest_session")
             )
         self._db.checkpoint()
