@@ -192,12 +192,19 @@ class SessionSummaryStore(Protocol):
     locally): session memory across sessions (:mod:`agentmem.domain.summary`)."""
 
     def record_turn(
-        self, scope: Scope, session_id: str, message_id: str, at: datetime, memory_ids: Sequence[str]
+        self,
+        scope: Scope,
+        session_id: str,
+        message_id: str,
+        at: datetime,
+        memory_ids: Sequence[str],
+        withheld: Sequence[str] = (),
     ) -> str | None:
         """Add one processed turn to the session's scene log (idempotent per ``message_id``; a log
-        at :data:`~agentmem.domain.summary.MAX_SCENE_TURNS` takes no more) and make the session
-        the scope's latest. Returns the session that was the latest before when it was another
-        one (it has just closed: the caller summarises it), else None."""
+        at :data:`~agentmem.domain.summary.MAX_SCENE_TURNS` takes no more), mark the recorded
+        turns of ``withheld`` (message ids of this session) as withheld, and make the session the
+        scope's latest. Returns the session that was the latest before when it was another one
+        (it has just closed: the caller summarises it), else None."""
 
     def scene(self, scope: Scope, session_id: str) -> SceneLog | None:
         """The session's scene log, or None when no turn of it was recorded."""

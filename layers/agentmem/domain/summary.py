@@ -43,13 +43,16 @@ MAX_SCENE_TURNS = 1000  # turns a scene log records; later turns of a very long 
 @dataclass(frozen=True, slots=True)
 class SceneLog:
     """The running record of one session: the turns it had (by message id), the first and last
-    time it spoke, and the memories its turns wrote or restated."""
+    time it spoke, the memories its turns wrote or restated, and the turns the write path
+    withheld (quarantined as an injection, alone or as a part of one split over turns): the
+    session window never quotes those."""
 
     session_id: str
     started_at: datetime
     ended_at: datetime
     message_ids: frozenset[str] = frozenset()
     memory_ids: frozenset[str] = frozenset()
+    withheld: frozenset[str] = frozenset()
 
     @property
     def turns(self) -> int:

@@ -105,6 +105,11 @@ class ContextService:
             if session_id and self.turn_log is not None and SlotName.SESSION in wanted
             else None
         )
+        held_f = (
+            self._submit(self.summaries.withheld, scope, session_id)
+            if window_f is not None and self.summaries is not None
+            else None
+        )
         summary_f = (
             self._submit(self.summaries.previous, scope, session_id)
             if session_id and self.summaries is not None and SlotName.PREVIOUS_SESSION in wanted
@@ -121,6 +126,7 @@ class ContextService:
             except AgentMemError:
                 degraded.append("runtime_state")
         window = _settled(window_f, [], "session_window", degraded)
+        recorded, withheld = _settled(held_f, (frozenset(), frozenset()), "session_window", degraded)
         previous = _settled(summary_f, None, "session_summary", degraded)
         fetched = SlotInputs(
             query=query,
@@ -134,6 +140,8 @@ class ContextService:
             degraded=degraded,
             scored_by_id={s.record.memory_id: s for s in recalled.memories},
             window=window,
+            recorded=recorded,
+            withheld=withheld,
             previous=previous,
             task_budget_chars=next(
                 (s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None
@@ -197,6 +205,8 @@ class SlotInputs:
     unranked: dict[SlotName, int] = field(default_factory=dict)
     _ranked: dict[SlotName, list[ScoredMemory]] = field(default_factory=dict)
     window: list[RawTurnRecord] = field(default_factory=list)  # oldest first
+    recorded: frozenset[str] = frozenset()  # turns of the window the scene log holds (judged at ingest)
+    withheld: frozenset[str] = frozenset()  # of those, the ones ingest withheld
     previous: LoadedSummary | None = None
     task_budget_chars: int | None = None
     task_memory_tokens: int = 200
@@ -318,16 +328,27 @@ def _cut_line(text: str) -> str:
     return text if len(text) <= WINDOW_LINE else text[: WINDOW_LINE - 1] + "…"
 
 
+def _quotable(turn: RawTurnRecord, fetched: SlotInputs) -> bool:
+    """Whether the window may quote ``turn``: the write path's verdict when the scene log holds
+    it (quarantined turns, attacks split over turns and injected replies are withheld), else
+    (not recorded yet, no scene store) the guard's rules on both sides, here."""
+    if turn.status != "accepted" or turn.message_id in fetched.withheld:
+        return False
+    if turn.message_id in fetched.recorded:
+        return True
+    return not any(detect_injection(side).is_injection for side in (turn.user, turn.assistant) if side)
+
+
 def _session(fetched: SlotInputs) -> list[SlotItem]:
     """The session window, newest first (the slot shows it oldest first): each turn's user line,
-    then the assistant's. A turn that reads as an injection (it was quarantined, not stored) is
-    left out whole: the window quotes what the memory kept, never an attack."""
+    then the assistant's (when it said anything). A turn that reads as an injection is left out
+    whole (:func:`_quotable`): the window quotes what the memory kept, never an attack."""
     items: list[SlotItem] = []
     for turn in reversed(fetched.window):
-        if turn.status != "accepted" or detect_injection(turn.user).is_injection:
+        if not _quotable(turn, fetched):
             continue
         sides = [(turn.user, SaidBy.USER, "u")]
-        if turn.assistant.strip() and not detect_injection(turn.assistant).is_injection:
+        if turn.assistant.strip():
             sides.append((turn.assistant, SaidBy.ASSISTANT, "a"))
         for text, said_by, side in reversed(sides):
             items.append(

@@ -40,11 +40,18 @@ class SummaryService:
     memories: MemoryStore
 
     def record_turn(
-        self, scope: Scope, session_id: str, message_id: str, at: datetime, memory_ids: Sequence[str]
+        self,
+        scope: Scope,
+        session_id: str,
+        message_id: str,
+        at: datetime,
+        memory_ids: Sequence[str],
+        withheld: Sequence[str] = (),
     ) -> SceneSummary | None:
-        """Record a processed turn in its session's log; when it opens a new session, summarise
-        the one that closed and store it (returned)."""
-        closed = self.store.record_turn(scope, session_id, message_id, at, memory_ids)
+        """Record a processed turn in its session's log (``withheld``: message ids the session
+        window must not quote); when it opens a new session, summarise the one that closed and
+        store it (returned)."""
+        closed = self.store.record_turn(scope, session_id, message_id, at, memory_ids, withheld)
         return None if closed is None else self.summarise(scope, closed)
 
     def summarise(self, scope: Scope, session_id: str) -> SceneSummary | None:
@@ -57,6 +64,11 @@ class SummaryService:
         self.store.put_summary(scope, summary)
         log.info("summaries.stored", extra={"turns": summary.turns, "facts": len(summary.fact_ids)})
         return summary
+
+    def withheld(self, scope: Scope, session_id: str) -> tuple[frozenset[str], frozenset[str]]:
+        """(the session's recorded turns, those of them withheld from the session window)."""
+        scene = self.store.scene(scope, session_id)
+        return (scene.message_ids, scene.withheld) if scene is not None else (frozenset(), frozenset())
 
     def previous(self, scope: Scope, session_id: str) -> LoadedSummary | None:
         """The summary of the session before ``session_id`` (the latest session when that is

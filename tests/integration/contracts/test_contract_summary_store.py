@@ -72,6 +72,19 @@ def test_a_scene_records_turns_once_with_their_span_and_memories(
     assert store.scene(S2, "s1") is None  # scoped
 
 
+def test_withheld_turns_are_marked_on_recorded_turns_of_the_session(
+    stores: tuple[SessionSummaryStore, TurnLog],
+) -> None:
+    store, _ = stores
+    store.record_turn(S1, "s1", "m1", at(0), ["mem-a"])
+    store.record_turn(S1, "s1", "m2", at(1), [])
+    store.record_turn(S1, "s2", "m9", at(2), [])
+    store.record_turn(S1, "s1", "m3", at(3), [], withheld=["m3", "m1", "m9"])  # m9 is not of s1
+    scene = store.scene(S1, "s1")
+    assert scene is not None and scene.withheld == {"m1", "m3"} and scene.turns == 3
+    assert store.scene(S1, "s2").withheld == frozenset()  # type: ignore[union-attr]
+
+
 def test_a_switch_is_reported_once_and_keeps_the_session_before(
     stores: tuple[SessionSummaryStore, TurnLog],
 ) -> None:

@@ -1,8 +1,8 @@
 """DynamoDB scene logs, scene summaries and the latest session (:class:`~agentmem.ports.SessionSummaryStore`).
 
 Items of the *session* table, per ``pk = scope.key`` (beside the turn log's and the runtime
-state's): ``SCENE#<session_id>`` the scene log (string sets of message and memory ids, grown with
-``ADD``, so a replayed turn changes nothing; the first and the last recorded time; ``ttl`` = last
+state's): ``SCENE#<session_id>`` the scene log (string sets of message, memory and withheld message
+ids, grown with ``ADD``, so a replayed turn changes nothing; the first and the last recorded time; ``ttl`` = last
 turn + retention, like the L0 turns), ``SUMMARY#<session_id>`` one summary as JSON and
 ``LATEST#`` the scope's latest session and the one before it. Summaries and the marker hold ids,
 not text, and carry no TTL: the next session may come long after the turns expired; erasing the
@@ -53,7 +53,13 @@ class DynamoSummaryStore:
         self._retention = retention
 
     def record_turn(
-        self, scope: Scope, session_id: str, message_id: str, at: datetime, memory_ids: Sequence[str]
+        self,
+        scope: Scope,
+        session_id: str,
+        message_id: str,
+        at: datetime,
+        memory_ids: Sequence[str],
+        withheld: Sequence[str] = (),
     ) -> str | None:
         values: dict[str, Any] = {
             ":m": {"SS": [message_id]},
@@ -66,6 +72,9 @@ class DynamoSummaryStore:
         if memory_ids:
             values[":ids"] = {"SS": sorted(set(memory_ids))}
             add += ", memory_ids :ids"
+        if withheld:
+            values[":w"] = {"SS": sorted(set(withheld))}
+            add += ", withheld :w"
         try:
             self._t.call(
                 "update_item",
@@ -107,12 +116,14 @@ class DynamoSummaryStore:
         item = self._t.call("get_item", Key=_key(scope, SCENE + session_id), ConsistentRead=True).get("Item")
         if not item:
             return None
+        message_ids = item.get("message_ids", {}).get("SS", ())
         return SceneLog(
             session_id=session_id,
             started_at=parse_datetime(text(item, "started_at")),
             ended_at=parse_datetime(text(item, "ended_at")),
-            message_ids=frozenset(item.get("message_ids", {}).get("SS", ())),
+            message_ids=frozenset(message_ids),
             memory_ids=frozenset(item.get("memory_ids", {}).get("SS", ())),
+            withheld=frozenset(item.get("withheld", {}).get("SS", ())) & frozenset(message_ids),
         )
 
     def latest(self, scope: Scope) -> LatestSession | None:

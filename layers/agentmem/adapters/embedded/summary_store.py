@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS scene_turns (
     message_id TEXT NOT NULL,
     at TEXT NOT NULL,
     memory_ids TEXT NOT NULL,
+    withheld INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (pk, session_id, message_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS scene_summaries (
@@ -56,7 +57,13 @@ class SqliteSummaryStore:
         self._db.close()
 
     def record_turn(
-        self, scope: Scope, session_id: str, message_id: str, at: datetime, memory_ids: Sequence[str]
+        self,
+        scope: Scope,
+        session_id: str,
+        message_id: str,
+        at: datetime,
+        memory_ids: Sequence[str],
+        withheld: Sequence[str] = (),
     ) -> str | None:
         with self._db.write() as conn:
             (count,) = conn.execute(
@@ -68,6 +75,10 @@ class SqliteSummaryStore:
                     " VALUES (?, ?, ?, ?, ?)",
                     (scope.key, session_id, message_id, format_sortable(at), json.dumps(list(memory_ids))),
                 )
+            conn.executemany(
+                "UPDATE scene_turns SET withheld = 1 WHERE pk = ? AND session_id = ? AND message_id = ?",
+                [(scope.key, session_id, m) for m in withheld],
+            )
             row = conn.execute("SELECT session_id FROM latest_session WHERE pk = ?", (scope.key,)).fetchone()
             before = None if row is None else str(row[0])
             if before == session_id:
@@ -81,18 +92,19 @@ class SqliteSummaryStore:
     def scene(self, scope: Scope, session_id: str) -> SceneLog | None:
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT message_id, at, memory_ids FROM scene_turns WHERE pk = ? AND session_id = ?",
+                "SELECT message_id, at, memory_ids, withheld FROM scene_turns WHERE pk = ? AND session_id = ?",
                 (scope.key, session_id),
             ).fetchall()
         if not rows:
             return None
-        times = sorted(parse_datetime(at) for _, at, _ in rows)
+        times = sorted(parse_datetime(at) for _, at, _, _ in rows)
         return SceneLog(
             session_id=session_id,
             started_at=times[0],
             ended_at=times[-1],
-            message_ids=frozenset(str(m) for m, _, _ in rows),
-            memory_ids=frozenset(str(i) for _, _, ids in rows for i in json.loads(ids)),
+            message_ids=frozenset(str(m) for m, _, _, _ in rows),
+            memory_ids=frozenset(str(i) for _, _, ids, _ in rows for i in json.loads(ids)),
+            withheld=frozenset(str(m) for m, _, _, held in rows if held),
         )
 
     def latest(self, scope: Scope) -> LatestSession | None:
