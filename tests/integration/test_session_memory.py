@@ -10,7 +10,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from conftest import Api
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.bootstrap import Container, bootstrap
@@ -44,10 +43,10 @@ def context(api: Any, query: str, session: str | None, mode: str = "chat") -> di
     return dict(out)
 
 
-def restarted(container: Container, clock: ManualClock) -> Api:
+def restarted(api: Any, container: Container, clock: ManualClock) -> Any:
     """An api over a fresh container on the same data directory (a new process, a cold start)."""
     fresh = bootstrap(container.settings, clock=clock, embedder=HashEmbedder())
-    return Api(fresh)
+    return type(api)(fresh)
 
 
 EN_TURNS = [
@@ -90,14 +89,12 @@ def test_the_window_holds_the_sessions_turns_in_order_and_survives_a_restart(
     assert f"{user_label}, 2026-01-05] “{turns[0][0]}”" in out["context"]
     assert f"{assistant_label}, 2026-01-05] “{turns[0][1]}”" in out["context"]
 
-    again = context(restarted(container, clock), query, "trip")
+    again = context(restarted(api, container, clock), query, "trip")
     assert again["slots"]["session"]["items"] == expected
     assert again["context"] == out["context"]
 
 
-def test_the_window_is_the_last_n_turns_of_the_setting(
-    runner: LocalRunner, clock: ManualClock, tmp_path: Any
-) -> None:
+def test_the_window_is_the_last_n_turns_of_the_setting(api: Any, clock: ManualClock, tmp_path: Any) -> None:
     from agentmem.settings import load_settings
 
     container = bootstrap(
@@ -105,7 +102,7 @@ def test_the_window_is_the_last_n_turns_of_the_setting(
         clock=clock,
         embedder=HashEmbedder(),
     )
-    api, run = Api(container), LocalRunner(container)
+    api, run = type(api)(container), LocalRunner(container)
     say(api, run, clock, "s1", *[(f"question number {i}", "") for i in range(6)])
     items = context(api, "next question", "s1")["slots"]["session"]["items"]
     assert items == ["question number 3", "question number 4", "question number 5"]  # no empty replies
@@ -187,9 +184,9 @@ def test_the_next_session_starts_with_the_previous_sessions_summary(
     later = context(api, "what do you remember?", "tuesday")
     assert later["slots"]["previous_session"]["items"] == items
     assert (
-        context(restarted(container, clock), "what do you remember?", "tuesday")["slots"]["previous_session"][
-            "items"
-        ]
+        context(restarted(api, container, clock), "what do you remember?", "tuesday")["slots"][
+            "previous_session"
+        ]["items"]
         == items
     )
     assert context(api, "what do you remember?", "monday")["slots"]["previous_session"]["items"] == []
