@@ -48,10 +48,11 @@ NEPTUNE_WRITE = (*NEPTUNE_READ, "neptune-db:WriteDataViaQuery", "neptune-db:Dele
 ACCESS: dict[str, Access] = {
     # WritePipeline: create/update/transact (PutItem), mark_pending + scope registry (UpdateItem),
     # get/get_many/scan_active/find_by_key (reads); the L0 log and processed marks (session Put/Get);
-    # k-NN dedup against the index; embeddings. No graph.
+    # k-NN dedup against the index; embeddings; the scene logs of session memory (session
+    # UpdateItem: ADD to a scene's id sets). No graph.
     "ingest": Access(
         memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:UpdateItem"),
-        session=("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"),
+        session=("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"),
         opensearch=True,
         bedrock_embed=True,
         bedrock_llm=True,

@@ -51,6 +51,7 @@ from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
 from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
+from agentmem.services.summaries import SummaryService
 from agentmem.services.transfer import TransferService
 from agentmem.services.turns import TurnService, TurnStatusService
 from agentmem.services.write_pipeline import WritePipeline
@@ -85,6 +86,7 @@ class Container:
     turn_status: TurnStatusService
     dead_letters: DeadLetterService
     transfer: TransferService
+    summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
     @property
@@ -163,6 +165,7 @@ def bootstrap(
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
     )
+    summaries = SummaryService(store=a.summaries, memories=a.store) if a.summaries is not None else None
     explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder, guard=guard)
     admin = AdminService(
         store=a.store,
@@ -175,6 +178,7 @@ def bootstrap(
         guard=guard,
         queue=a.queue,
         conflicts=conflicts.conflicts,
+        summaries=a.summaries,
     )
     return Container(
         settings=settings,
@@ -186,7 +190,7 @@ def bootstrap(
         explicit=explicit,
         turns=TurnService(queue=a.queue),
         sessions=SessionStateService(runtime=a.runtime_state, guard=guard),
-        ingest=IngestService(pipeline=pipeline, audit=a.audit),
+        ingest=IngestService(pipeline=pipeline, audit=a.audit, summaries=summaries),
         recall=recall,
         context=ContextService(
             store=a.store,
@@ -195,6 +199,10 @@ def bootstrap(
             runtime=a.runtime_state,
             parallel=settings.backend != "local",  # embedded stores are CPU work in-process
             conflicts=conflicts,
+            turn_log=a.turn_log,
+            summaries=summaries,
+            window_turns=settings.session_window_turns,
+            task_memory_tokens=settings.task_memory_tokens,
         ),
         projector=projector,
         admin=admin,
@@ -218,6 +226,7 @@ def bootstrap(
         ),
         dead_letters=DeadLetterService(audit=a.audit, queue=a.dead_letters),
         transfer=TransferService(store=a.store, writer=explicit),
+        summaries=summaries,
     )
 
 

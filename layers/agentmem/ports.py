@@ -58,6 +58,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "ReceivedMessage",
     "RuntimeStateStore",
     "SearchIndex",
+    "SessionSummaryStore",
     "TurnLog",
     "TurnQueue",
 ]
@@ -69,6 +70,7 @@ if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy
     from agentmem.domain.pending import ConflictStatus, PendingConflict
     from agentmem.domain.runtime_state import RuntimeState
     from agentmem.domain.similarity import Calibration
+    from agentmem.domain.summary import LatestSession, SceneLog, SceneSummary
     from agentmem.messages import TurnMessage
 
 
@@ -223,6 +225,42 @@ class ConflictStore(Protocol):
 
     def erase_scope(self, scope: Scope) -> int:
         """Remove every conflict of the scope; returns how many."""
+
+
+class SessionSummaryStore(Protocol):
+    """Scene logs, scene summaries and the latest session, per scope (the session table; SQLite
+    locally): session memory across sessions (:mod:`agentmem.domain.summary`)."""
+
+    def record_turn(
+        self,
+        scope: Scope,
+        session_id: str,
+        message_id: str,
+        at: datetime,
+        memory_ids: Sequence[str],
+        withheld: Sequence[str] = (),
+    ) -> str | None:
+        """Add one processed turn to the session's scene log (idempotent per ``message_id``; a log
+        at :data:`~agentmem.domain.summary.MAX_SCENE_TURNS` takes no more), mark the recorded
+        turns of ``withheld`` (message ids of this session) as withheld, and make the session the
+        scope's latest. Returns the session that was the latest before when it was another one
+        (it has just closed: the caller summarises it), else None."""
+
+    def scene(self, scope: Scope, session_id: str) -> SceneLog | None:
+        """The session's scene log, or None when no turn of it was recorded."""
+
+    def latest(self, scope: Scope) -> LatestSession | None:
+        """The scope's latest session and the one before it, or None before any turn."""
+
+    def put_summary(self, scope: Scope, summary: SceneSummary) -> None:
+        """Keep ``summary`` (replacing the session's earlier one)."""
+
+    def summary(self, scope: Scope, session_id: str) -> SceneSummary | None:
+        """The session's stored summary, or None (none yet, or a row that no longer parses)."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove every scene log, summary and the latest marker of the scope; returns how many
+        items were removed."""
 
 
 class SearchIndex(Protocol):

@@ -96,7 +96,9 @@ class Settings(BaseSettings):
     # Local server: requests one user / one tenant may have in flight; beyond them, 429.
     http_user_concurrency: int = Field(2, ge=1, le=1000)
     http_tenant_concurrency: int = Field(8, ge=1, le=10000)
-    session_window_turns: int = Field(5, ge=1, le=100)
+    session_window_turns: int = Field(5, ge=1, le=100)  # turns of the session window (chat context)
+    # Task notes past this many tokens are compressed in the context (docs/session-memory.md).
+    task_memory_tokens: int = Field(200, ge=16, le=8000)
     api_token: str | None = None  # local mode: bearer token required from non-loopback clients
     token_tenants: dict[str, str] = Field(default_factory=dict)  # token -> tenant (local mode)
     operator_token: str | None = None  # local mode: a bearer token that also grants memory:policy

@@ -19,6 +19,7 @@ from agentmem.ports import (
     MemoryStore,
     RuntimeStateStore,
     SearchIndex,
+    SessionSummaryStore,
     TurnLog,
     TurnQueue,
 )
@@ -41,3 +42,4 @@ class Adapters:
     llm: LLM | None = None
     conflicts: ConflictStore | None = None  # None: bootstrap keeps them in memory (tests' fakes)
     dead_letters: DeadLetterQueue | None = None
+    summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions

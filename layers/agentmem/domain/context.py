@@ -1,6 +1,7 @@
 """Schema-driven context assembly (seed 000 §5, seed 002 §6, seed 003 §4, §5.3).
 
-Six slots (Constraints, Planner, TaskMem, ToolState, Profile, Recall); four schemas (chat,
+Eight slots (Constraints, Planner, TaskMem, ToolState, Profile, Recall, and the session memory's
+Session window and PreviousSession summary, docs/session-memory.md); four schemas (chat,
 tool, react, rag) pick slots with a character budget and a top-k each; a global budget trims by
 priority (Constraints kept longest, Recall cut first). Injection rules: the block says the
 user's current statement wins; nothing recalled means an empty string, no placeholder;
@@ -49,16 +50,20 @@ class SlotName(StrEnum):
     TOOL_STATE = "tool_state"
     PROFILE = "profile"
     RECALL = "recall"
+    SESSION = "session"  # the session window: the last turns of this session, oldest first
+    PREVIOUS_SESSION = "previous_session"  # the scene summary of the session before this one
 
 
 @dataclass(frozen=True, slots=True)
 class SlotDef:
     """One slot: ``priority`` decides the global-budget trim (lower = kept longer, seed 000 §5.2);
-    ``headings`` holds the slot's section heading per language."""
+    ``headings`` holds the slot's section heading per language; a ``chronological`` slot is
+    given its items newest first (so budgets cut the oldest) and shows them oldest first."""
 
     name: SlotName
     priority: int
     headings: Mapping[str, str]
+    chronological: bool = False
 
 
 SLOT_DEFS: tuple[SlotDef, ...] = (
@@ -67,7 +72,9 @@ SLOT_DEFS: tuple[SlotDef, ...] = (
     SlotDef(SlotName.TASK_MEM, 2, {"zh": "任务记录", "en": "Task notes"}),
     SlotDef(SlotName.TOOL_STATE, 3, {"zh": "工具状态", "en": "Tool state"}),
     SlotDef(SlotName.PROFILE, 4, {"zh": "用户画像", "en": "Profile"}),
-    SlotDef(SlotName.RECALL, 5, {"zh": "相关记忆", "en": "Relevant memories"}),
+    SlotDef(SlotName.RECALL, 7, {"zh": "相关记忆", "en": "Relevant memories"}),  # cut first
+    SlotDef(SlotName.SESSION, 5, {"zh": "本次会话", "en": "This session"}, chronological=True),
+    SlotDef(SlotName.PREVIOUS_SESSION, 6, {"zh": "上次会话", "en": "Previous session"}),
 )
 SLOTS: dict[SlotName, SlotDef] = {d.name: d for d in SLOT_DEFS}
 CONFIRM_CHARS = 120  # of each statement a confirmation question quotes
@@ -81,6 +88,7 @@ class SaidBy(StrEnum):
     CONVERSATION = "conversation"  # an exchange between the user and the assistant
     OPERATOR = "operator"  # an authorised operator write (the Constraints slot)
     SUMMARY = "summary"  # consolidation's merge of earlier memories
+    ASSISTANT = "assistant"  # the assistant's side of a turn of the session window
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +117,7 @@ _PHRASES: dict[str, _Phrases] = {
             SaidBy.CONVERSATION: "对话",
             SaidBy.OPERATOR: "授权设定",
             SaidBy.SUMMARY: "归纳",
+            SaidBy.ASSISTANT: "助手",
         },
     ),
     "en": _Phrases(
@@ -127,6 +136,7 @@ _PHRASES: dict[str, _Phrases] = {
             SaidBy.CONVERSATION: "conversation",
             SaidBy.OPERATOR: "operator",
             SaidBy.SUMMARY: "summary",
+            SaidBy.ASSISTANT: "assistant",
         },
     ),
 }
@@ -178,6 +188,8 @@ SCHEMAS: dict[Mode, Schema] = {
             SlotSpec(SlotName.CONSTRAINTS, 200),
             SlotSpec(SlotName.PROFILE, 300, top_k=10),
             SlotSpec(SlotName.RECALL, 400, top_k=3, min_score=0.4),
+            SlotSpec(SlotName.PREVIOUS_SESSION, 400, top_k=10),
+            SlotSpec(SlotName.SESSION, 800, top_k=200),
         ),
     ),
     Mode.TOOL: Schema(
@@ -214,7 +226,8 @@ SCHEMAS: dict[Mode, Schema] = {
 @dataclass(frozen=True, slots=True)
 class SlotItem:
     """One line a slot may render. ``memory_id`` is None for runtime state lines; a memory's
-    line is attributed (``said_by``, ``said_on``) when rendered."""
+    line is attributed (``said_by``, ``said_on``) when rendered. ``item_id`` tells apart two
+    lines of the same text that are not a memory (two turns that both said "yes")."""
 
     text: str
     score: float = 1.0
@@ -224,6 +237,7 @@ class SlotItem:
     about: bool = False  # the query is about this memory: shown (labelled) even if expired
     said_by: SaidBy | None = None
     said_on: date | None = None
+    item_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +271,7 @@ def _fill(spec: SlotSpec, items: list[SlotItem], phrases: _Phrases, unranked: in
             break
         text = (phrases.inferred + item.text) if item.inferred else item.text
         text = (phrases.expired + text) if item.expired else text
-        dedupe_key = item.memory_id or text
+        dedupe_key = item.memory_id or item.item_id or text
         if dedupe_key in seen:
             continue
         if used + len(text) > spec.budget_chars:
@@ -309,6 +323,7 @@ def assemble(
         _fill(spec, inputs.get(spec.name, []), phrases, unranked.get(spec.name, 0)) for spec in schema.slots
     ]
     filled, trimmed = _trim_global(filled, schema.global_budget_chars)
+    filled = [replace(s, items=s.items[::-1]) if SLOTS[s.name].chronological else s for s in filled]
     missing = tuple(
         spec.name for spec, slot in zip(schema.slots, filled, strict=True) if spec.required and not slot.items
     )

@@ -21,6 +21,7 @@ from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
+from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.aws.sqs_dead_letters import SqsDeadLetterQueue
@@ -151,4 +152,7 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         )
         if settings.dlq_url
         else None,
+        summaries=DynamoSummaryStore(
+            settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
+        ),
     )

@@ -11,6 +11,7 @@ from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.adapters.embedders import build_embedder
@@ -48,4 +49,5 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         queue=queue,
         dead_letters=queue,  # the local queue keeps its dead letters in its own table
         conflicts=SqliteConflictStore(data / "memory.db"),
+        summaries=SqliteSummaryStore(data / "memory.db"),
     )
