@@ -6,8 +6,8 @@ filters are built inside the adapter so a caller cannot forget them. Vendor erro
 
 The value types the ports pass live in :mod:`agentmem.port_types`, the ports of the event sources
 (the turn queue, its dead letters, the change feed) in :mod:`agentmem.event_ports`; both are
-re-exported here, so ``agentmem.ports`` stays the one contract an adapter reads. It runs over
-400 lines on purpose: every store's port in one place.
+re-exported here, so ``agentmem.ports`` stays the one contract an adapter reads.
+The module runs over 400 lines on purpose: every store's port in one place.
 """
 
 from __future__ import annotations
