@@ -23,7 +23,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from agentmem.domain.guards import detect_injection
+from agentmem.domain.guards.gate import split_attack
 from agentmem.domain.models import AuditAction, AuditEvent, Scope, Status
 from agentmem.errors import AgentMemError, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage, scope_of_body
@@ -119,16 +119,15 @@ class IngestService:
             log.warning("ingest.scene_not_recorded", extra={"error": type(exc).__name__})
 
     def _split_parts(self, message: TurnMessage) -> list[str]:
-        """The earlier turns of an attack split over turns that ``message`` completed: the
-        shortest run of the session's last turns before it that, joined with it, reads as an
-        injection (the guard's rules, as the write path judged it)."""
+        """The earlier turns of an attack split over turns that ``message`` completed, as the
+        write path judged them (:func:`~agentmem.domain.guards.gate.split_attack` over the same
+        accepted turns)."""
         recent = self.turn_log.recent_turns(message.scope, message.session_id, SPLIT_ATTACK_TURNS + 1)
-        earlier = [t for t in recent if t.message_id != message.message_id][-SPLIT_ATTACK_TURNS:]
-        for start in range(len(earlier) - 1, -1, -1):
-            run = earlier[start:]
-            if detect_injection("\n".join([*(t.user for t in run), message.user])).is_injection:
-                return [t.message_id for t in run]
-        return [t.message_id for t in earlier]  # the write path saw an attack: withhold them all
+        earlier = [t for t in recent if t.message_id != message.message_id and t.status == "accepted"][
+            -SPLIT_ATTACK_TURNS:
+        ]
+        split = split_attack([t.user for t in earlier], message.user)
+        return [t.message_id for t in earlier[-split.parts :]] if split else []
 
     def _drop(self, message: TurnMessage, now: datetime, queue_message_id: str, *, stage: str) -> TurnOutcome:
         """Remove whatever this turn left (records citing it, its L0 line and processed mark),

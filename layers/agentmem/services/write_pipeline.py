@@ -34,7 +34,7 @@ from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
 from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
 from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
-from agentmem.domain.guards.gate import gate, has_placeholder, injects_across_turns, placeholder_kinds
+from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
@@ -115,12 +115,12 @@ class WritePipeline:
         )
 
         verdict = screened_user.injection
-        split = None if verdict.is_injection else injects_across_turns([r.user for r in earlier], turn.user)
+        split = None if verdict.is_injection else split_attack([r.user for r in earlier], turn.user)
         if verdict.is_injection:
             self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
         elif split is not None:
-            self._quarantine(turn, user.text, split, outcome)
-            self._quarantine_earlier(turn, earlier, split)
+            self._quarantine(turn, user.text, split.reasons, outcome)
+            self._quarantine_earlier(turn, earlier[-split.parts :], split.reasons)
         else:
             candidates = extract_from_user(user.text)
             assistant_clean = not screened_assistant.is_injection
