@@ -79,7 +79,8 @@ _REASON = re.compile(
     r"\bbecause\b|\bsince\b|\bdue to\b|\bso that\b|\bthat's why\b|因为|由于|所以|原因|导致|是为了", re.I
 )
 _STEPS = re.compile(
-    r"^(?:first|then|next|finally|start|open|run|use|try|add|set|go|click|install|make|put|mix|preheat|check)\b|"
+    r"^(?:first|then|next|finally|start|stop|open|run|use|try|add|set|go|click|install|make|put|mix|preheat|check|"
+    r"keep|skip|avoid|limit|cut|get|take|turn|drink|eat|write|call|ask|book|choose|pick|buy|read|switch|restart)\b|"
     r"\b(?:first|then|step \d|you can|you could|you need to|you should)\b|^(?:先|然后|再|最后|打开|运行|使用|用|试试|把|将|点击|安装)|"
     r"步骤|可以先|需要先|第一步",
     re.I,

@@ -185,13 +185,13 @@ def extract_acceptance(previous_user: str, previous_answer: str, user_text: str)
     zh = language(f"{question}{user_text}") == "zh"
     if zh:
         content = (
-            f"我选定了{names[0]}（{question.strip()} {chosen}）"
+            f"我选定了{names[0]}（{question.strip()}）"
             if names
             else f"我采纳了建议：{chosen}（{question.strip()}）"
         )
     else:
         content = (
-            f"I chose {names[0]} ({question.strip()} {chosen})"
+            f"I chose {names[0]} ({question.strip()})"
             if names
             else f"I went with: {chosen} ({question.strip()})"
         )

@@ -86,6 +86,9 @@ def injects_across_turns(earlier: Sequence[str], text: str) -> list[str] | None:
     """Gate 2 across turns: the reasons (``multi_turn`` first) when a user's last few messages
     of a session (``earlier``, oldest first) joined with ``text`` read as an injection that
     ``text`` alone is not — an attack split over turns; None otherwise."""
+    # An earlier message that injects on its own was quarantined by itself: joined with a later,
+    # harmless one it would read as an injection forever after ("搬到北京了" after an attack).
+    earlier = [t for t in earlier if not detect_injection(t).is_injection]
     if not earlier:
         return None
     joined = detect_injection("\n".join([*earlier, text]))
