@@ -11,7 +11,7 @@ import json
 import tempfile
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.clock import ManualClock
@@ -47,7 +47,11 @@ SCRIPT = [
         "I can't do that.",
     ),
     ("2026-03-01T10:00:00Z", "我上个月搬到北京海淀了。", "搬家辛苦了！"),
-    ("2026-03-02T14:00:00Z", "新项目应该用什么数据库？", "你的场景适合PostgreSQL，事务和JSON查询都支持得很好。"),
+    (
+        "2026-03-02T14:00:00Z",
+        "新项目应该用什么数据库？",
+        "你的场景适合PostgreSQL，事务和JSON查询都支持得很好。",
+    ),
     ("2026-03-02T14:01:00Z", "好，就装这个。", "好的，祝顺利！"),
 ]
 SCOPE = Scope(AUTH["tenant_id"], AUTH["user_id"])
@@ -77,9 +81,15 @@ def _api(
     return {"status": result["statusCode"], "body": json.loads(result["body"] or "{}")}
 
 
+class _Outcomes(Protocol):
+    """The local turn log's read of a processed turn's outcome (not part of the TurnLog port)."""
+
+    def processed_outcome(self, scope: Scope, message_id: str) -> dict[str, Any] | None: ...
+
+
 def _stored(container: Container, message_id: str) -> str:
     """What the write path did with one turn, in counts ("stored 2, superseded 1")."""
-    outcome = container.turn_log.processed_outcome(SCOPE, message_id) or {}
+    outcome = cast(_Outcomes, container.turn_log).processed_outcome(SCOPE, message_id) or {}
     counts = [(len(outcome.get(key) or []), key) for key in ("written", "superseded", "reinforced")]
     said = [f"{'stored' if key == 'written' else key} {n}" for n, key in counts if n]
     return ", ".join(said) if said else "nothing stored"

@@ -17,7 +17,10 @@ def kinds(text: str) -> dict[str, str]:
     ("text", "expected"),
     [
         ("Melanie went to the beach with Caroline.", {"Melanie", "Caroline"}),
-        ("Yesterday Alice and I visited the Bank of America office in New York.", {"Alice", "Bank of America", "New York"}),
+        (
+            "Yesterday Alice and I visited the Bank of America office in New York.",
+            {"Alice", "Bank of America", "New York"},
+        ),
         ("Dr. Smith recommended PostgreSQL and AWS Lambda.", {"Dr. Smith", "PostgreSQL", "AWS Lambda"}),
         ("I read J. R. R. Tolkien's books on my iPhone 15.", {"J. R. R. Tolkien", "iPhone 15"}),
         ("GPT-4 helped me write it.", {"GPT-4"}),
@@ -30,7 +33,13 @@ def test_english_entities(text: str, expected: set[str]) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Luckily the weather held.", "Yesterday was long.", "Honestly, it was fine.", "Try the soup.", "Going home now."],
+    [
+        "Luckily the weather held.",
+        "Yesterday was long.",
+        "Honestly, it was fine.",
+        "Try the soup.",
+        "Going home now.",
+    ],
 )
 def test_a_capitalised_opener_is_not_an_entity(text: str) -> None:
     assert entity_names(text) == ()

@@ -38,9 +38,17 @@ def test_question_slots(question: str, slots: set[str]) -> None:
         ("我应该用什么数据库?", "你的场景适合PostgreSQL。", "你的场景适合PostgreSQL。"),
         ("周末去哪里玩比较好？", "可以去西湖划船。", "可以去西湖划船。"),
         ("下次体检是什么时候？", "下次体检在3月15日上午。", "下次体检在3月15日上午。"),
-        ("Where should we have dinner on Friday?", "Happy to help! Try Nopa on Divisadero.", "Try Nopa on Divisadero."),
+        (
+            "Where should we have dinner on Friday?",
+            "Happy to help! Try Nopa on Divisadero.",
+            "Try Nopa on Divisadero.",
+        ),
         ("When is the conference?", "It runs from May 3 to May 5.", "It runs from May 3 to May 5."),
-        ("Which laptop should I buy?", "I'd recommend the MacBook Air M3. Enjoy!", "I'd recommend the MacBook Air M3."),
+        (
+            "Which laptop should I buy?",
+            "I'd recommend the MacBook Air M3. Enjoy!",
+            "I'd recommend the MacBook Air M3.",
+        ),
         ("Who should I ask about visas?", "Talk to Maria Gonzalez in HR.", "Talk to Maria Gonzalez in HR."),
     ],
 )
@@ -54,8 +62,14 @@ def test_an_answer_that_fills_the_slot_is_kept(question: str, answer: str, kept:
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        ("我的手机号是[PHONE]，麻烦记一下。另外我养了一只叫豆豆的柯基。", "不建议保存手机号。豆豆一定很可爱！"),
-        ("Please remember that my locker code changes monthly.", "Noted, I'll keep that in mind. Have a great day!"),
+        (
+            "我的手机号是[PHONE]，麻烦记一下。另外我养了一只叫豆豆的柯基。",
+            "不建议保存手机号。豆豆一定很可爱！",
+        ),
+        (
+            "Please remember that my locker code changes monthly.",
+            "Noted, I'll keep that in mind. Have a great day!",
+        ),
         ("今天天气不错", "是啊，适合出去走走！"),
         ("我应该用什么数据库?", "哈哈，好问题！祝你顺利！"),
         ("When is the conference?", "Great question! Hope you enjoy it!"),
@@ -65,7 +79,7 @@ def test_pleasantries_and_replies_to_remember_requests_are_never_kept(question: 
     assert extract_from_exchange(question, answer) == []
 
 
-def _similarity(scores: dict[str, float]):  # noqa: ANN202 - a test double
+def _similarity(scores: dict[str, float]):
     def similarity(question: str, sentences: Sequence[str]) -> list[float]:
         return [scores.get(s, 0.0) for s in sentences]
 
@@ -87,13 +101,27 @@ def test_calibrated_similarity_anchors_what_neither_terms_nor_slot_do() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["就装这个", "就用这个吧", "好，就这么办", "行，就它了", "听你的", "Sold.", "ok let's do that", "Let's go with that one!", "I'll take it.", "Deal!"]
+    "text",
+    [
+        "就装这个",
+        "就用这个吧",
+        "好，就这么办",
+        "行，就它了",
+        "听你的",
+        "Sold.",
+        "ok let's do that",
+        "Let's go with that one!",
+        "I'll take it.",
+        "Deal!",
+    ],
 )
 def test_acceptances(text: str) -> None:
     assert is_acceptance(text)
 
 
-@pytest.mark.parametrize("text", ["好的", "ok", "thanks", "就这样吧我再想想还有别的吗", "I'll think about it.", "我装了MySQL"])
+@pytest.mark.parametrize(
+    "text", ["好的", "ok", "thanks", "就这样吧我再想想还有别的吗", "I'll think about it.", "我装了MySQL"]
+)
 def test_not_acceptances(text: str) -> None:
     assert not is_acceptance(text)
 
@@ -101,16 +129,31 @@ def test_not_acceptances(text: str) -> None:
 @pytest.mark.parametrize(
     ("question", "answer", "reply", "content"),
     [
-        ("我应该用什么数据库?", "你的场景适合PostgreSQL。", "就装这个", "我选定了PostgreSQL（我应该用什么数据库?）"),
+        (
+            "我应该用什么数据库?",
+            "你的场景适合PostgreSQL。",
+            "就装这个",
+            "我选定了PostgreSQL（我应该用什么数据库?）",
+        ),
         ("周末去哪玩？", "建议去西湖划船。", "好，就这么办", "我选定了西湖（周末去哪玩？）"),
-        ("Which laptop should I buy?", "I'd recommend the MacBook Air M3.", "Sold.", "I chose MacBook Air M3 (Which laptop should I buy?)"),
+        (
+            "Which laptop should I buy?",
+            "I'd recommend the MacBook Air M3.",
+            "Sold.",
+            "I chose MacBook Air M3 (Which laptop should I buy?)",
+        ),
         (
             "What should we do this weekend?",
             "You could go hiking at Mt. Tam.",
             "ok let's do that",
             "I chose Mt. Tam (What should we do this weekend?)",
         ),
-        ("晚饭吃什么好？", "建议做个番茄炒蛋，简单快手。", "就这么办", "我采纳了建议：建议做个番茄炒蛋，简单快手。（晚饭吃什么好？）"),
+        (
+            "晚饭吃什么好？",
+            "建议做个番茄炒蛋，简单快手。",
+            "就这么办",
+            "我采纳了建议：建议做个番茄炒蛋，简单快手。（晚饭吃什么好？）",
+        ),
     ],
 )
 def test_an_acceptance_stores_the_recommendation_as_the_users_choice(

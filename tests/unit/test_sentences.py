@@ -16,7 +16,10 @@ from agentmem.domain.text import split_sentences as text_split
         ("Dr. Smith moved to Boston. He likes it.", ["Dr. Smith moved to Boston.", "He likes it."]),
         ("Mr. and Mrs. Lee came by. We had tea.", ["Mr. and Mrs. Lee came by.", "We had tea."]),
         ("Prof. Zhang teaches maths. I attend.", ["Prof. Zhang teaches maths.", "I attend."]),
-        ("We hiked up Mt. Rainier in June. It was cold.", ["We hiked up Mt. Rainier in June.", "It was cold."]),
+        (
+            "We hiked up Mt. Rainier in June. It was cold.",
+            ["We hiked up Mt. Rainier in June.", "It was cold."],
+        ),
         # St.: Saint before a name, Street at the end of a sentence
         ("I moved to St. Louis last year. I love it.", ["I moved to St. Louis last year.", "I love it."]),
         ("I live on Main St. It's quiet.", ["I live on Main St.", "It's quiet."]),
@@ -25,21 +28,36 @@ from agentmem.domain.text import split_sentences as text_split
         ("Globex Ltd. hired me in May.", ["Globex Ltd. hired me in May."]),
         ("I moved to the U.S. last year. It was hard.", ["I moved to the U.S. last year.", "It was hard."]),
         ("I'm from the U.K. I moved here in 2020.", ["I'm from the U.K.", "I moved here in 2020."]),
-        ("The meeting is at 9 a.m. tomorrow. Don't be late.", ["The meeting is at 9 a.m. tomorrow.", "Don't be late."]),
+        (
+            "The meeting is at 9 a.m. tomorrow. Don't be late.",
+            ["The meeting is at 9 a.m. tomorrow.", "Don't be late."],
+        ),
         ("We left at 5 p.m. We got home late.", ["We left at 5 p.m.", "We got home late."]),
         ("She has a Ph.D. in chemistry.", ["She has a Ph.D. in chemistry."]),
-        ("I like fruit, e.g. apples and pears. I hate figs.", ["I like fruit, e.g. apples and pears.", "I hate figs."]),
+        (
+            "I like fruit, e.g. apples and pears. I hate figs.",
+            ["I like fruit, e.g. apples and pears.", "I hate figs."],
+        ),
         ("Use a VPN, i.e. WireGuard. It's fast.", ["Use a VPN, i.e. WireGuard.", "It's fast."]),
         ("I pack socks, shirts etc. Then I leave.", ["I pack socks, shirts etc.", "Then I leave."]),
         # initials
-        ("J. R. R. Tolkien is my favourite author. I reread him.", ["J. R. R. Tolkien is my favourite author.", "I reread him."]),
+        (
+            "J. R. R. Tolkien is my favourite author. I reread him.",
+            ["J. R. R. Tolkien is my favourite author.", "I reread him."],
+        ),
         ("John F. Kennedy was born in 1917.", ["John F. Kennedy was born in 1917."]),
         ("I got an A. The teacher was happy.", ["I got an A.", "The teacher was happy."]),
         # numbers, versions, URLs, e-mails
-        ("I run Python 3.12 and Django v4.2. Both are fine.", ["I run Python 3.12 and Django v4.2.", "Both are fine."]),
+        (
+            "I run Python 3.12 and Django v4.2. Both are fine.",
+            ["I run Python 3.12 and Django v4.2.", "Both are fine."],
+        ),
         ("The rate is 3.5 percent.", ["The rate is 3.5 percent."]),
         ("Mail me at li.na@example.com. Thanks!", ["Mail me at li.na@example.com.", "Thanks!"]),
-        ("See https://example.com/a?b=1&c=2. It explains it.", ["See https://example.com/a?b=1&c=2.", "It explains it."]),
+        (
+            "See https://example.com/a?b=1&c=2. It explains it.",
+            ["See https://example.com/a?b=1&c=2.", "It explains it."],
+        ),
         ("My site is www.li-na.dev. Visit it!", ["My site is www.li-na.dev.", "Visit it!"]),
         ("1. buy milk\n2. call mom", ["1. buy milk", "2. call mom"]),
         ("I have 2. Then I bought a third.", ["I have 2.", "Then I bought a third."]),

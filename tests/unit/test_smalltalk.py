@@ -56,7 +56,9 @@ def test_not_small_talk(text: str) -> None:
     assert not is_small_talk(text)
 
 
-@pytest.mark.parametrize("text", ["今天天气不错", "哈哈，谢谢！", "Nice weather today, haha.", "😂", "You're so helpful!"])
+@pytest.mark.parametrize(
+    "text", ["今天天气不错", "哈哈，谢谢！", "Nice weather today, haha.", "😂", "You're so helpful!"]
+)
 def test_small_talk_stores_nothing(text: str) -> None:
     assert extract_from_user(text) == []
 
