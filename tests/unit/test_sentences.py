@@ -84,3 +84,25 @@ def test_split_sentences(text: str, expected: list[str]) -> None:
 def test_split_keeps_every_character_but_whitespace() -> None:
     text = "Dr. Li lives at 5 Main St. She works at Acme Inc. The U.S. office. 我住在上海。你呢？"
     assert "".join(split_sentences(text)).replace(" ", "") == text.replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我在U.S.工作了三年。后来回国了。", ["我在U.S.工作了三年。", "后来回国了。"]),
+        ("我在Acme Inc.上班。", ["我在Acme Inc.上班。"]),
+        ("我住在上海.明天去北京", ["我住在上海.", "明天去北京"]),
+        ("I paid $3.50. Then I left.", ["I paid $3.50.", "Then I left."]),
+        (
+            "Mrs. Wang from Ltd. Corp. called. She left a message.",
+            ["Mrs. Wang from Ltd. Corp. called.", "She left a message."],
+        ),
+    ],
+)
+def test_mixed_script_and_money(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+def test_a_long_text_splits_completely() -> None:
+    text = "I moved to St. Louis. " * 2000 + "我住在上海。" * 2000
+    assert len(split_sentences(text)) == 4000

@@ -62,7 +62,6 @@ _NAME_RUN = re.compile(
 _SHAPE = re.compile(
     r"\b(?:[A-Za-z]+-?\d+[A-Za-z0-9]*|[A-Z]{2,}[A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*(?:\s\d+)?|[A-Z][a-z]+[A-Z][A-Za-z0-9]*)\b"
 )
-_SENTENCE_START = re.compile(r"(?:^|[.!?。！？]\s+|[\"“(]\s*)$")
 
 _ZH_SURNAMES_2 = [
     "欧阳",
@@ -269,12 +268,20 @@ def _is_common(word: str) -> bool:
     )
 
 
+def _at_sentence_start(text: str, index: int) -> bool:
+    """Whether only spaces lie between ``index`` and the text's start or a sentence/quote opener."""
+    j = index - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    return j < 0 or text[j] in ".!?。！？\"“(:：;；"
+
+
 def _english(text: str) -> list[Entity]:
     found: list[Entity] = []
     for match in _NAME_RUN.finditer(text):
         run = match.group(0).strip()
         words = run.split()
-        at_start = bool(_SENTENCE_START.search(text[: match.start()]))
+        at_start = _at_sentence_start(text, match.start())
         if at_start and _is_common(words[0].strip(".")):
             words = words[1:]  # "Yesterday Alice ..." -> "Alice"; "Luckily" -> nothing
             while words and words[0].lower() in {"of", "de", "da", "van", "von", "the", "&", "and"}:

@@ -92,32 +92,37 @@ def _opens_sentence(after: str) -> bool:
     return word.lower() in _OPENERS or (len(word) > 4 and word.endswith("ly"))  # "Really", "Luckily"
 
 
+def _is_abbreviation(token: str) -> bool:
+    """A title, a listed abbreviation, a dotted token (U.S, a.m) or an initial (J)."""
+    bare = token.replace(".", "").lower()
+    return bare in TITLES or bare in ABBREVIATIONS or "." in token or (len(token) == 1 and token.isupper())
+
+
 def _period_ends(masked: str, index: int) -> bool:
     """Whether the ``.`` at ``index`` ends a sentence."""
     after = masked[index + 1 :]
     if masked[index + 1 : index + 3] == "..":
         return False  # inside an ellipsis: decided at its last dot
+    before = _TOKEN_BEFORE_RE.search(masked[max(0, index - 40) : index])
+    token = before.group(1) if before else ""
     if after and not after[0].isspace() and after[0] not in _CLOSERS:
-        # "我住在上海.明天去北京" ends; 3.5, v2.1, e.g., are inside a token
-        return bool(_CJK_RE.match(after[0]))
+        # "我住在上海.明天去北京" ends ("我在U.S.工作" does not); 3.5, v2.1, e.g., are inside a token
+        return bool(_CJK_RE.match(after[0])) and not (
+            token and not token.isdigit() and _is_abbreviation(token)
+        )
     if masked[index - 2 : index] == "..":  # the end of "..."
         match = _WORD_AFTER_RE.match(after)
         return match is None or not match.group(1)[0].islower()
-    before = _TOKEN_BEFORE_RE.search(masked[:index])
-    if before is None:
+    if not token:
         return True
-    token = before.group(1)
     bare = token.replace(".", "").lower()
     if token.isdigit():
-        line_start = masked.rfind("\n", 0, before.start()) + 1
-        return not (
-            masked[line_start : before.start()].strip() == "" and len(token) <= 2 and bool(after.strip())
-        )
-    if bare in TITLES and "." not in token:
+        start = index - len(token)
+        line_start = masked.rfind("\n", 0, start) + 1
+        return not (masked[line_start:start].strip() == "" and len(token) <= 2 and bool(after.strip()))
+    if (bare in TITLES and "." not in token) or bare in _NEVER_FINAL:
         return False
-    if bare in _NEVER_FINAL:
-        return False
-    if bare in ABBREVIATIONS or "." in token or (len(token) == 1 and token.isupper()):
+    if _is_abbreviation(token):
         return _opens_sentence(after)
     return True
 
