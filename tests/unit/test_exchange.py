@@ -182,3 +182,51 @@ def test_fills_slot_needs_a_value_of_the_asked_type() -> None:
     assert not fills_slot(frozenset({"time"}), "这个问题很复杂。")
     assert fills_slot(frozenset({"place"}), "I'd go to Kyoto.")
     assert not fills_slot(frozenset({"place"}), "it depends on the budget.")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "kept"),
+    [
+        (
+            "我周末带孩子去哪儿玩好？",
+            "可以去上海科技馆，孩子们一般都很喜欢。",
+            "可以去上海科技馆，孩子们一般都很喜欢。",
+        ),
+        ("这个bug是什么原因？", "因为连接池耗尽了，所以请求超时。", "因为连接池耗尽了，所以请求超时。"),
+        ("面试一般几点开始？", "通常是上午十点。", "通常是上午十点。"),
+        ("我应该学哪门编程语言", "Python 入门最友好。", "Python 入门最友好。"),
+        ("How long does the visa take?", "Usually about 15 working days.", "Usually about 15 working days."),
+        ("Who wrote Dune?", "Frank Herbert wrote it in 1965.", "Frank Herbert wrote it in 1965."),
+        ("What's a good name for my cat?", "How about Miso? It's short and cute.", "How about Miso?"),
+    ],
+)
+def test_answers_anchored_by_slot_second_set(question: str, answer: str, kept: str) -> None:
+    assert [c.content for c in extract_from_exchange(question, answer)] == [f"{question} {kept}"]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "reply", "content"),
+    [
+        (
+            "我该买哪款耳机？",
+            "索尼WH-1000XM5降噪效果最好。",
+            "那就买这个吧",
+            "我选定了WH-1000XM5（我该买哪款耳机？）",
+        ),
+        (
+            "Can you recommend a book on habits?",
+            "Atomic Habits by James Clear is a great pick.",
+            "Great, I'll get it.",
+            "I chose Atomic Habits (Can you recommend a book on habits?)",
+        ),
+        # the named place is not what was asked for (a restaurant): the whole sentence is kept
+        (
+            "有什么好吃的川菜馆推荐吗",
+            "成都的陈麻婆豆腐老店很有名。",
+            "行，就去这家",
+            "我采纳了建议：成都的陈麻婆豆腐老店很有名。（有什么好吃的川菜馆推荐吗）",
+        ),
+    ],
+)
+def test_acceptances_second_set(question: str, answer: str, reply: str, content: str) -> None:
+    assert [c.content for c in extract_acceptance(question, answer, reply)] == [content]

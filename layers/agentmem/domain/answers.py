@@ -22,7 +22,7 @@ import re
 from agentmem.domain.entities import find_entities
 from agentmem.domain.smalltalk import is_small_talk
 
-__all__ = ["fills_slot", "is_acceptance", "question_slots", "recommendation"]
+__all__ = ["chosen_name", "fills_slot", "is_acceptance", "question_slots", "recommendation"]
 
 _SLOT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -50,7 +50,13 @@ _SLOT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    ("reason", re.compile(r"\bwhy\b|为什么|为何|怎么会", re.I)),
+    (
+        "reason",
+        re.compile(
+            r"\bwhy\b|\bwhat caused\b|\bwhat(?:'s| is) the (?:reason|cause)\b|为什么|为何|怎么会|什么原因|啥原因|怎么回事",
+            re.I,
+        ),
+    ),
     (
         "advice",
         re.compile(
@@ -61,7 +67,7 @@ _SLOT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("steps", re.compile(r"\bhow (?:do|can|should|to|would)\b|怎么(?!样)|如何|怎样", re.I)),
-    ("thing", re.compile(r"\bwhat\b|\bwhich\b|什么|哪个|哪些|哪款|哪种|哪家", re.I)),
+    ("thing", re.compile(r"\bwhat\b|\bwhich\b|什么|哪[个些款种家门位条只件本部台]", re.I)),
 )
 _TIME = re.compile(
     r"\d{1,2}[:：]\d{2}|\d+\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{4}\b|"
@@ -87,7 +93,7 @@ _STEPS = re.compile(
 )
 _ADVICE = re.compile(
     r"\b(?:i'd recommend|i recommend|i suggest|i'd suggest|i'd go with|go with|consider|you should|you could|your best bet|"
-    r"best (?:option|choice|bet)|a good (?:fit|choice|option|pick)|would (?:work|suit|fit)|(?:is|are) ideal|"
+    r"best (?:option|choice|bet)|(?:a|the) (?:good|great|solid|safe|top|better) (?:fit|choice|option|pick|bet)|would (?:work|suit|fit)|(?:is|are) ideal|"
     r"fits? (?:your|you)|suits? (?:your|you)|works? (?:well|best)|recommended)\b|"
     r"建议|推荐|适合|可以(?:用|选|试试|考虑|装)|不妨|最好|首选|更合适|更好|比较好|就行|即可|选.{1,12}吧|用.{1,12}吧",
     re.I,
@@ -154,11 +160,35 @@ def is_acceptance(text: str, *, strict: bool = True) -> bool:
 def recommendation(question: str, sentences: list[str]) -> str | None:
     """The recommendation of the reply ``sentences`` to ``question``: the first sentence with a
     recommendation cue, or else the first one filling the question's thing/advice slot."""
-    slots = question_slots(question) & frozenset({"advice", "thing", "steps"})
+    slots = question_slots(question) & frozenset({"advice", "thing", "steps", "place", "person"})
     for sentence in sentences:
         if not is_small_talk(sentence) and _ADVICE.search(sentence):
             return sentence
     for sentence in sentences:
         if slots and fills_slot(slots, sentence):
             return sentence
+    return None
+
+
+# The entity kinds that can name what a question asked for.
+_CHOICE_KINDS = {
+    "place": frozenset({"place", "name", "org"}),
+    "person": frozenset({"person", "name"}),
+    "thing": frozenset({"product", "name", "org"}),
+    "advice": frozenset({"product", "name", "org", "place"}),
+}
+
+
+def chosen_name(question: str, recommended: str) -> str | None:
+    """The name of what ``recommended`` proposes for ``question``: its first entity of a kind the
+    question asked for (a place for where, a product or name for what/which), or None — then the
+    choice is stored as the whole sentence. An entity used as a modifier is skipped
+    ("成都的陈麻婆豆腐老店很有名" proposes a restaurant, not 成都)."""
+    wanted = frozenset().union(*(_CHOICE_KINDS.get(s, frozenset()) for s in question_slots(question)))
+    for entity in find_entities(recommended):
+        at = recommended.find(entity.text) + len(entity.text)
+        if recommended[at : at + 1] == "的" or recommended[at : at + 2] in {"'s", "’s"}:
+            continue  # a modifier ("成都的…老店", "Boston's …"), not the thing proposed
+        if entity.kind in wanted:
+            return entity.text
     return None

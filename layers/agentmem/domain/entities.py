@@ -273,7 +273,7 @@ def _at_sentence_start(text: str, index: int) -> bool:
     j = index - 1
     while j >= 0 and text[j].isspace():
         j -= 1
-    return j < 0 or text[j] in ".!?。！？\"“(:：;；"
+    return j < 0 or text[j] in '.!?。！？"“(:：;；'
 
 
 def _english(text: str) -> list[Entity]:
@@ -292,7 +292,13 @@ def _english(text: str) -> list[Entity]:
             continue
         name = " ".join(words).rstrip("-")
         name = name[:-2] if name.endswith(("'s", "’s")) else name
-        kind = "person" if re.match(_TITLE + r"\s", name) else "name"
+        kind = (
+            "place"
+            if re.match(r"(?:St|Mt)\.?\s", name)
+            else "person"
+            if re.match(_TITLE + r"\s", name)
+            else "name"
+        )
         found.append(Entity(name, kind))
     for match in _SHAPE.finditer(text):
         if match.group(0) not in {"I", "OK", "AM", "PM"}:

@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from agentmem.domain.answers import fills_slot, is_acceptance, question_slots, recommendation
-from agentmem.domain.entities import entity_names
+from agentmem.domain.answers import chosen_name, fills_slot, is_acceptance, question_slots, recommendation
 from agentmem.domain.extraction import (
     _REQUEST_EN,
     _REQUEST_ZH,
@@ -181,19 +180,16 @@ def extract_acceptance(previous_user: str, previous_answer: str, user_text: str)
     chosen = recommendation(question, _reply_sentences(previous_answer))
     if chosen is None:
         return []
-    names = entity_names(chosen)
-    zh = language(f"{question}{user_text}") == "zh"
-    if zh:
+    name = chosen_name(question, chosen)
+    if language(f"{question}{user_text}") == "zh":
         content = (
-            f"我选定了{names[0]}（{question.strip()}）"
-            if names
+            f"我选定了{name}（{question.strip()}）"
+            if name
             else f"我采纳了建议：{chosen}（{question.strip()}）"
         )
     else:
         content = (
-            f"I chose {names[0]} ({question.strip()})"
-            if names
-            else f"I went with: {chosen} ({question.strip()})"
+            f"I chose {name} ({question.strip()})" if name else f"I went with: {chosen} ({question.strip()})"
         )
     keys = match_keys(content)
     primary = keys[0] if keys else None
