@@ -11,7 +11,6 @@ from agentmem.domain.exchange import extract_from_exchange
 from agentmem.domain.extraction import (
     EXCHANGE_IMPORTANCE,
     USER_IMPORTANCE,
-
     extract_from_user,
     is_question,
 )
