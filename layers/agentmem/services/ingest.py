@@ -127,7 +127,7 @@ class IngestService:
             -SPLIT_ATTACK_TURNS:
         ]
         split = split_attack([t.user for t in earlier], message.user)
-        return [t.message_id for t in earlier[-split.parts :]] if split else []
+        return [earlier[i].message_id for i in split.parts] if split else []
 
     def _drop(self, message: TurnMessage, now: datetime, queue_message_id: str, *, stage: str) -> TurnOutcome:
         """Remove whatever this turn left (records citing it, its L0 line and processed mark),

@@ -33,7 +33,8 @@ import numpy as np
 from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
 from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
-from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
+from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
+from agentmem.domain.extraction import Candidate, attribute, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Status, Turn
@@ -120,12 +121,16 @@ class WritePipeline:
             self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
         elif split is not None:
             self._quarantine(turn, user.text, split.reasons, outcome)
-            self._quarantine_earlier(turn, earlier[-split.parts :], split.reasons)
+            self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)
         else:
             candidates = extract_from_user(user.text)
+            if earlier:  # "就装这个" / "Sold.": the previous reply's recommendation is the choice
+                candidates += extract_acceptance(earlier[-1].user, earlier[-1].assistant, user.text)
             assistant_clean = not screened_assistant.is_injection
             if assistant_clean:
-                candidates += extract_from_exchange(user.text, assistant.text)
+                candidates += extract_from_exchange(
+                    user.text, assistant.text, similarity=self._answer_similarity
+                )
             else:
                 outcome.drop("assistant_injection")
             self.observer.extracted(turn, candidates)
@@ -160,6 +165,13 @@ class WritePipeline:
         return outcome
 
     # ------------------------------------------------------------------ steps
+    def _answer_similarity(self, question: str, sentences: Sequence[str]) -> list[float]:
+        """Calibrated similarity of each reply sentence to the user's question (answer anchoring
+        by meaning when no sentence shares a term with the question or fills its slot)."""
+        query = self.embedder.embed_query(question)
+        vectors = self.embedder.embed_documents(list(sentences))
+        return [self.embedder.calibration.query(float(vector @ query)) for vector in vectors]
+
     def _earlier_user_texts(self, turn: Turn) -> list[RawTurnRecord]:
         """The session's last few accepted turns before this one, oldest first."""
         recent = self.turn_log.recent_turns(turn.scope, turn.session_id, SPLIT_ATTACK_TURNS + 1)

@@ -85,29 +85,30 @@ def injects_when_joined(candidates: Iterable[Candidate]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SplitAttack:
-    """An attack split over turns: its reasons (``multi_turn`` first) and how many of the latest
-    earlier messages are its parts (the new message completes them)."""
+    """An attack split over turns: its reasons (``multi_turn`` first) and the positions in
+    ``earlier`` of its parts (the new message completes them)."""
 
     reasons: list[str]
-    parts: int
+    parts: tuple[int, ...]
 
 
 def split_attack(earlier: Sequence[str], text: str) -> SplitAttack | None:
     """Gate 2 across turns: the shortest run of a user's last few messages of a session
     (``earlier``, oldest first) that, joined with ``text``, reads as an injection that neither
     ``text`` alone nor the run alone is — an attack split over turns that ``text`` completes;
-    None otherwise. A run that already injected on its own was judged when it arrived (its turn
-    was quarantined then): an innocent message after it completes nothing, and the innocent
-    messages before it are no part of anything."""
-    if not earlier or not detect_injection("\n".join([*earlier, text])).is_injection:
+    None otherwise. A message that injects on its own was quarantined by itself when it came: it
+    is no part of a split (joined with any later, harmless message it would read as an injection
+    forever after), and the innocent messages around it are no part of anything."""
+    innocent = [i for i, message in enumerate(earlier) if not detect_injection(message).is_injection]
+    if not innocent or not detect_injection("\n".join([*(earlier[i] for i in innocent), text])).is_injection:
         return None
-    for parts in range(1, len(earlier) + 1):
-        run = earlier[-parts:]
-        joined = detect_injection("\n".join([*run, text]))
+    for length in range(1, len(innocent) + 1):
+        run = innocent[-length:]
+        joined = detect_injection("\n".join([*(earlier[i] for i in run), text]))
         if joined.is_injection:
-            if detect_injection("\n".join(run)).is_injection:
-                return None
-            return SplitAttack(["multi_turn", *joined.reasons], parts)
+            if detect_injection("\n".join(earlier[i] for i in run)).is_injection:
+                return None  # complete before this message: judged (and quarantined) then
+            return SplitAttack(["multi_turn", *joined.reasons], tuple(run))
     return None
 
 
