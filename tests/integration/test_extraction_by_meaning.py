@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import Api
 
 from agentmem.bootstrap import Container
 from agentmem.domain.models import Scope, Status
 from agentmem_dev.emulator.runner import LocalRunner
+from support.api import Api
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
