@@ -77,6 +77,9 @@ TOOLS: list[dict[str, Any]] = [
     },
 ]
 
+# Each tool's argument names, from its inputSchema (an unknown tool is refused by name later).
+_ARGUMENTS: dict[str, set[str]] = {tool["name"]: set(tool["inputSchema"]["properties"]) for tool in TOOLS}
+
 
 def _brief(record: MemoryRecord, score: float | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
@@ -162,6 +165,8 @@ class McpService:
                 "not a JSON-RPC 2.0 request",
             )
         rpc_id = message.get("id")
+        if isinstance(rpc_id, bool) or not isinstance(rpc_id, str | int | float | None):
+            return _error(None, INVALID_REQUEST, "id must be a string, a number or null")
         method = message["method"]
         params = message.get("params") or {}
         if not isinstance(params, dict):
@@ -207,6 +212,9 @@ class McpService:
         args = params.get("arguments") or {}
         if not isinstance(args, dict):
             raise ValidationFailed("arguments must be an object")
+        unknown = sorted(set(args) - _ARGUMENTS.get(str(name), set(args)))
+        if unknown:  # never silently ignored (the tools' inputSchema: additionalProperties false)
+            raise ValidationFailed(f"unknown arguments for {name}: " + ", ".join(map(repr, unknown))[:200])
         try:
             payload = self._tool(scope, str(name), args, now=now, request_id=request_id, actor=actor)
         except NotFound as exc:

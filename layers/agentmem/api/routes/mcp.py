@@ -22,7 +22,10 @@ req = RequestContext(router)
     responses={
         **responses(200, None, "JSON-RPC response (or batch of responses)", 403, 413, 415),
         202: {"description": "Only notifications were sent: no response body"},
-        400: {"description": "Not JSON, or an empty or oversized batch (a JSON-RPC error object)"},
+        400: {
+            "description": "Not JSON, or an empty or oversized batch (a JSON-RPC error object), or"
+            " refused by the request gates (ErrorOut)"
+        },
     },
 )
 def mcp() -> Response[Any]:
@@ -36,7 +39,7 @@ def mcp() -> Response[Any]:
         can_write=p.can("memory:write"),
     )
     if reply.payload is None:
-        return Response(status_code=202, content_type="application/json", body="")
+        return Response(status_code=202, body="")  # no body, so no content type
     return Response(
         status_code=400 if reply.malformed else 200,
         content_type="application/json",

@@ -154,7 +154,7 @@ def promote_memory(memory_id: str) -> MemoryOut:
 @router.delete(
     "/v1/users/<user_id>",
     summary="Erase everything stored about the user (GDPR)",
-    responses=responses(200, EraseReportOut, "What was erased, store by store", 403, 503),
+    responses=responses(200, EraseReportOut, "What was erased, store by store", 404),
 )
 def erase_user(user_id: str) -> EraseReportOut:
     p = req.principal("memory:write")
