@@ -77,7 +77,9 @@ SECURITY: list[dict[str, list[str]]] = [
     {"localScopeTenant": [], "localScopeUser": []},
     {"cognitoAuthorizer": []},
 ]
-OPEN = [{}]  # the routes a local caller reaches without credentials (health, this document)
+OPEN: list[dict[str, list[str]]] = [
+    {}
+]  # the routes a local caller reaches without credentials (health, this document)
 
 meta = Router()
 _req = RequestContext(meta)
