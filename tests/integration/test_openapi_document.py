@@ -33,6 +33,7 @@ CORE_ROUTES = {
     ("POST", "/v1/context"),
     ("POST", "/v1/recall"),
     ("POST", "/v1/mcp"),
+    ("GET", "/v1/mcp"),
     ("GET", "/v1/audit"),
     ("GET", "/v1/health"),
 }
@@ -120,7 +121,7 @@ def _success(op: dict[str, Any]) -> int:
 
 
 def test_each_route_answers_the_success_status_it_declares(api: Any) -> None:
-    declared = {(m, p): _success(op) for m, p, op in OPERATIONS}
+    declared = {(m, p): _success(op) for m, p, op in OPERATIONS if (m, p) != ("GET", "/v1/mcp")}
     status, created = api("POST", "/v1/memories", EXAMPLES["MemoryIn"][0])
     memory_id = created["memory"]["id"]
     calls: dict[tuple[str, str], tuple[str, str, Any]] = {
@@ -151,3 +152,17 @@ def test_each_route_answers_the_success_status_it_declares(api: Any) -> None:
             answered[key] = api(method, path, body)[0]
     assert answered == {key: declared[key] for key in answered}
     assert len(answered) >= 15
+
+
+def test_the_mcp_endpoint_offers_no_event_stream(api: Any) -> None:
+    """MCP Streamable HTTP clients open GET for server events; 405 tells them to POST only."""
+    op = DOC["paths"]["/v1/mcp"]["get"]
+    assert "405" in op["responses"] and not [c for c in op["responses"] if int(c) < 300]
+    assert api("GET", "/v1/mcp") == (
+        405,
+        {
+            "error": "method_not_allowed",
+            "message": "POST JSON-RPC requests; no SSE stream is offered",
+            "details": None,
+        },
+    )

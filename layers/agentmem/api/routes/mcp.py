@@ -9,8 +9,9 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from agentmem.api.errors import error_response
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import responses
+from agentmem.api.schemas import ErrorOut, responses
 
 router = Router()
 req = RequestContext(router)
@@ -45,3 +46,17 @@ def mcp() -> Response[Any]:
         content_type="application/json",
         body=json.dumps(reply.payload, ensure_ascii=False, default=str),
     )
+
+
+@router.get(
+    "/v1/mcp",
+    summary="No server-sent event stream: 405 (MCP Streamable HTTP clients then use POST only)",
+    responses={
+        **responses(405, ErrorOut, "This endpoint answers each POST with JSON; it opens no SSE stream"),
+    },
+)
+def mcp_stream() -> Response[Any]:
+    req.principal()  # the same auth as the POST: an unauthenticated probe learns nothing
+    refusal = error_response(405, "method_not_allowed", "POST JSON-RPC requests; no SSE stream is offered")
+    refusal.headers["Allow"] = "POST"
+    return refusal
