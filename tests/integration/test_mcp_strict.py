@@ -78,6 +78,14 @@ def test_an_id_that_is_not_a_string_number_or_null_is_an_invalid_request(api: An
     assert "id" in body["error"]["message"]
 
 
+@pytest.mark.parametrize("rpc_id", [{}, [1], True])
+def test_a_bad_id_is_never_echoed_even_in_an_invalid_request(api: Any, rpc_id: Any) -> None:
+    status, body, _ = _call(api, [{"jsonrpc": "1.0", "id": rpc_id, "method": 5}, {"id": rpc_id}])
+    assert status == 200
+    assert [reply["id"] for reply in body] == [None, None]
+    assert {reply["error"]["code"] for reply in body} == {INVALID_REQUEST}
+
+
 @pytest.mark.parametrize("rpc_id", [7, "请求-1", None, 2.5])
 def test_a_valid_id_is_echoed(api: Any, rpc_id: Any) -> None:
     status, body, _ = _call(api, {"jsonrpc": "2.0", "id": rpc_id, "method": "initialize"})

@@ -154,19 +154,15 @@ class McpService:
         can_write: bool = True,
     ) -> dict[str, Any] | None:
         """One JSON-RPC message in, its response out (None for a notification)."""
+        rpc_id = message.get("id") if isinstance(message, dict) else None
+        if isinstance(rpc_id, bool) or not isinstance(rpc_id, str | int | float | None):
+            return _error(None, INVALID_REQUEST, "id must be a string, a number or null")
         if (
             not isinstance(message, dict)
             or message.get("jsonrpc") != "2.0"
             or not isinstance(message.get("method"), str)
         ):
-            return _error(
-                message.get("id") if isinstance(message, dict) else None,
-                INVALID_REQUEST,
-                "not a JSON-RPC 2.0 request",
-            )
-        rpc_id = message.get("id")
-        if isinstance(rpc_id, bool) or not isinstance(rpc_id, str | int | float | None):
-            return _error(None, INVALID_REQUEST, "id must be a string, a number or null")
+            return _error(rpc_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
         method = message["method"]
         params = message.get("params") or {}
         if not isinstance(params, dict):
