@@ -28,7 +28,9 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 import traceback
+import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -265,6 +267,6 @@ def trace_id(headers: Mapping[str, str]) -> str | None:
     return match.group(1) if match else None
 
 
-def new_trace_id(now: float, random_hex: str) -> str:
-    """An X-Ray style trace id ``1-<epoch seconds, 8 hex>-<24 hex>``."""
-    return f"1-{int(now):08x}-{random_hex[:24]}"
+def new_trace_id() -> str:
+    """A new X-Ray style trace id ``1-<epoch seconds, 8 hex>-<24 random hex>``."""
+    return f"1-{int(time.time()):08x}-{uuid.uuid4().hex[:24]}"

@@ -209,3 +209,25 @@ def test_metrics_aggregate_the_worker_processes(tmp_path: Any) -> None:
         assert sample(text, "agentmem_http2xx_total", function="api") >= 1  # recorded in the worker
         assert sample(text, "agentmem_http_requests_total", route="/v1/memories", status="201") == 1
     assert observability.METRICS_DIR_ENV not in __import__("os").environ  # stop() cleaned up
+
+
+@pytest.mark.parametrize("tag", ["健康", "santé"])
+def test_a_query_typed_in_utf8_without_percent_encoding_filters_as_typed(
+    in_process: LocalService, tag: str
+) -> None:
+    """curl sends ``?tags=健康`` as raw UTF-8 bytes; the server reads them as UTF-8, not Latin-1."""
+    import socket
+
+    p = port(in_process)
+    assert call(p, "POST", "/v1/memories", {"content": "我对花生过敏", "tags": [tag]})[0] == 201
+    with socket.create_connection(("127.0.0.1", p), timeout=30) as sock:
+        sock.sendall(
+            f"GET /v1/memories?tags={tag} HTTP/1.1\r\nHost: x\r\nX-Tenant-Id: t-obs\r\nX-User-Id: u-obs\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        raw = b""
+        while chunk := sock.recv(65536):
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert [m["tags"] for m in json.loads(body)["memories"]] == [[tag]]

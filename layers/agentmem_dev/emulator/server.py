@@ -123,8 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
     max_body_bytes: int = MAX_BODY_BYTES
     share: ConcurrencyShare
     _header_timer: threading.Timer | None = None
-    # Per request (_begin): the answer's X-Request-Id and the event's requestId; the trace id.
-    _request_id = _trace_id = ""
+    _request_id = _trace_id = ""  # per request (_begin): X-Request-Id = the event's requestId
     _status, _tenant, _worker, _started = 0, None, None, 0.0
 
     def setup(self) -> None:
@@ -149,6 +148,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         parsed = super().parse_request()
+        with contextlib.suppress(UnicodeError, AttributeError):  # raw UTF-8 in the target (as curl sends it)
+            self.path = self.path.encode("latin-1").decode("utf-8")
         if self._header_timer is not None:
             self._header_timer.cancel()  # headers are in: the body has its own deadline
         return parsed
@@ -294,9 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _begin(self) -> None:
         self._started = time.perf_counter()
         self._request_id = str(uuid.uuid4())
-        self._trace_id = observability.trace_id(dict(self.headers.items())) or observability.new_trace_id(
-            time.time(), uuid.uuid4().hex
-        )
+        self._trace_id = observability.trace_id(dict(self.headers.items())) or observability.new_trace_id()
         self._status, self._tenant, self._worker = 0, None, None
 
     def _done(self) -> None:
