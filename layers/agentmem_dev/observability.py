@@ -26,13 +26,13 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 import traceback
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus-client's own variable, inherited by children
@@ -106,14 +106,32 @@ def metric_name(name: str, unit: str = "Count") -> str:
     return f"agentmem_{base}{suffix}"
 
 
-def start() -> str:
-    """Start recording for one server: a fresh multiprocess directory, exported to the children
-    this process spawns next (they inherit the environment). Returns the directory."""
-    directory = tempfile.mkdtemp(prefix="agentmem-metrics-")
+def start(parent: Path) -> str:
+    """Start recording for one server: a fresh multiprocess directory ``<parent>/.metrics-<pid>``
+    (the data directory), exported to the children this process spawns next (they inherit the
+    environment). Directories of servers that are gone (killed: no stop ran) are removed."""
+    parent.mkdir(parents=True, exist_ok=True)
+    for stale in parent.glob(".metrics-*"):
+        pid = stale.name.removeprefix(".metrics-")
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    directory = str(parent / f".metrics-{os.getpid()}")
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
     os.environ[METRICS_DIR_ENV] = directory
     with _lock:
         _state.clear()
     return directory
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def stop(directory: str) -> None:

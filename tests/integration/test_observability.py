@@ -231,3 +231,20 @@ def test_a_query_typed_in_utf8_without_percent_encoding_filters_as_typed(
     head, _, body = raw.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200"), head
     assert [m["tags"] for m in json.loads(body)["memories"]] == [[tag]]
+
+
+def test_a_killed_servers_metrics_directory_is_removed_at_the_next_start(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    stale = tmp_path / "data" / f".metrics-{int(dead.stdout)}"
+    stale.mkdir(parents=True)
+    (stale / "counter_1.db").write_bytes(b"")
+    for _running in _service(tmp_path, 0):
+        assert not stale.exists()
+        assert os.environ[observability.METRICS_DIR_ENV] == str(tmp_path / "data" / f".metrics-{os.getpid()}")
+    assert not list((tmp_path / "data").glob(".metrics-*"))

@@ -50,7 +50,7 @@ class LocalService:
         """Build and warm everything, bind the socket; returns once requests can be served (call
         :meth:`serve_forever` or :meth:`serve_in_background` next). Refuses to start
         (:class:`~agentmem_dev.emulator.workers.StartupFailed`) when a worker cannot."""
-        self._metrics_dir = observability.start()  # before any worker is spawned: they inherit it
+        self._metrics_dir = observability.start(self.settings.data_dir)  # before any worker: they inherit it
         try:
             if self.workers >= 1:
                 self._start_workers()
