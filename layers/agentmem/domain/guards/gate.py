@@ -26,12 +26,13 @@ from agentmem.domain.text import terms
 __all__ = [
     "PII_IMPORTANCE_CAP",
     "GateResult",
+    "SplitAttack",
     "gate",
     "has_placeholder",
-    "injects_across_turns",
     "injects_when_joined",
     "only_placeholders",
     "placeholder_kinds",
+    "split_attack",
     "without_placeholder_clauses",
 ]
 
@@ -82,14 +83,32 @@ def injects_when_joined(candidates: Iterable[Candidate]) -> bool:
     return detect_injection("\n".join(c.content for c in candidates)).is_injection
 
 
-def injects_across_turns(earlier: Sequence[str], text: str) -> list[str] | None:
-    """Gate 2 across turns: the reasons (``multi_turn`` first) when a user's last few messages
-    of a session (``earlier``, oldest first) joined with ``text`` read as an injection that
-    ``text`` alone is not — an attack split over turns; None otherwise."""
-    if not earlier:
+@dataclass(frozen=True, slots=True)
+class SplitAttack:
+    """An attack split over turns: its reasons (``multi_turn`` first) and how many of the latest
+    earlier messages are its parts (the new message completes them)."""
+
+    reasons: list[str]
+    parts: int
+
+
+def split_attack(earlier: Sequence[str], text: str) -> SplitAttack | None:
+    """Gate 2 across turns: the shortest run of a user's last few messages of a session
+    (``earlier``, oldest first) that, joined with ``text``, reads as an injection that neither
+    ``text`` alone nor the run alone is — an attack split over turns that ``text`` completes;
+    None otherwise. A run that already injected on its own was judged when it arrived (its turn
+    was quarantined then): an innocent message after it completes nothing, and the innocent
+    messages before it are no part of anything."""
+    if not earlier or not detect_injection("\n".join([*earlier, text])).is_injection:
         return None
-    joined = detect_injection("\n".join([*earlier, text]))
-    return ["multi_turn", *joined.reasons] if joined.is_injection else None
+    for parts in range(1, len(earlier) + 1):
+        run = earlier[-parts:]
+        joined = detect_injection("\n".join([*run, text]))
+        if joined.is_injection:
+            if detect_injection("\n".join(run)).is_injection:
+                return None
+            return SplitAttack(["multi_turn", *joined.reasons], parts)
+    return None
 
 
 def gate(candidates: Sequence[Candidate], *, had_pii: bool, prefix: str = "") -> GateResult:
