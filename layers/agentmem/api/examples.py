@@ -1,6 +1,7 @@
 """Examples for the OpenAPI document (``json_schema_extra`` of the models in
 :mod:`agentmem.api.schemas`): one English and one Chinese request body where the route takes one,
-and a typical answer. Each is valid against its model (tests/integration/test_openapi_document.py)."""
+and a typical answer, for every route (the history, conflict and operator models included). Each
+is valid against its model (tests/integration/test_openapi_document.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,18 @@ MEMORY: dict[str, Any] = {
     "updated_at": "2026-11-30T09:00:00Z",
     "valid_from": "2026-11-30T09:00:00Z",
     "supersedes": [],
+}
+
+CONFLICT: dict[str, Any] = {
+    "conflict_id": "cf-01JD8X5",
+    "memory_id": MEMORY["id"],
+    "existing": "用户对花生过敏 (allergic to peanuts)",
+    "proposed": "I'm not allergic to peanuts any more",
+    "status": "pending",
+    "created_at": "2026-11-30T10:00:00Z",
+    "resolved_at": None,
+    "message_id": "msg-0009",
+    "new_memory_id": None,
 }
 
 EXAMPLES: dict[str, list[Any]] = {
@@ -163,4 +176,81 @@ EXAMPLES: dict[str, list[Any]] = {
             "erased_at": "2026-11-30T10:00:00Z",
         }
     ],
+    "TurnStatusOut": [
+        {
+            "message_id": "msg-0001",
+            "status": "processed",
+            "reason": None,
+            "memory_ids": [MEMORY["id"]],
+            "updated_at": "2026-11-30T09:00:02Z",
+        },
+        {
+            "message_id": "msg-0002",
+            "status": "quarantined",
+            "reason": "injection",
+            "memory_ids": [],
+            "updated_at": None,
+        },
+    ],
+    "HistoryOut": [
+        {
+            "memory_id": MEMORY["id"],
+            "entries": [
+                {
+                    "memory_id": "01JD8X0000000000000000OLD0",
+                    "content": "住在北京 (lives in Beijing)",
+                    "category": "identity",
+                    "layer": "long_term",
+                    "status": "superseded",
+                    "valid_from": "2025-01-01T00:00:00Z",
+                    "valid_to": "2026-11-30T09:00:00Z",
+                    "superseded_by": MEMORY["id"],
+                    "source": "user",
+                    "confidence": "confirmed",
+                    "pinned": False,
+                    "version": 2,
+                },
+                {
+                    "memory_id": MEMORY["id"],
+                    "content": "住在青岛 (lives in Qingdao)",
+                    "category": "identity",
+                    "layer": "long_term",
+                    "status": "active",
+                    "valid_from": "2026-11-30T09:00:00Z",
+                    "supersedes": ["01JD8X0000000000000000OLD0"],
+                    "source": "user",
+                    "confidence": "confirmed",
+                    "pinned": False,
+                    "version": 1,
+                },
+            ],
+        }
+    ],
+    "ConflictOut": [CONFLICT],
+    "ConflictsOut": [{"conflicts": [CONFLICT], "next_cursor": None}],
+    "ConflictDecisionIn": [{"decision": "confirm"}, {"decision": "reject"}],
+    "DeadLettersOut": [
+        {
+            "dead_letters": [
+                {
+                    "message_id": "msg-0003",
+                    "session_id": "s-42",
+                    "reason": "store_unavailable",
+                    "attempts": 5,
+                    "failed_at": "2026-11-30T09:05:00Z",
+                }
+            ],
+            "next_cursor": None,
+        }
+    ],
+    "RedriveOut": [{"redriven": 1}],
+    "ImportIn": [
+        {
+            "memories": [
+                {"content": "Prefers vegetarian recipes", "category": "preference", "tags": ["food"]},
+                {"content": "用户对花生过敏", "category": "identity", "pinned": True},
+            ]
+        }
+    ],
+    "ImportOut": [{"imported": 1, "rejected": [{"index": 1, "reasons": ["duplicate"]}]}],
 }
