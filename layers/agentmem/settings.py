@@ -44,6 +44,7 @@ TOOLING_VARIABLES: Mapping[str, str] = {
     "AGENTMEM_OPENSEARCH_HEAP": "agentmem engines: OpenSearch's JVM options (default -Xms512m -Xmx512m)",
     "AGENTMEM_GREMLIN_IAM": "live tests: sign the Gremlin handshake (Neptune)",
     "AGENTMEM_SKIP_BUNDLING": "CDK synthesis without building the Lambda assets",
+    "AGENTMEM_LOG_FORMAT": "agentmem serve: json (default, one JSON object per line) | text",
 }
 
 

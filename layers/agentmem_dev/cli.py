@@ -19,8 +19,11 @@ from agentmem.errors import AgentMemError
 
 def _serve(args: argparse.Namespace) -> int:
     from agentmem.settings import load_settings
+    from agentmem_dev import observability
     from agentmem_dev.emulator.service import LocalService
     from agentmem_dev.emulator.workers import default_workers
+
+    observability.configure_logging(logging.INFO)  # JSON lines, one per request (docs/observability.md)
 
     if args.backend == "engines":
         from agentmem_dev.engines.serve import engines_service

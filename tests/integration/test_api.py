@@ -487,7 +487,7 @@ def test_the_openapi_document_states_real_status_codes_and_one_error_schema(api:
                 schema = response["content"]["application/json"]["schema"]
                 assert schema == {"$ref": error_ref}, (method, path, code)
         successes = [c for c in op["responses"] if int(c) < 300]
-        assert successes, (method, path)
+        assert successes or (method, path) == ("GET", "/v1/mcp"), (method, path)  # 405: no SSE stream
     context = ops[("POST", "/v1/context")]["responses"]["200"]["content"]["application/json"]["schema"]
     assert context == {"$ref": "#/components/schemas/ContextOut"}
 

@@ -1,5 +1,7 @@
 """Fuzz every route of the OpenAPI document with schemathesis: whatever a client sends, the
-answer is never a 5xx and never a stack trace (issue 4: bad input gets a 4xx with a reason).
+answer is never a 5xx and never a stack trace (issue 4: bad input gets a 4xx with a reason), and
+it is the answer the document promises (issue 13): a status code the route declares, the declared
+content type, a body that validates against the response schema of that status.
 
 The api λ is driven through a tiny WSGI shim that turns each request into the same API Gateway
 proxy event the local server builds, with a fixed authorizer context so the fuzzer reaches the
@@ -16,6 +18,12 @@ from urllib.parse import parse_qs
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.api.app import openapi_json, resolve
@@ -74,8 +82,17 @@ def fuzz_container(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_server_errors(case: Any, fuzz_container: None) -> None:
+def test_no_server_errors_and_every_answer_as_documented(case: Any, fuzz_container: None) -> None:
     response = case.call(app=wsgi_app)
+    case.validate_response(
+        response,
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_schema_conformance,
+        ],
+    )
     assert response.status_code < 500, response.text
     if response.status_code >= 400:
         payload = response.json()

@@ -36,6 +36,51 @@ app = APIGatewayRestResolver(
 )
 errors.register(app)
 
+# How a caller authenticates. Locally (``agentmem serve``, agentmem_dev.emulator.server): a bearer
+# token (AGENTMEM_API_TOKEN / AGENTMEM_OPERATOR_TOKEN), or without one the scope headers, accepted
+# from loopback clients only. In AWS: the Cognito ID token the API Gateway TOKEN authorizer
+# verifies (infra_cdk/agentmem_infra/api.py: identity source the Authorization header).
+SECURITY_SCHEMES: dict[str, Any] = {
+    "localBearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "agentmem serve with AGENTMEM_API_TOKEN (or AGENTMEM_OPERATOR_TOKEN, which"
+        " adds memory:policy): Authorization: Bearer <token>; AGENTMEM_TOKEN_TENANTS may map it to a"
+        " tenant. Send X-Tenant-Id / X-User-Id along to name the scope.",
+    },
+    "localScopeTenant": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Tenant-Id",
+        "description": "agentmem serve without a token: the caller's tenant, from loopback only.",
+    },
+    "localScopeUser": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-User-Id",
+        "description": "agentmem serve without a token: the caller's user, from loopback only.",
+    },
+    "cognitoAuthorizer": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "description": "AWS: a Cognito user pool ID token (Authorization: Bearer <ID token>), verified"
+        " by the API Gateway TOKEN authorizer; tenant_id, user_id and permissions come from its claims"
+        " (custom:tenant_id, sub, custom:permissions). Behind API Gateway every /v1 path needs it,"
+        " /v1/health and /v1/openapi.json included.",
+        "x-amazon-apigateway-authtype": "custom",
+    },
+}
+# Any one of these (the two scope headers together) authenticates a route that needs a caller.
+SECURITY: list[dict[str, list[str]]] = [
+    {"localBearer": []},
+    {"localScopeTenant": [], "localScopeUser": []},
+    {"cognitoAuthorizer": []},
+]
+OPEN: list[dict[str, list[str]]] = [
+    {}
+]  # the routes a local caller reaches without credentials (health, this document)
+
 meta = Router()
 _req = RequestContext(meta)
 
@@ -44,6 +89,7 @@ _req = RequestContext(meta)
     "/v1/health",
     summary="Liveness, the configured backend and embedder",
     responses=responses(200, HealthOut, "The service is up", auth=False),
+    security=OPEN,
 )
 def health() -> HealthOut:
     c = _req.container()
@@ -54,6 +100,7 @@ def health() -> HealthOut:
     "/v1/openapi.json",
     summary="This API's OpenAPI document",
     responses={**responses(200, None, "OpenAPI 3 document", auth=False)},
+    security=OPEN,
 )
 def openapi() -> Response[Any]:
     return Response(status_code=200, content_type="application/json", body=openapi_json())
@@ -75,8 +122,62 @@ for _router in (
     app.include_router(_router)
 
 
+@cache
 def openapi_json() -> str:
-    return app.get_openapi_json_schema(title="agentmem", version=__version__, description=__doc__)
+    """The OpenAPI 3.1 document, built once per process (it is ~0.4 s of work)."""
+    from aws_lambda_powertools.event_handler.openapi.models import SecurityScheme
+    from pydantic import TypeAdapter
+
+    schemes = {
+        name: TypeAdapter(SecurityScheme).validate_python(spec) for name, spec in SECURITY_SCHEMES.items()
+    }
+    document = app.get_openapi_json_schema(
+        title="agentmem",
+        version=__version__,
+        description=__doc__,
+        security_schemes=schemes,
+        security=SECURITY,
+    )
+    return _with_json_rpc(json.loads(document))
+
+
+def _with_json_rpc(document: dict[str, Any]) -> str:
+    """``POST /v1/mcp`` reads its body raw (a malformed request is a JSON-RPC error, not a 422), so
+    Powertools cannot see its shapes: they are added here from the documentation-only models."""
+    from pydantic.json_schema import models_json_schema
+
+    from agentmem.api.schemas import JsonRpcRequest, JsonRpcResponse
+
+    _, top = models_json_schema(
+        [(JsonRpcRequest, "validation"), (JsonRpcResponse, "serialization")],
+        ref_template="#/components/schemas/{model}",
+    )
+    document["components"]["schemas"].update(top.get("$defs", {}))
+
+    def one_or_batch(name: str) -> dict[str, Any]:
+        ref = {"$ref": f"#/components/schemas/{name}"}
+        return {"anyOf": [ref, {"type": "array", "items": ref, "minItems": 1, "maxItems": 20}]}
+
+    operation = document["paths"]["/v1/mcp"]["post"]
+    operation["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": one_or_batch("JsonRpcRequest")}},
+    }
+    operation["responses"]["200"]["content"] = {
+        "application/json": {"schema": one_or_batch("JsonRpcResponse")}
+    }
+    operation["responses"]["202"].pop("content", None)  # notifications only: an empty answer
+    operation["responses"]["400"]["content"] = {
+        "application/json": {
+            "schema": {
+                "anyOf": [
+                    {"$ref": "#/components/schemas/ErrorOut"},
+                    {"$ref": "#/components/schemas/JsonRpcResponse"},
+                ]
+            }
+        }
+    }
+    return json.dumps(document, ensure_ascii=False)
 
 
 class _DeclaredQueryParameters(Mapping[tuple[str, str], frozenset[str]]):

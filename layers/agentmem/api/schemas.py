@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agentmem.api.examples import EXAMPLES
 from agentmem.domain.models import Category, MemoryRecord, ScoredMemory, checked_time
 from agentmem.domain.runtime_state import (
     MAX_ITEMS,
@@ -40,6 +41,8 @@ class TurnIn(_Strict):
     """One finished exchange; the API adds the caller's scope and sends it as a
     :class:`~agentmem.messages.TurnMessage` (the same field types)."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["TurnIn"]})
+
     session_id: Identifier = Field(description="Conversation/session id.")
     user: UserText
     assistant: AssistantText = ""
@@ -52,15 +55,18 @@ class TurnIn(_Strict):
 
 
 class TurnsIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["TurnsIn"]})
     turns: list[TurnIn] = Field(min_length=1, max_length=100)
 
 
 class TurnsAccepted(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["TurnsAccepted"]})
     accepted: int = Field(description="How many turns were enqueued.")
     message_ids: list[str] = Field(description="Their message ids (generated where absent), in order.")
 
 
 class ContextIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ContextIn"]})
     query: str = Field(min_length=1, max_length=MAX_TEXT)
     mode: Literal["chat", "tool", "react", "rag"] = "chat"
     session_id: str | None = Field(None, pattern=ID_PATTERN)
@@ -73,6 +79,7 @@ class ContextIn(_Strict):
 
 
 class RecallIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["RecallIn"]})
     query: str = Field(min_length=1, max_length=MAX_TEXT)
     k: int = Field(5, ge=1, le=100)
     categories: list[Category] | None = None
@@ -85,6 +92,7 @@ class RecallIn(_Strict):
 
 
 class MemoryIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryIn"]})
     content: str = Field(min_length=1, max_length=4000)
     category: Category | None = None
     importance: float | None = Field(None, ge=0, le=1)
@@ -96,6 +104,7 @@ class MemoryIn(_Strict):
 
 
 class MemoryPatchIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryPatchIn"]})
     content: str | None = Field(None, min_length=1, max_length=4000)
     category: Category | None = None
     importance: float | None = Field(None, ge=0, le=1)
@@ -107,6 +116,8 @@ class MemoryPatchIn(_Strict):
 class SessionStateIn(_Strict):
     """The whole state of a session (replaced on every PUT); the shapes are the domain's
     :mod:`agentmem.domain.runtime_state` models, so a wrong shape is a 422 here."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["SessionStateIn"]})
 
     plan: Plan | None = None
     task_memory: list[Annotated[str, Field(max_length=MAX_LINE)]] | None = Field(None, max_length=MAX_ITEMS)
@@ -124,6 +135,7 @@ class SessionStateIn(_Strict):
 
 
 class MemoryOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryOut"]})
     id: str
     content: str
     category: str
@@ -182,13 +194,16 @@ class MemoryOut(BaseModel):
 class ErrorOut(BaseModel):
     """Every error answer: a stable code, a human message, and details where they help."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ErrorOut"]})
+
     error: str = Field(description="Stable error code, e.g. invalid_request, not_found, queue_full.")
     message: str
     details: Any = None
 
 
 ERROR_DESCRIPTIONS = {
-    400: "Malformed request (not JSON, a bad cursor, a guard refused the content)",
+    400: "Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard"
+    " refused the content)",
     401: "No tenant and user in the authorizer context",
     403: "The caller may not do this, or the body names another tenant or user",
     404: "No such record (or route) in the caller's scope",
@@ -196,7 +211,8 @@ ERROR_DESCRIPTIONS = {
     413: "Body larger than the limit",
     415: "Body is not application/json",
     422: "The body or a parameter fails the schema",
-    429: "The ingest queue is full; retry after Retry-After seconds",
+    429: "The ingest queue is full, or too many requests in flight for the caller (usage plan,"
+    " throttling); retry after Retry-After seconds",
     500: "Unexpected error (logged)",
     503: "A store or the embedder is unavailable; retry after Retry-After seconds",
 }
@@ -209,6 +225,8 @@ class SlotOut(BaseModel):
 
 
 class ContextOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ContextOut"]})
+
     context: str = Field(description="The system-prompt prefix; empty when nothing is worth injecting.")
     mode: str
     memories: list[MemoryOut] = Field(description="The memories the context used, with scores.")
@@ -218,25 +236,31 @@ class ContextOut(BaseModel):
 
 
 class RecallOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["RecallOut"]})
     memories: list[MemoryOut]
     degraded: list[str]
 
 
 class MemoryPage(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryPage"]})
     memories: list[MemoryOut]
     next_cursor: str | None = Field(None, description="Pass as ?cursor= for the next page; null at the end.")
 
 
 class MemoryCreated(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryCreated"]})
     memory: MemoryOut
     redacted: list[str] = Field(description="Kinds of PII replaced by placeholders before storing.")
 
 
 class DeletedOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["DeletedOut"]})
     deleted: int = Field(description="How many records were affected (0 when already deleted).")
 
 
 class EraseReportOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["EraseReportOut"]})
+
     memories: int
     turns: int
     runtime_states: int
@@ -254,6 +278,7 @@ class EraseReportOut(BaseModel):
 
 
 class SessionStateOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["SessionStateOut"]})
     session_id: str
     state: dict[str, Any]
 
@@ -268,27 +293,64 @@ class AuditEventOut(BaseModel):
 
 
 class AuditOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["AuditOut"]})
+
     events: list[AuditEventOut]
 
 
+class JsonRpcRequest(BaseModel):
+    """One JSON-RPC 2.0 request to ``POST /v1/mcp`` (documentation only: the route reads the raw
+    body, so a malformed one gets a JSON-RPC error, not a 422). Without ``id`` it is a
+    notification (no answer)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["JsonRpcRequest"]})
+    jsonrpc: Literal["2.0"]
+    id: int | float | str | None = None
+    method: str = Field(description="initialize, ping, tools/list, tools/call, notifications/*")
+    params: dict[str, Any] | None = None
+
+
+class JsonRpcError(BaseModel):
+    code: int = Field(description="-32700 parse, -32600 invalid request, -32601 method, -32602 params")
+    message: str
+
+
+class JsonRpcResponse(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["JsonRpcResponse"]})
+    jsonrpc: Literal["2.0"]
+    id: int | float | str | None
+    result: dict[str, Any] | None = None
+    error: JsonRpcError | None = None
+
+
 class HealthOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["HealthOut"]})
     status: str
     backend: str
     embedder: str
+
+
+# Answered by resolve()'s gates, the validation and the 500 boundary on any route.
+EVERY_ROUTE_ERRORS = frozenset({400, 413, 415, 422, 500})
+# Answered on any route that needs a caller: no caller, a missing permission, the usage plan
+# (429 from API Gateway's throttling or the local server's share), a store down.
+CALLER_ERRORS = frozenset({401, 403, 429, 503})
 
 
 def responses(
     status: int, model: type[BaseModel] | None, description: str, *errors: int, auth: bool = True
 ) -> dict[int, OpenAPIResponse]:
     """The OpenAPI responses of one route: its success and the errors it can answer, all errors
-    with :class:`ErrorOut`. 422 and 500 apply to every route, 401 to every route that needs a
-    caller (``auth``), and are always listed."""
+    with :class:`ErrorOut`. :data:`EVERY_ROUTE_ERRORS` apply to every route (the gates
+    :func:`agentmem.api.app.resolve` runs before any route: size, content type, JSON shape,
+    unknown query parameters; the schema; the one 500 boundary) and :data:`CALLER_ERRORS` to every
+    route that needs a caller (``auth``); they are always listed."""
     out: dict[int, OpenAPIResponse] = {
         status: {"description": description, "content": {"application/json": {"model": model}}}
         if model is not None
         else {"description": description}
     }
-    for code in sorted({*errors, 422, 500} | ({401} if auth else set())):
+    for code in sorted({*errors, *EVERY_ROUTE_ERRORS} | (CALLER_ERRORS if auth else set())):
         out[code] = {
             "description": ERROR_DESCRIPTIONS[code],
             "content": {"application/json": {"model": ErrorOut}},

@@ -8,10 +8,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentmem.api.examples import EXAMPLES
 from agentmem.domain.pending import PendingConflict
 
 
 class ConflictOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ConflictOut"]})
+
     conflict_id: str
     memory_id: str = Field(description="The permanent or pinned memory the turn contradicts.")
     existing: str = Field(description="Its content.")
@@ -40,12 +43,14 @@ class ConflictOut(BaseModel):
 
 
 class ConflictsOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ConflictsOut"]})
+
     conflicts: list[ConflictOut]
     next_cursor: str | None = None
 
 
 class ConflictDecisionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES["ConflictDecisionIn"]})
 
     decision: Literal["confirm", "reject"] = Field(
         description="confirm: the proposal replaces the memory now; reject: the proposal is dropped."

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from agentmem.api.examples import EXAMPLES
 from agentmem.domain.models import MemoryRecord
 
 
@@ -54,5 +55,7 @@ class HistoryEntryOut(BaseModel):
 
 
 class HistoryOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["HistoryOut"]})
+
     memory_id: str = Field(description="The memory asked about.")
     entries: list[HistoryEntryOut] = Field(description="The supersede chain through it, oldest first.")

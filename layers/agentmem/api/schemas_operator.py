@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentmem.api.examples import EXAMPLES
 from agentmem.domain.models import Category
 from agentmem.port_types import DeadLetterEntry
 
@@ -20,6 +21,8 @@ MAX_IMPORT_ITEMS = 100
 
 class TurnStatusOut(BaseModel):
     """What happened to one turn sent to ``POST /v1/turns``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["TurnStatusOut"]})
 
     message_id: str
     status: Literal["queued", "processed", "rejected", "quarantined", "dead_lettered"] = Field(
@@ -64,11 +67,15 @@ class DeadLetterOut(BaseModel):
 
 
 class DeadLettersOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["DeadLettersOut"]})
+
     dead_letters: list[DeadLetterOut]
     next_cursor: str | None = Field(None, description="Pass as ?cursor= for the next page; null at the end.")
 
 
 class RedriveOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["RedriveOut"]})
+
     redriven: int = Field(description="How many dead letters went back to the ingest queue.")
 
 
@@ -85,7 +92,7 @@ class ImportItemIn(BaseModel):
 
 
 class ImportIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES["ImportIn"]})
 
     memories: list[ImportItemIn] = Field(min_length=1, max_length=MAX_IMPORT_ITEMS)
 
@@ -96,5 +103,7 @@ class ImportRejectedOut(BaseModel):
 
 
 class ImportOut(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ImportOut"]})
+
     imported: int
     rejected: list[ImportRejectedOut]

@@ -5,6 +5,8 @@ scoped; deletes return the real number of affected records."""
 from __future__ import annotations
 
 import builtins
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -35,6 +37,16 @@ from agentmem.ports import (
     TurnQueue,
 )
 from agentmem.services.guard import WriteGuard
+
+# Records one tag-filtered listing reads from the store before it answers a (possibly short)
+# page with a cursor: a rare tag never turns one request into a walk of the whole partition.
+TAG_SCAN_BUDGET = 2000
+
+
+def tag_key(tag: str) -> str:
+    """A tag as the listing filter compares it: NFKC-normalised, case-folded, trimmed (full-width
+    and ASCII forms, upper and lower case are one tag; Chinese tags compare as written)."""
+    return unicodedata.normalize("NFKC", tag).casefold().strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +92,31 @@ class AdminService:
         *,
         statuses: tuple[Status, ...] = (Status.ACTIVE,),
         category: str | None = None,
+        tags: Sequence[str] = (),
         limit: int = 50,
         cursor: str | None = None,
     ) -> Page:
-        return self.store.list(scope, statuses=statuses, category=category, limit=limit, cursor=cursor)
+        """The store's listing, newest first. With ``tags``, only the memories carrying every one
+        of them (compared by :func:`tag_key`: NFKC, case-folded, trimmed, so ``Tea`` finds
+        ``tea`` and ``ＴＥＡ``). The store pages by its own cursor, so the filter reads store pages
+        no larger than what is still missing (a page never overshoots the cursor) and stops after
+        :data:`TAG_SCAN_BUDGET` records: a page may then hold fewer than ``limit`` memories while
+        ``next_cursor`` is set — follow it until it is null."""
+        wanted = {tag_key(t) for t in tags} - {""}
+        if not wanted:
+            return self.store.list(scope, statuses=statuses, category=category, limit=limit, cursor=cursor)
+        found: builtins.list[MemoryRecord] = []
+        scanned = 0
+        while len(found) < limit and scanned < TAG_SCAN_BUDGET:
+            page = self.store.list(
+                scope, statuses=statuses, category=category, limit=limit - len(found), cursor=cursor
+            )
+            scanned += len(page.items)
+            found += [r for r in page.items if wanted <= {tag_key(t) for t in r.tags}]
+            cursor = page.next_cursor
+            if cursor is None or not page.items:
+                break
+        return Page(items=found, next_cursor=cursor)
 
     def audit_trail(
         self, scope: Scope, *, limit: int = 100, action: str | None = None

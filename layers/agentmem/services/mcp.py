@@ -77,6 +77,9 @@ TOOLS: list[dict[str, Any]] = [
     },
 ]
 
+# Each tool's argument names, from its inputSchema (an unknown tool is refused by name later).
+_ARGUMENTS: dict[str, set[str]] = {tool["name"]: set(tool["inputSchema"]["properties"]) for tool in TOOLS}
+
 
 def _brief(record: MemoryRecord, score: float | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
@@ -151,17 +154,15 @@ class McpService:
         can_write: bool = True,
     ) -> dict[str, Any] | None:
         """One JSON-RPC message in, its response out (None for a notification)."""
+        rpc_id = message.get("id") if isinstance(message, dict) else None
+        if isinstance(rpc_id, bool) or not isinstance(rpc_id, str | int | float | None):
+            return _error(None, INVALID_REQUEST, "id must be a string, a number or null")
         if (
             not isinstance(message, dict)
             or message.get("jsonrpc") != "2.0"
             or not isinstance(message.get("method"), str)
         ):
-            return _error(
-                message.get("id") if isinstance(message, dict) else None,
-                INVALID_REQUEST,
-                "not a JSON-RPC 2.0 request",
-            )
-        rpc_id = message.get("id")
+            return _error(rpc_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
         method = message["method"]
         params = message.get("params") or {}
         if not isinstance(params, dict):
@@ -207,6 +208,9 @@ class McpService:
         args = params.get("arguments") or {}
         if not isinstance(args, dict):
             raise ValidationFailed("arguments must be an object")
+        unknown = sorted(set(args) - _ARGUMENTS.get(str(name), set(args)))
+        if unknown:  # never silently ignored (the tools' inputSchema: additionalProperties false)
+            raise ValidationFailed(f"unknown arguments for {name}: " + ", ".join(map(repr, unknown))[:200])
         try:
             payload = self._tool(scope, str(name), args, now=now, request_id=request_id, actor=actor)
         except NotFound as exc:

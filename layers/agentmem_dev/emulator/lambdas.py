@@ -27,6 +27,7 @@ from typing import Any
 
 from agentmem.bootstrap import Container
 from agentmem.errors import ConfigurationError
+from agentmem_dev import observability
 
 FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
 _loaded: dict[str, ModuleType] = {}
@@ -107,7 +108,12 @@ def _clear_metrics(module: ModuleType) -> None:
     """Locally metrics are disabled (no CloudWatch to read EMF); Powertools then never clears its
     metric set, which would grow without bound and auto-flush to stdout at 100 values. The set is
     shared by every function's ``Metrics`` (class level): clearing it under another function's
-    invocation only drops values nobody publishes locally."""
+    invocation only drops values nobody publishes locally. Under ``agentmem serve`` the set is
+    first mirrored into the server's Prometheus metrics (:func:`agentmem_dev.observability.record_emf`;
+    in-process mode, a value added by a function running at the same time may be counted under
+    this one)."""
     metrics = getattr(module, "metrics", None)
     if metrics is not None:
+        if os.environ.get(observability.METRICS_DIR_ENV):  # agentmem serve: mirrored to /metrics
+            observability.record_emf(module.__name__.removeprefix("agentmem_functions_"), metrics.metric_set)
         metrics.clear_metrics()

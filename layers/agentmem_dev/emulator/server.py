@@ -27,6 +27,15 @@ within ``body_timeout_s`` (read against a deadline, not per packet), and a body 
 :data:`~agentmem.messages.MAX_BODY_BYTES` is refused from its ``Content-Length`` before a byte of
 it is read (a body without a length, ``Transfer-Encoding: chunked``, gets 411). The limits default
 to the settings ``http_header_timeout_s`` / ``http_body_timeout_s``.
+
+Observability (:mod:`agentmem_dev.observability`, docs/observability.md): every answer carries
+``X-Request-Id`` and is logged as one JSON line (request id, trace id, tenant, route template,
+status, latency; never content), and counted per route and status; ``GET /metrics`` serves the
+Prometheus metrics of every process of the server, with the same authorization as the API (the
+bearer token when one is configured, else loopback clients only).
+
+Over 400 lines: this is API Gateway's whole part on a laptop (bounded input, the authorizer, the
+usage plan, the access log), one request handler whose steps share the request's state.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ import logging
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -49,6 +59,7 @@ from agentmem.bootstrap import Container
 from agentmem.domain.authority import POLICY_PERMISSION
 from agentmem.messages import MAX_BODY_BYTES
 from agentmem.settings import Settings
+from agentmem_dev import observability
 from agentmem_dev.emulator import events, lambdas
 from agentmem_dev.emulator.fairness import ConcurrencyShare
 from agentmem_dev.emulator.workers import WorkerFailed, WorkerPool
@@ -117,6 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
     max_body_bytes: int = MAX_BODY_BYTES
     share: ConcurrencyShare
     _header_timer: threading.Timer | None = None
+    _request_id = _trace_id = ""  # per request (_begin): X-Request-Id = the event's requestId
+    _status, _tenant, _worker, _started = 0, None, None, 0.0
 
     def setup(self) -> None:
         super().setup()
@@ -140,6 +153,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         parsed = super().parse_request()
+        with contextlib.suppress(UnicodeError, AttributeError):  # raw UTF-8 in the target (as curl sends it)
+            self.path = self.path.encode("latin-1").decode("utf-8")
         if self._header_timer is not None:
             self._header_timer.cancel()  # headers are in: the body has its own deadline
         return parsed
@@ -168,15 +183,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quieter than stderr per request
         log.debug("http %s", format % args)
 
-    def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
-        payload = body.encode("utf-8")
+    def _send(self, status: int, body: str | bytes, headers: dict[str, str] | None = None) -> None:
+        payload = body.encode("utf-8") if isinstance(body, str) else body
+        self._status = status
         self.send_response(status)
+        self.send_header("X-Request-Id", self._request_id)
         sent = {k.lower() for k in (headers or {})}
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         if "content-type" not in sent:
             self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
+        self._done()  # before the answer leaves: a client that has it finds it logged and counted
         self.end_headers()
         self.wfile.write(payload)
 
@@ -214,6 +232,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(401 if "token" in refusal else 403, "unauthorized", refusal)
         if authorizer is None:  # authorize() answers a context or a refusal
             return self._error(403, "unauthorized", "no authorizer context")
+        self._tenant = authorizer.get("tenant_id")
+        if urlsplit(self.path).path == "/metrics" and self.command == "GET":
+            text, content_type = observability.exposition()
+            return self._send(200, text, {"Content-Type": content_type})
         with self.share.slot(authorizer.get("tenant_id"), authorizer.get("user_id")) as full:
             if full is None:
                 reply = self._invoke(headers, body, authorizer)
@@ -247,8 +269,11 @@ class _Handler(BaseHTTPRequestHandler):
             authorizer=authorizer,
             source_ip=self.client_address[0],
         )
+        event["requestContext"]["requestId"] = self._request_id
+        event["headers"] = {**(event["headers"] or {}), "X-Amzn-Trace-Id": f"Root={self._trace_id}"}
         try:
             result, worker = self.invoke_api(event)
+            self._worker = worker
         except WorkerFailed as exc:
             log.warning("local.worker_failed", extra={"code": exc.code})
             retry = {"Retry-After": exc.retry_after} if exc.retry_after else None
@@ -267,23 +292,50 @@ class _Handler(BaseHTTPRequestHandler):
         return int(result.get("statusCode", 500)), result.get("body") or "", response_headers
 
     def _safe(self) -> None:
+        self._begin()
         try:
             self._handle()
         except Exception:  # the boundary: a failure is logged, the client gets a clean 500
-            log.exception("local.server_error")
+            log.exception("local.server_error", extra={"request_id": self._request_id})
             with contextlib.suppress(OSError):
                 self._error(500, "internal_error", "unexpected error; it has been logged")
+
+    def _begin(self) -> None:
+        self._started = time.perf_counter()
+        self._request_id = str(uuid.uuid4())
+        self._trace_id = observability.trace_id(dict(self.headers.items())) or observability.new_trace_id()
+        self._status, self._tenant, self._worker = 0, None, None
+
+    def _done(self) -> None:
+        """One JSON line and the request metrics per answer (route template, never the path)."""
+        if not self._status or self._started < 0:  # no answer, or this one is already logged
+            return
+        self._started, started = -1.0, self._started
+        observability.request_done(
+            self.command,
+            urlsplit(self.path).path,
+            self._status,
+            time.perf_counter() - started,
+            request_id=self._request_id,
+            trace_id=self._trace_id,
+            tenant=self._tenant,
+            worker=self._worker,
+        )
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _safe
 
     def _not_allowed(self) -> None:
         """HEAD, OPTIONS and any other method: 405 naming the methods the API serves (a 4xx,
         like API Gateway, never the standard library's 501)."""
+        self._begin()
         self.close_connection = True
+        self._status = 405
         self.send_response(405)
+        self.send_header("X-Request-Id", self._request_id)
         self.send_header("Allow", ALLOWED_METHODS)
         self.send_header("Content-Length", "0")
         self.send_header("Connection", "close")
+        self._done()
         self.end_headers()
 
     do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _not_allowed

@@ -19,6 +19,7 @@ from http.server import ThreadingHTTPServer
 
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.settings import Settings
+from agentmem_dev import observability
 from agentmem_dev.emulator.runner import LocalRunner
 from agentmem_dev.emulator.server import make_front, make_server
 from agentmem_dev.emulator.workers import EventSources, WorkerPool
@@ -37,6 +38,7 @@ class LocalService:
     runner: LocalRunner | None = None  # in-process mode's event sources; LocalRunner(container) if None
     model_id: str = field(default="", init=False)
     _thread: threading.Thread | None = field(default=None, init=False, repr=False)
+    _metrics_dir: str = field(default="", init=False, repr=False)  # agentmem_dev.observability
 
     @property
     def url(self) -> str:
@@ -48,6 +50,7 @@ class LocalService:
         """Build and warm everything, bind the socket; returns once requests can be served (call
         :meth:`serve_forever` or :meth:`serve_in_background` next). Refuses to start
         (:class:`~agentmem_dev.emulator.workers.StartupFailed`) when a worker cannot."""
+        self._metrics_dir = observability.start(self.settings.data_dir)  # before any worker: they inherit it
         try:
             if self.workers >= 1:
                 self._start_workers()
@@ -103,3 +106,6 @@ class LocalService:
         if self.runner is not None:
             self.runner.stop()
             self.runner = None
+        if self._metrics_dir:
+            observability.stop(self._metrics_dir)
+            self._metrics_dir = ""

@@ -94,6 +94,9 @@ def default_workers() -> int:
 def _child_setup(level: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the front's to handle
     logging.basicConfig(level=level, stream=sys.stderr)
+    from agentmem_dev import observability
+
+    observability.configure_logging(level)  # the front's log format (AGENTMEM_LOG_FORMAT)
 
 
 def _warm_container(settings: Settings) -> Any:

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import AuditEventOut, AuditOut, responses
+from agentmem.domain.models import AuditAction
 
 router = Router()
 req = RequestContext(router)
@@ -21,10 +22,10 @@ req = RequestContext(router)
 )
 def get_audit(
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    action: Annotated[str | None, Query(max_length=64)] = None,
+    action: Annotated[AuditAction | None, Query()] = None,
 ) -> AuditOut:
     p = req.principal()
-    events = req.container().admin.audit_trail(p.scope, limit=limit, action=action)
+    events = req.container().admin.audit_trail(p.scope, limit=limit, action=action.value if action else None)
     return AuditOut(
         events=[
             AuditEventOut(

@@ -9,8 +9,9 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from agentmem.api.errors import error_response
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import responses
+from agentmem.api.schemas import ErrorOut, responses
 
 router = Router()
 req = RequestContext(router)
@@ -22,7 +23,10 @@ req = RequestContext(router)
     responses={
         **responses(200, None, "JSON-RPC response (or batch of responses)", 403, 413, 415),
         202: {"description": "Only notifications were sent: no response body"},
-        400: {"description": "Not JSON, or an empty or oversized batch (a JSON-RPC error object)"},
+        400: {
+            "description": "Not JSON, or an empty or oversized batch (a JSON-RPC error object), or"
+            " refused by the request gates (ErrorOut)"
+        },
     },
 )
 def mcp() -> Response[Any]:
@@ -36,9 +40,23 @@ def mcp() -> Response[Any]:
         can_write=p.can("memory:write"),
     )
     if reply.payload is None:
-        return Response(status_code=202, content_type="application/json", body="")
+        return Response(status_code=202, body="")  # no body, so no content type
     return Response(
         status_code=400 if reply.malformed else 200,
         content_type="application/json",
         body=json.dumps(reply.payload, ensure_ascii=False, default=str),
     )
+
+
+@router.get(
+    "/v1/mcp",
+    summary="No server-sent event stream: 405 (MCP Streamable HTTP clients then use POST only)",
+    responses={
+        **responses(405, ErrorOut, "This endpoint answers each POST with JSON; it opens no SSE stream"),
+    },
+)
+def mcp_stream() -> Response[Any]:
+    req.principal()  # the same auth as the POST: an unauthenticated probe learns nothing
+    refusal = error_response(405, "method_not_allowed", "POST JSON-RPC requests; no SSE stream is offered")
+    refusal.headers["Allow"] = "POST"
+    return refusal

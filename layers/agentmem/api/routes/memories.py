@@ -6,6 +6,7 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from pydantic import Field
 
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import (
@@ -19,7 +20,7 @@ from agentmem.api.schemas import (
     responses,
 )
 from agentmem.domain.authority import POLICY_PERMISSION
-from agentmem.domain.models import Layer, Source, Status
+from agentmem.domain.models import Category, Layer, Source, Status
 from agentmem.errors import ValidationFailed
 
 router = Router()
@@ -28,18 +29,27 @@ req = RequestContext(router)
 
 @router.get(
     "/v1/memories",
-    summary="List the caller's memories, newest first",
+    summary="List the caller's memories, newest first (filters: status, category, tags)",
     responses=responses(200, MemoryPage, "One page of memories", 400, 403, 422, 503),
 )
 def list_memories(
     status: Annotated[Status, Query()] = Status.ACTIVE,
-    category: Annotated[str | None, Query(max_length=32)] = None,
+    category: Annotated[Category | None, Query()] = None,
+    tags: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=64)]] | None,
+        Query(max_length=10, description="Repeat for several: only memories carrying every tag."),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> MemoryPage:
     p = req.principal()
     page = req.container().admin.list(
-        p.scope, statuses=(status,), category=category, limit=limit, cursor=cursor
+        p.scope,
+        statuses=(status,),
+        category=category.value if category else None,
+        tags=tags or (),
+        limit=limit,
+        cursor=cursor,
     )
     return MemoryPage(memories=[MemoryOut.of(r) for r in page.items], next_cursor=page.next_cursor)
 
@@ -144,7 +154,7 @@ def promote_memory(memory_id: str) -> MemoryOut:
 @router.delete(
     "/v1/users/<user_id>",
     summary="Erase everything stored about the user (GDPR)",
-    responses=responses(200, EraseReportOut, "What was erased, store by store", 403, 503),
+    responses=responses(200, EraseReportOut, "What was erased, store by store", 404),
 )
 def erase_user(user_id: str) -> EraseReportOut:
     p = req.principal("memory:write")

@@ -17,7 +17,7 @@ req = RequestContext(router)
 @router.put(
     "/v1/sessions/<session_id>/state",
     summary="Replace the task state slot of a session",
-    responses=responses(200, SessionStateOut, "The state as stored", 400, 403, 413, 415, 422, 503),
+    responses=responses(200, SessionStateOut, "The state as stored", 404),
 )
 def put_state(session_id: str, body: Annotated[SessionStateIn, Body()]) -> SessionStateOut:
     p = req.principal("memory:write")
