@@ -31,7 +31,10 @@ KIND_METRIC = {
     "recall": "recall_hit_rate",
     "update": "update_timeliness",
     "context": "context_pass_rate",
+    "keep": "keep_rate",
 }
+"""``keep`` probes: a multi-valued trap (a second hobby, pet, language): the first value must still
+be recalled; a failed one is a false supersede (``false_supersedes``)."""
 
 
 def parse_time(value: str) -> datetime:
@@ -125,6 +128,7 @@ def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
     summary: dict[str, Any] = {metric: rate(by_kind.get(kind, [])) for kind, metric in KIND_METRIC.items()}
     summary["isolation_violations"] = sum(1 for r in results if r.kind == "isolation" and not r.passed)
     summary["leaks"] = sum(1 for r in results if r.kind == "absent" and not r.passed)
+    summary["false_supersedes"] = sum(1 for r in results if r.kind == "keep" and not r.passed)
     summary["probes"] = len(results)
     summary["pass_rate"] = rate([r.passed for r in results])
     summary["by_kind"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_kind.items())}
@@ -172,10 +176,11 @@ def render(summary: dict[str, Any]) -> str:
         "context_pass_rate",
         "isolation_violations",
         "leaks",
+        "false_supersedes",
         "probes",
         "pass_rate",
     ):
-        lines.append(f"{key:22} {summary[key]}")
+        lines.append(f"{key:22} {summary.get(key)}")
     lines.append(
         "by kind:     "
         + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_kind"].items())
