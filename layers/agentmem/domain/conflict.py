@@ -15,6 +15,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
+from agentmem.domain.attributes import infer_all, is_multi_valued, same_attribute_conflict
 from agentmem.domain.keys import MULTI_VALUED_KEYS, SINGLE_VALUED_KEYS
 from agentmem.domain.models import Category, MemoryRecord
 from agentmem.domain.similarity import Calibration, SimilarityThresholds
@@ -40,6 +41,8 @@ class NewFact:
     key: str | None
     value: str | None
     update_strength: int = 0  # 2 explicit change, 1 present-tense cue, 0 none
+    user_stated: bool = True  # only what the user said replaces by attribute (not an inferred reply)
+    message_id: str | None = None  # the turn it comes from: facts of one turn never replace each other
 
 
 def _negated(text: str) -> bool:
@@ -58,8 +61,10 @@ def judge(new: NewFact, old: MemoryRecord, similarity: float, thresholds: Simila
         return Judgement.DUPLICATE
     if new.category not in CONFLICT_CATEGORIES or old.category is not new.category:
         return Judgement.KEEP_BOTH
-    if thresholds.conflict_low <= similarity < thresholds.dedup and _negated(new.content) != _negated(
-        old.content
+    if (
+        thresholds.conflict_low <= similarity < thresholds.dedup
+        and _negated(new.content) != _negated(old.content)
+        and not (is_multi_valued(new.content) or is_multi_valued(old.content))
     ):
         return Judgement.SUPERSEDE
     return Judgement.KEEP_BOTH
@@ -76,6 +81,10 @@ def judge_update(
         return False  # episodes coexist (seed 000 §7.4)
     if new.key in MULTI_VALUED_KEYS or old.key in MULTI_VALUED_KEYS:
         return False  # a second allergy adds, it does not replace
+    if is_multi_valued(new.content) or is_multi_valued(old.content):
+        return False  # a second hobby, pet or language adds too, however it is worded
+    if _different_attributes(new.content, old.content):
+        return False  # "moved the meeting" does not replace where I live
     if new.key and old.key and new.key != old.key:
         return False  # different attributes (occupation vs manager)
     new_subject, old_subject = subject_of(new.content), subject_of(old.content)
@@ -183,6 +192,28 @@ def shares_topic(a: str, b: str) -> bool:
     return bool(topical(a) & topical(b))
 
 
+def _different_attributes(a: str, b: str) -> bool:
+    """Both texts state a recognised attribute and no attribute is common to both."""
+    left, right = infer_all(a), infer_all(b)
+    if not left or not right:
+        return False
+    return not {(x.subject, x.name.partition("@")[0]) for x in left} & {
+        (y.subject, y.name.partition("@")[0]) for y in right
+    }
+
+
+def replaces_by_attribute(new: NewFact, old: MemoryRecord) -> bool:
+    """Same subject, same single-valued attribute, a different value (:mod:`agentmem.domain.attributes`):
+    a user-stated fact replaces ``old`` whether or not it says "changed to". Facts of the same
+    turn never replace each other."""
+    if not new.user_stated or (old.category is Category.EPISODIC and new.category is Category.EPISODIC):
+        return False
+    if new.message_id is not None and new.message_id in old.source_refs.message_ids:
+        return False
+    olds = infer_all(old.content)
+    return any(same_attribute_conflict(n, o) for n in infer_all(new.content) for o in olds)
+
+
 # ---------------------------------------------------------------------------- deciding one fact
 
 NEAREST = 3  # the rules (and the model) look at the three most similar records, plus same-key ones
@@ -220,8 +251,10 @@ def decide(
 ) -> tuple[Judgement, MemoryRecord | None]:
     """How ``fact`` relates to what is stored (``ranked`` as :func:`rank` orders it): the rule
     judge over the same-key records first (they may be worded quite differently), then the
-    :data:`NEAREST` most similar; the first verdict other than "keep both" wins. Otherwise an
-    update-marked fact may replace one of the nearest (:func:`judge_update`). The record is None
+    :data:`NEAREST` most similar; the first verdict other than "keep both" wins. Otherwise a
+    user-stated fact replaces the most similar record about the same attribute with another value
+    (:func:`replaces_by_attribute`, over the whole pool), or an update-marked fact one of the
+    nearest (:func:`judge_update`). The record is None
     exactly when the verdict is :attr:`Judgement.KEEP_BOTH`. ``on_judge`` sees every rule
     verdict, in order (observation only)."""
     nearest = list(ranked[:NEAREST])
@@ -232,6 +265,9 @@ def decide(
             on_judge(fact, other, sim, verdict)
         if verdict is not Judgement.KEEP_BOTH:
             return verdict, other
+    for _, other in ranked:
+        if replaces_by_attribute(fact, other):
+            return Judgement.SUPERSEDE, other
     for sim, other in nearest:
         if judge_update(fact, other, sim, thresholds):
             return Judgement.SUPERSEDE, other

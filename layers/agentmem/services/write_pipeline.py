@@ -33,7 +33,7 @@ from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs,
 from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, injects_across_turns, placeholder_kinds
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
-from agentmem.domain.models import AuditAction, Category, MemoryRecord, Status, Turn
+from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import language
@@ -328,7 +328,15 @@ class WritePipeline:
     ) -> tuple[Judgement, MemoryRecord | None]:
         """The rules decide (:func:`~agentmem.domain.conflict.decide`); where they kept both, the
         model may settle the doubtful pairs, within the turn's budget."""
-        fact = NewFact(record.content, record.category, record.key, record.value, update)
+        fact = NewFact(
+            record.content,
+            record.category,
+            record.key,
+            record.value,
+            update,
+            user_stated=record.source is Source.USER,
+            message_id=record.source_refs.message_ids[0] if record.source_refs.message_ids else None,
+        )
         ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id)
         decision, other = decide(fact, ranked, self.thresholds, on_judge=self.observer.judged)
         if decision is not Judgement.KEEP_BOTH or self.llm is None:
