@@ -82,9 +82,11 @@ _RELATIONS_ZH = (
     "女儿|儿子|老婆|老公|妻子|丈夫|太太|妈妈|爸爸|母亲|父亲|姐姐|妹妹|哥哥|弟弟|朋友|同事|爷爷|奶奶|外公|外婆|"
     "室友|邻居|猫|狗"
 )
-_RELATION_ZH = re.compile(rf"(?:^|我|我们|的|家|给|把|大|小|二)({_RELATIONS_ZH})(?!子)")
+_RELATION_ZH = re.compile(rf"(?:^|[，,。；\s]|我|我们|的|家|给|把|大|小|二)({_RELATIONS_ZH})(?!子)")
 _MANY_MEMBERS = frozenset({"friend", "colleague", "coworker", "cousin", "neighbour", "neighbor", "kid",
                            "朋友", "同事", "邻居"})
+_NAMED = _MANY_MEMBERS | {"son", "daughter", "sister", "brother", "dog", "cat"}  # "my son Leo", "my son Max"
+_LEADING_NAME = re.compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\s+(?:is|was|has|goes|attends|lives|works))\b")
 _ROLE_WORDS = frozenset({"girlfriend", "boyfriend", "wife", "husband", "boss", "fiance", "fiancee",
                          "男朋友", "女朋友", "老婆", "老公", "妻子", "丈夫"})
 _RELATION_CANON = {"mum": "mom", "mother": "mom", "father": "dad", "neighbor": "neighbour",
@@ -107,13 +109,30 @@ def subject(text: str) -> str:
     )
     if found and lead:
         rel = _RELATION_CANON.get(found.group(1).lower(), found.group(1).lower())
-        return f"{rel}:{found.group(2)}" if found.group(2) and rel in _MANY_MEMBERS else rel
+        return f"{rel}:{found.group(2)}" if found.group(2) and rel in _NAMED else rel
     zh = _RELATION_ZH.search(body[:8])
     if zh:
         rel = _RELATION_CANON.get(zh.group(1), zh.group(1))
         name = re.match(r"[\u4e00-\u9fff]{2,3}?(?=在|是|叫|住|做|去|上)", body[zh.end():])
-        return f"{rel}:{name.group(0)}" if name and rel in _MANY_MEMBERS else rel
+        return f"{rel}:{name.group(0)}" if name and rel in _NAMED else rel
+    named = _LEADING_NAME.match(body)
+    if named and named.group(1) not in {"The", "This", "That", "Our", "My", "It", "There", "Here"}:
+        return f"?:{named.group(1)}"  # "Arlo's in Year 4": a person named, relation unknown
     return "self"
+
+
+def same_subject(a: str, b: str) -> bool:
+    """Whether two :func:`subject` values name the same one: the same relation (and the same
+    name where both are named), or the same name where one of them gives no relation."""
+    speaker_a, _, a = a.rpartition("/")
+    speaker_b, _, b = b.rpartition("/")
+    if speaker_a != speaker_b:
+        return False
+    rel_a, _, name_a = a.partition(":")
+    rel_b, _, name_b = b.partition(":")
+    if name_a and name_b:
+        return name_a == name_b and (rel_a == rel_b or "?" in {rel_a, rel_b})
+    return rel_a == rel_b and rel_a not in _MANY_MEMBERS  # "my friend": which one?
 
 
 # ------------------------------------------------------------------------------ multi-valued
@@ -123,7 +142,8 @@ _MULTI: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("language", _r(r"\bspeak\b|\bfluent\b|会说|会讲|(?:学|说)\S{0,3}(?:语|话)\b|[日韩法德英西俄粤]语")),
     ("pet", _r(r"\b(?:adopted|have|got|own)\s+(?:a|an|two|three)\s+(?:\w+\s+)?(?:dog|cat|kitten|puppy|beagle|"
                r"parrot|hamster|rabbit|fish)|\b(?:kitten|puppy)\b|领养|养了")),
-    ("child", _r(r"\bmy (?:son|daughter|kids?|children)\b(?! (?:goes|attends|transferred))|[大小二]?(?:女儿|儿子)(?:今年|刚|在上|上)")),
+    ("child", _r(r"\b(?:have|had|got|expecting)\s+(?:a|an|two|three|four|\d)\s+(?:\w+\s+)?(?:sons?|daughters?|kids?|children|baby|twins)\b|"
+                 r"生了|(?:有|添了)(?:一|两|三|个)?个?(?:女儿|儿子|孩子|宝宝)")),
     ("visited", _VISITED),
     ("skill", _r(r"\b(?:know|learned|learnt|learning)\s+(?:how to\s+)?(?-i:[A-Z])|学会|会用")),
     ("instrument", _r(r"\bplay\s+(?:the\s+)?(?:piano|guitar|violin|drums|cello|[\u4e00-\u9fff]{2})|\bguitar\b|"
@@ -163,7 +183,7 @@ _CAR_BRANDS = (
 _PHONE_BRANDS = r"iphone|pixel|galaxy|oneplus|xiaomi|华为mate|华为p|小米\d*|荣耀|oppo|vivo|红米|mate\s?\d+"
 _LAPTOP_BRANDS = r"macbook|thinkpad|xps|surface|chromebook|联想|小新|拯救者|matebook"
 
-_VALUE_EN = r"(?P<v>[A-Z0-9\u4e00-\u9fff][\w'&.\-\u4e00-\u9fff]*(?:\s+(?:[A-Z0-9][\w'&.\-]*|of|de))*)"
+_VALUE_EN = r"(?P<v>(?-i:[A-Z0-9\u4e00-\u9fff][\w'&.\-\u4e00-\u9fff]*(?:\s+(?:[A-Z0-9][\w'&.\-]*|of|de))*))"
 _VALUE_ZH = r"(?P<v>[\u4e00-\u9fffA-Za-z0-9·\s]{1,14}?)"
 _STOP_ZH = r"(?=[，,。.!！;；]|$|了|啦|住|上班|工作|上学|读书|办|玩|自驾|管)"
 
@@ -172,7 +192,7 @@ _ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("favourite", _r(r"\bfavou?rite\s+(?P<what>[a-z]+(?:\s[a-z]+)?)\s+(?:is|are|was)\s+(?:now\s+)?" + _VALUE_EN)),
     ("favourite", _r(r"最喜欢的(?P<what>[\u4e00-\u9fff]{1,4}?)(?:是|就是)" + _VALUE_ZH + _STOP_ZH)),
     ("partner", _r(r"\b(?:my|our)\s+(?:girlfriend|boyfriend|partner|wife|husband|fianc[ée]e?)\s+(?:is\s+)?(?-i:(?P<v>[A-Z][a-z]+))")),
-    ("partner", _r(r"\b(?:dating|seeing|engaged to|married to|with)\s+(?-i:(?P<v>[A-Z][a-z]+))")),
+    ("partner", _r(r"\b(?:dating|engaged to|married to)\s+(?-i:(?P<v>[A-Z][a-z]+))")),
     ("partner", _r(r"(?:男朋友|女朋友|男友|女友|对象|老公|老婆)(?:叫|是)?(?P<v>[\u4e00-\u9fff]{2,3})(?=[，,。.!！;；在]|$|了)")),
     ("manager", _r(r"\b(?:report to|reporting to|my (?:manager|boss|supervisor|lead) is(?: now)?)\s+" + _VALUE_EN)),
     ("manager", _r(r"(?:领导|上司|老板|主管|经理)(?:现在)?是(?P<v>[\u4e00-\u9fff]{1,4}?)" + _STOP_ZH + r"|归(?P<v2>[\u4e00-\u9fff]{2,4}?)管")),
@@ -195,13 +215,16 @@ _ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("rent", _r(r"\brent\b[^.]{0,15}?(?P<v>" + _AMOUNT + ")")),
     ("rent", _r(r"房租(?:是)?(?P<v>" + _AMOUNT + ")")),
     ("weight", _r(r"\bweigh\s+(?P<v>" + _AMOUNT + ")|体重(?:是)?(?P<v2>" + _AMOUNT + ")")),
-    ("vehicle", _r(r"(?P<v>(?:" + _CAR_BRANDS + r")(?:\s?[\w\-]+){0,2}?)(?=[\s,.。，;!]|$|了|，)")),
+    ("vehicle", _r(r"(?<![A-Za-z])(?P<v>(?:" + _CAR_BRANDS + r")(?:\s?[\w\-]+){0,2}?)(?=[\s,.。，;!]|$|了|，)")),
     ("vehicle", _r(r"(?:开(?:的是|着|了)?|买了)(?:一辆|辆)(?:[\u4e00-\u9fff]{1,3}的)?(?P<v>[\u4e00-\u9fffA-Za-z0-9]{2,8})")),
     ("phone", _r(r"(?P<v>(?:" + _PHONE_BRANDS + r")(?:\s?[\w\-]+)?)")),
     ("computer", _r(r"(?P<v>(?:" + _LAPTOP_BRANDS + r")(?:\s?[\w\-]+)?)")),
     ("editor", _r(r"(?P<v>vs ?code|neovim|vim|emacs|sublime|intellij|pycharm|zed|cursor)\b")),
     ("database", _r(r"(?P<v>mysql|postgres(?:ql)?|mongodb|sqlite|oracle|sql server|dynamodb|redis)\b")),
-    ("bank", _r(r"\b(?:bank with|banking with|account (?:with|at))\s+" + _VALUE_EN + r"|\bone with\s+(?P<v2>[A-Z][\w]*(?:\s+Bank)?)")),
+    ("bank", _r(r"\b(?:bank with|banking with|accounts? (?:with|at|to)|one with)\s+" + _VALUE_EN)),
+    ("bank", _r(r"(?:在|用)(?P<v>[\u4e00-\u9fff]{2,6}银行)(?:开|办|存)")),
+    ("gym", _r(r"(?=.*(?:gym|fitness|climbing (?:centre|center|wall)|leisure centre|健身|岩馆|游泳馆))(?:\b(?:go to|train at|work out at|member (?:at|of)|joined)\s+(?:the\s+)?" + _VALUE_EN + r"|在(?P<v2>[\u4e00-\u9fffA-Za-z]{2,8}?)健身)")),
+    ("commute", _r(r"(?=.*(?:上班|通勤|commute|to work|到公司|to the office))(?P<v>metro|subway|line \d+|bus|train|tram|e-?bike|bike|cycl\w+|walk\w*|drive|car|地铁|公交|骑车|开车|步行|打车|班车)")),
     ("internet", _r(r"\binternet provider is\s+" + _VALUE_EN + r"|\bproviders? to\b[^.]{0,30}?\bcalled\s+(?P<v2>[A-Z][\w]*)")),
     ("doctor", _r(r"\b(?:family doctor|gp)\b[^.]{0,20}?\b(?:Dr\.?\s+)(?-i:(?P<v>[A-Z][a-z]+))")),
     ("coffee", _r(r"\bcoffee order is\s+(?:an?\s+)?(?P<v>[a-z ]{3,25}?)(?=\s+(?:these|now|every)\b|[,.;!]|$)")),
@@ -356,7 +379,7 @@ def same_attribute_conflict(new: Attribute | None, old: Attribute | None) -> boo
         return False
     if not new.value or not old.value or _tokens(new.value) == _tokens(old.value):
         return False
-    if new.subject != old.subject:
+    if not same_subject(new.subject, old.subject):
         return False
     base_new, _, qual_new = new.name.partition("@")
     base_old, _, qual_old = old.name.partition("@")
@@ -364,8 +387,6 @@ def same_attribute_conflict(new: Attribute | None, old: Attribute | None) -> boo
         return False
     if base_new.startswith("favourite:") and not base_new.removeprefix("favourite:"):
         return False
-    if new.subject in _MANY_MEMBERS:
-        return False  # "my friend is a nurse" / "my friend is a pilot": two friends
     if qual_new and qual_old:
         if not set(qual_new.split(",")) & set(qual_old.split(",")):
             return False  # the flight to Tokyo, the flight to Paris

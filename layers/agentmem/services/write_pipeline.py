@@ -27,6 +27,7 @@ from datetime import datetime
 
 import numpy as np
 
+from agentmem.domain.acceptance import accepted_choice
 from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
 from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
@@ -118,6 +119,9 @@ class WritePipeline:
             self._quarantine_earlier(turn, earlier, split)
         else:
             candidates = extract_from_user(user.text)
+            if earlier:  # "就装这个" / "Sold.": the choice the previous reply recommended
+                choice = accepted_choice(user.text, earlier[-1].user, earlier[-1].assistant)
+                candidates += [choice] if choice is not None else []
             assistant_clean = not screened_assistant.is_injection
             if assistant_clean:
                 candidates += extract_from_exchange(user.text, assistant.text)
