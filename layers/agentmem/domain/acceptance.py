@@ -31,7 +31,10 @@ _NAME_EN = r"(?:the\s+)?(?P<c>[A-Z0-9][\w.+\-]*(?:\s+(?:[A-Z0-9][\w.+\-]*))*)"
 _RECOMMEND_EN = (
     re.compile(r"\b(?:I'd|I would|I'd probably|I)\s+(?:recommend|suggest|go with|pick|choose)\s+" + _NAME_EN),
     re.compile(r"\b(?:recommend|suggest|try|go with)\s+" + _NAME_EN),
-    re.compile(_NAME_EN + r"\s+(?:is|would be)\s+(?:the\s+|a\s+)?(?:better|best|right|ideal|safer|good)\s+(?:fit|choice|option|pick|bet)"),
+    re.compile(
+        _NAME_EN
+        + r"\s+(?:is|would be)\s+(?:the\s+|a\s+)?(?:better|best|right|ideal|safer|good)\s+(?:fit|choice|option|pick|bet)"
+    ),
 )
 _NAME_ZH = r"(?P<c>[\u4e00-\u9fffA-Za-z0-9.+\-]{2,12}?)(?=[，,。.!！;；、（(]|$|吧|会|更|比较|就)"
 _RECOMMEND_ZH = (

@@ -61,10 +61,8 @@ def judge(new: NewFact, old: MemoryRecord, similarity: float, thresholds: Simila
         return Judgement.DUPLICATE
     if new.category not in CONFLICT_CATEGORIES or old.category is not new.category:
         return Judgement.KEEP_BOTH
-    if (
-        thresholds.conflict_low <= similarity < thresholds.dedup
-        and _negated(new.content) != _negated(old.content)
-        and not (is_multi_valued(new.content) or is_multi_valued(old.content))
+    if thresholds.conflict_low <= similarity < thresholds.dedup and _negated(new.content) != _negated(
+        old.content
     ):
         return Judgement.SUPERSEDE
     return Judgement.KEEP_BOTH
