@@ -72,7 +72,7 @@ DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 DATE = (
     rf"(?:{MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTHS}\b|"
     rf"{DAYS}(?:\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th))?(?:\s+at\s+\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?)?|"
-    rf"the\s+\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}:\d{{2}}|\b\d{{1,2}}\s*(?:am|pm)\b|"
+    rf"the\s+\d{{1,2}}(?:st|nd|rd|th)\b(?!\s+of)|\d{{1,2}}:\d{{2}}|\b\d{{1,2}}\s*(?:am|pm)\b|"
     r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?:周|星期|礼拜)[一二三四五六日天]|[上下]午[零一二三四五六七八九十\d]+点半?|"
     r"(?:早上|晚上|中午)[零一二三四五六七八九十\d]+点半?|\d{1,2}\s*[点:：]\s*\d{0,2})"
 )
@@ -96,7 +96,13 @@ CAR_BRANDS = (
 PHONE_BRANDS = r"iphone|pixel|galaxy|oneplus|xiaomi|华为mate|华为p|小米\d*|荣耀|oppo|vivo|红米|mate\s?\d+"
 LAPTOP_BRANDS = r"macbook|thinkpad|xps|surface|chromebook|联想|小新|拯救者|matebook"
 
-VALUE_EN = r"(?P<v>(?-i:[A-Z0-9\u4e00-\u9fff][\w'&.\-\u4e00-\u9fff]*(?:\s+(?:[A-Z0-9][\w'&.\-]*|of|de))*))"
+VALUE_EN = (
+    r"(?P<v>(?!(?:"
+    + MONTHS
+    + "|"
+    + DAYS
+    + r")\b)(?-i:[A-Z0-9\u4e00-\u9fff][\w'&.\-\u4e00-\u9fff]*(?:\s+(?:[A-Z0-9][\w'&.\-]*|of|de))*))"
+)
 VALUE_ZH = r"(?P<v>[\u4e00-\u9fffA-Za-z0-9·\s]{1,14}?)"
 STOP_ZH = r"(?=[，,。.!！;；]|$|了|啦|住|上班|工作|上学|读书|办|玩|自驾|管)"
 
@@ -190,7 +196,10 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("weight", _r(r"\bweigh\s+(?P<v>" + AMOUNT + ")|体重(?:是)?(?P<v2>" + AMOUNT + ")")),
     (
         "vehicle",
-        _r(r"(?<![A-Za-z])(?P<v>(?:" + CAR_BRANDS + r")(?:\s?[\w\-]+){0,2}?)(?=[\s,.。，;!]|$|了|，)"),
+        _r(
+            r"(?<![A-Za-z])(?P<v>(?:" + CAR_BRANDS + r")(?:[\u4e00-\u9fff](?=[，,。.!！;；\s]|$))?"
+            r"(?:\s(?-i:[A-Z0-9][\w\-]*)){0,2})(?=[\s,.。，;!]|$|了)"
+        ),
     ),
     (
         "vehicle",
@@ -235,6 +244,9 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("blog", _r(r"\bblog\b[^.]{0,15}?\b(?:on|to)\s+" + VALUE_EN)),
     ("input_method", _r(r"(?P<v>[\u4e00-\u9fff]{2,4}输入法)")),
     ("pet_name", _r(r"(?:狗|猫)(?:改名)?叫(?P<v>[\u4e00-\u9fff]{2,3})")),
+)
+DISPOSAL = _r(
+    r"\b(?:sold|traded in|got rid of|gave away|returned|scrapped|left|quit|cancell?ed|closed)\b|卖了|卖掉|送给|送人|处理掉|退了|离开"
 )
 ENTITY_CUES = {  # the object types that stand for the attribute without its own predicate
     "vehicle": _r(r"\bcar\b|\bdrive\b|车|辆"),

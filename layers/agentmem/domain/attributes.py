@@ -35,6 +35,7 @@ from agentmem.domain.attribute_rules import (
     DATE_RE,
     DAYS,
     DESTINATION_ZH,
+    DISPOSAL,
     ENTITY_CUES,
     ENTITY_RULES,
     EVENT_CANON,
@@ -216,6 +217,19 @@ def _multi(text: str) -> Attribute | None:
     return None
 
 
+_PHRASE_BREAK = re.compile(r"\band\b|[,;，；]|然后|又|再", re.IGNORECASE)
+
+
+def _stated(pattern: re.Pattern[str], body: str) -> re.Match[str] | None:
+    """The match of ``pattern`` that states the current value: after "sold my Civic and bought a
+    Tesla" the last one; a value only named as disposed of ("I traded in my Subaru") is none."""
+    matches = list(pattern.finditer(body))
+    current = [m for m in matches if not DISPOSAL.search(_PHRASE_BREAK.split(body[: m.start()])[-1])]
+    if not current:
+        return None
+    return current[-1] if len(current) < len(matches) else current[0]
+
+
 def infer(text: str) -> Attribute | None:
     """The first (subject, attribute, value) ``text`` states (see :func:`infer_all`), or None."""
     found = infer_all(text)
@@ -239,7 +253,7 @@ def infer_all(text: str) -> tuple[Attribute, ...]:
         out.append(shift)
     names = {a.name for a in out}
     for name, pattern in ENTITY_RULES:
-        found = pattern.search(body)
+        found = _stated(pattern, body)
         if not found:
             continue
         groups = found.groupdict()

@@ -52,6 +52,7 @@ class ProbeResult:
     found: list[str] = field(default_factory=list)
     unwanted: list[str] = field(default_factory=list)
     top: list[str] = field(default_factory=list)
+    split: str | None = None  # the case's "split" ("dev" / "holdout") where the data names one
 
 
 def _check(probe: dict[str, Any], texts: list[str]) -> tuple[bool, list[str], list[str]]:
@@ -110,6 +111,7 @@ def run_case(
                 found,
                 unwanted,
                 top[:k],
+                case.get("split"),
             )
         )
     return results
@@ -133,6 +135,20 @@ def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
     summary["pass_rate"] = rate([r.passed for r in results])
     summary["by_kind"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_kind.items())}
     summary["by_language"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_lang.items())}
+    splits = sorted({r.split for r in results if r.split})
+    if splits:  # a set with a held-out part reports each part on its own
+        summary["by_split"] = {
+            name: {
+                metric: rate([r.passed for r in results if r.split == name and r.kind == kind])
+                for kind, metric in KIND_METRIC.items()
+            }
+            | {
+                "false_supersedes": sum(
+                    1 for r in results if r.split == name and r.kind == "keep" and not r.passed
+                )
+            }
+            for name in splits
+        }
     summary["seconds"] = round(seconds, 2)
     summary["failures"] = [
         {
@@ -189,6 +205,8 @@ def render(summary: dict[str, Any]) -> str:
         "by language: "
         + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_language"].items())
     )
+    for name, part in summary.get("by_split", {}).items():
+        lines.append(f"split {name}: " + ", ".join(f"{k} {v}" for k, v in part.items() if v is not None))
     for failure in summary["failures"]:
         lines.append(
             f"FAIL {failure['case']} [{failure['kind']}] {failure['query']!r} found={failure['found']} unwanted={failure['unwanted']}"
