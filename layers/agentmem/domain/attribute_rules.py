@@ -242,7 +242,7 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("lodging", _r(r"\b(?:staying at|booked)\s+(?:the\s+|an?\s+)?(?P<v>[A-Z][\w]*(?:\s[a-z]+)?)")),
     ("blog", _r(r"\bblog\b[^.]{0,15}?\b(?:on|to)\s+" + VALUE_EN)),
-    ("input_method", _r(r"(?P<v>[\u4e00-\u9fff]{2,4}输入法)")),
+    ("input_method", _r(r"(?P<v>(?:[A-Za-z]+\s?|[\u4e00-\u9fff]{2})输入法)")),
     ("pet_name", _r(r"(?:狗|猫)(?:改名)?叫(?P<v>[\u4e00-\u9fff]{2,3})")),
 )
 DISPOSAL = _r(

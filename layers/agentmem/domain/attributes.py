@@ -218,6 +218,16 @@ def _multi(text: str) -> Attribute | None:
 
 
 _PHRASE_BREAK = re.compile(r"\band\b|[,;，；]|然后|又|再", re.IGNORECASE)
+_INTENT = re.compile(
+    r"想|打算|准备|考虑|要不要|是否|希望|\b(?:want|wanna|thinking (?:of|about)|planning|plan to|might|maybe|"
+    r"should I|considering|hoping|would like)\b",
+    re.IGNORECASE,
+)
+
+
+def _phrase_of(body: str, found: re.Match[str]) -> str:
+    """The phrase of ``body`` around a match: from the previous phrase break to the match's end."""
+    return _PHRASE_BREAK.split(body[: found.start()])[-1] + found.group(0)
 
 
 def _stated(pattern: re.Pattern[str], body: str) -> re.Match[str] | None:
@@ -260,6 +270,8 @@ def infer_all(text: str) -> tuple[Attribute, ...]:
         raw = groups.get("v") or groups.get("v2") or ""
         if not raw.strip():
             continue
+        if _INTENT.search(_phrase_of(body, found)):
+            continue  # "想换个输入法", "thinking of moving to Berlin": a wish, not the value
         if _NEGATED_BEFORE.search(body[max(0, found.start() - 16) : found.start()]):
             continue  # "I don't live in Leeds", "我不住在杭州": no value stated
         if name == "favourite":

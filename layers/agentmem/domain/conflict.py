@@ -247,25 +247,25 @@ def decide(
     *,
     on_judge: JudgeObserver | None = None,
 ) -> tuple[Judgement, MemoryRecord | None]:
-    """How ``fact`` relates to what is stored (``ranked`` as :func:`rank` orders it): the rule
-    judge over the same-key records first (they may be worded quite differently), then the
-    :data:`NEAREST` most similar; the first verdict other than "keep both" wins. Otherwise a
+    """How ``fact`` relates to what is stored (``ranked`` as :func:`rank` orders it): first, a
     user-stated fact replaces the most similar record about the same attribute with another value
-    (:func:`replaces_by_attribute`, over the whole pool), or an update-marked fact one of the
-    nearest (:func:`judge_update`). The record is None
+    (:func:`replaces_by_attribute`, over the whole pool); then the rule judge over the same-key
+    records (they may be worded quite differently) and the :data:`NEAREST` most similar, where
+    the first verdict other than "keep both" wins; otherwise an update-marked fact may replace
+    one of the nearest (:func:`judge_update`). The record is None
     exactly when the verdict is :attr:`Judgement.KEEP_BOTH`. ``on_judge`` sees every rule
     verdict, in order (observation only)."""
     nearest = list(ranked[:NEAREST])
     keyed = [(s, o) for s, o in ranked if fact.key and o.key == fact.key]
+    for _, other in ranked:  # a new value of the same attribute wins over "a duplicate of a reply"
+        if replaces_by_attribute(fact, other):
+            return Judgement.SUPERSEDE, other
     for sim, other in keyed + nearest:
         verdict = judge(fact, other, sim, thresholds)
         if on_judge is not None:
             on_judge(fact, other, sim, verdict)
         if verdict is not Judgement.KEEP_BOTH:
             return verdict, other
-    for _, other in ranked:
-        if replaces_by_attribute(fact, other):
-            return Judgement.SUPERSEDE, other
     for sim, other in nearest:
         if judge_update(fact, other, sim, thresholds):
             return Judgement.SUPERSEDE, other

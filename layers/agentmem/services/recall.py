@@ -238,15 +238,17 @@ _ORDER = itemgetter(0, 1)
 
 def demote_stale(scored: list[ScoredMemory]) -> list[ScoredMemory]:
     """The read-time net (:func:`~agentmem.domain.attributes.stale_pairs`): a memory that a newer
-    user statement in the same answer replaces keeps :data:`STALE_FACTOR` of its score and the
-    label ``stale:<newer id>`` among its channels; the order is settled again."""
+    user statement in the same answer replaces keeps at most :data:`STALE_FACTOR` of its score,
+    and never more than the newer one (the newer wins), and carries ``stale:<newer id>`` among
+    its channels; the order is settled again."""
     stale = stale_pairs([s.record for s in scored])
     if not stale:
         return scored
+    score_of = {s.record.memory_id: s.score for s in scored}
     out = [
         replace(
             s,
-            score=s.score * STALE_FACTOR,
+            score=min(s.score * STALE_FACTOR, score_of[stale[s.record.memory_id]] * (1 - 1e-6)),
             channels=(*s.channels, f"{STALE_CHANNEL}:{stale[s.record.memory_id]}"),
         )
         if s.record.memory_id in stale
