@@ -57,8 +57,13 @@ def test_an_acceptance_becomes_the_users_choice_and_replaces_the_old_one() -> No
         "Sold.", "Should I host my site on Netlify or Vercel?", "I'd go with Vercel for Next.js."
     )
     assert en is not None and en.content.startswith("I went with Vercel")
-    assert (
-        supersedes_text(en.content, "I host my site on GitHub Pages.") is False or True
-    )  # attribute may be unknown
+    blog = accepted_choice(
+        "Let's go with that.", "Should I move my blog to Ghost or Hugo?", "Hugo is the better fit."
+    )
+    assert blog is not None
+    assert supersedes_text(
+        blog.content, "I run my blog on WordPress."
+    )  # the choice fills the question's slot
+    assert not supersedes_text(blog.content, "I run my shop on Shopify.")
     assert accepted_choice("Sold.", "", "It depends.") is None
     assert accepted_choice("What about the price?", "", "I'd recommend the Kia.") is None

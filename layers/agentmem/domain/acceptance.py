@@ -1,7 +1,7 @@
 """Accepted recommendations (issue 10): "就装这个" / "Sold." / "Let's go with that." name nothing,
 yet they state a choice — the one the assistant recommended in the turn before. This module
 finds the acceptance, the recommended option in the previous reply, and states the choice as a
-user fact ("I went with Hugo (Should I move my blog to Ghost or Hugo?)"), marked as a change so
+user fact ("I went with Hugo (asked: Should I move my blog to Ghost or Hugo?)"), marked as a change so
 that it supersedes what the user used before (the attribute comes from the question:
 :mod:`agentmem.domain.attributes`). Pure.
 """
@@ -75,9 +75,9 @@ def accepted_choice(user_text: str, previous_user: str, previous_reply: str) -> 
         return None
     asked = next((s.strip() for s in split_sentences(previous_user) if is_question(s)), "")
     if language(user_text) == "zh" or language(previous_reply) == "zh":
-        content = f"我选了{choice}（{asked}）" if asked else f"我选了{choice}"
+        content = f"我选了{choice}（问：{asked}）" if asked else f"我选了{choice}"
     else:
-        content = f"I went with {choice} ({asked})" if asked else f"I went with {choice}"
+        content = f"I went with {choice} (asked: {asked})" if asked else f"I went with {choice}"
     return Candidate(
         content=content,
         source=Source.USER,

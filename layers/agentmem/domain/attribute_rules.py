@@ -248,6 +248,9 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 DISPOSAL = _r(
     r"\b(?:sold|traded in|got rid of|gave away|returned|scrapped|left|quit|cancell?ed|closed)\b|卖了|卖掉|送给|送人|处理掉|退了|离开"
 )
+# The choice an acceptance states, and the question it answers (agentmem.domain.acceptance).
+ASKED = re.compile(r"\s*[（(](?:asked|问)[:：]\s*(.+?)[）)]\s*$", re.IGNORECASE)
+CHOICE = re.compile(r"^(?:I went with|我选了)\s*(?P<c>.+?)[.。]?$", re.IGNORECASE)
 ENTITY_CUES = {  # the object types that stand for the attribute without its own predicate
     "vehicle": _r(r"\bcar\b|\bdrive\b|车|辆"),
 }

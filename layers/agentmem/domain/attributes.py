@@ -30,8 +30,10 @@ from functools import lru_cache
 
 from agentmem.domain.attribute_rules import (
     AMOUNT_CUES,
+    ASKED,
     CHANGE,
     CHANGE_AMOUNT_RE,
+    CHOICE,
     DATE_RE,
     DAYS,
     DESTINATION_ZH,
@@ -219,7 +221,7 @@ def _multi(text: str) -> Attribute | None:
 
 _PHRASE_BREAK = re.compile(r"\band\b|[,;，；]|然后|又|再", re.IGNORECASE)
 _INTENT = re.compile(
-    r"想|打算|准备|考虑|要不要|是否|希望|\b(?:want|wanna|thinking (?:of|about)|planning|plan to|might|maybe|"
+    r"我想|想要|想换|想买|想搬|想去|想用|打算|准备|考虑|要不要|是否|希望|\b(?:want|wanna|thinking (?:of|about)|planning|plan to|might|maybe|"
     r"should I|considering|hoping|would like)\b",
     re.IGNORECASE,
 )
@@ -246,11 +248,31 @@ def infer(text: str) -> Attribute | None:
     return found[0] if found else None
 
 
-@lru_cache(maxsize=4096)
 def infer_all(text: str) -> tuple[Attribute, ...]:
     """Every (subject, attribute, value) ``text`` states, one per attribute, most specific first:
     a dated event, a relative change of an amount, then the single-valued attributes; the
-    multi-valued reading alone when nothing single-valued outranks it. Empty when none is found."""
+    multi-valued reading alone when nothing single-valued outranks it. Empty when none is found.
+    A choice that answers a question ("I went with Hugo (asked: Should I move my blog to Ghost or
+    Hugo?)", :mod:`agentmem.domain.acceptance`) fills the question's slot."""
+    asked = ASKED.search(text)
+    if asked is None:
+        return _infer_all(text, wish=False)
+    main = text[: asked.start()].strip()
+    own = _infer_all(main, wish=False)
+    choice = CHOICE.match(main)
+    if own or choice is None:
+        return own
+    value = _canon_value(choice.group("c"))
+    return tuple(
+        Attribute(a.subject, a.name, value, True, 2)
+        for a in _infer_all(asked.group(1), wish=True)
+        if a.single
+    )
+
+
+@lru_cache(maxsize=4096)
+def _infer_all(text: str, *, wish: bool) -> tuple[Attribute, ...]:
+    """:func:`infer_all` of one statement; ``wish``: read a wish or a question as if stated."""
     body = re.sub(r"\s*[（(][^）)]*[：:][^）)]*[）)]\s*$", "", text).strip()  # an appended key hint
     who = subject(body)
     evidence = evidence_of(body)
@@ -270,7 +292,7 @@ def infer_all(text: str) -> tuple[Attribute, ...]:
         raw = groups.get("v") or groups.get("v2") or ""
         if not raw.strip():
             continue
-        if _INTENT.search(_phrase_of(body, found)):
+        if not wish and _INTENT.search(_phrase_of(body, found)):
             continue  # "想换个输入法", "thinking of moving to Berlin": a wish, not the value
         if _NEGATED_BEFORE.search(body[max(0, found.start() - 16) : found.start()]):
             continue  # "I don't live in Leeds", "我不住在杭州": no value stated

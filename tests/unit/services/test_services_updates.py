@@ -19,12 +19,22 @@ def test_a_change_without_a_marker_supersedes_in_english_and_chinese(world: Worl
     world.c.pipeline.ingest(turn("m3", "婚礼定在5月1日。", hours=25))
     outcome = world.c.pipeline.ingest(turn("m4", "婚礼改到10月3日办了。", hours=48))
     assert len(outcome.superseded) == 1
-    assert sorted(r.content for r in world.active()) == ["Picked up a Tesla Model Y on Saturday.", "婚礼改到10月3日办了。"]
+    assert sorted(r.content for r in world.active()) == [
+        "Picked up a Tesla Model Y on Saturday.",
+        "婚礼改到10月3日办了。",
+    ]
     assert world.actions().count("superseded") == 2
 
 
 def test_a_second_hobby_pet_or_language_never_supersedes(world: World) -> None:
-    texts = ["I play the cello.", "I've started bouldering too.", "我会说粤语。", "我在学日语。", "我养了一只柯基。", "又领养了一只橘猫。"]
+    texts = [
+        "I play the cello.",
+        "I've started bouldering too.",
+        "我会说粤语。",
+        "我在学日语。",
+        "我养了一只柯基。",
+        "又领养了一只橘猫。",
+    ]
     for i, text in enumerate(texts):
         outcome = world.c.pipeline.ingest(turn(f"m{i}", text, hours=i))
         assert outcome.superseded == []
