@@ -63,6 +63,6 @@ def test_recall_down_ranks_and_labels_an_older_contradicted_memory(world: World)
     world.store.update(replace(newer.evolve(now=T0), supersedes=()), newer.version)
     world.drain()
     recalled = world.c.recall.recall(S, "Which city do I live in?", k=5, now=T0).memories
-    assert [m.record.content for m in recalled][0] == "We settled in York in March."
+    assert recalled[0].record.content == "We settled in York in March."
     stale = [m for m in recalled if "Leeds" in m.record.content]
     assert stale and any(c.startswith(f"{STALE_CHANNEL}:") for c in stale[0].channels)
