@@ -93,8 +93,10 @@ CAR_BRANDS = (
     "chevy|chevrolet|lexus|byd|rivian|polestar|mini|skoda|peugeot|renault|fiat|prius|civic|corolla|camry|"
     "特斯拉|比亚迪|宝马|奔驰|奥迪|大众|丰田|本田|日产|马自达|理想|蔚来|小鹏|问界|吉利|长城|五菱|卡罗拉|凯美瑞|思域|雅阁|轩逸|朗逸|帕萨特"
 )
-PHONE_BRANDS = r"iphone|pixel|galaxy|oneplus|xiaomi|华为mate|华为p|小米\d*|荣耀|oppo|vivo|红米|mate\s?\d+"
-LAPTOP_BRANDS = r"macbook|thinkpad|xps|surface|chromebook|联想|小新|拯救者|matebook"
+PHONE_BRANDS = (
+    r"iphone|(?-i:Pixel|Galaxy)|oneplus|xiaomi|华为mate|华为p|小米\d*|荣耀|oppo|vivo|红米|mate\s?\d+"
+)
+LAPTOP_BRANDS = r"macbook|thinkpad|xps|(?-i:Surface)|chromebook|联想|小新|拯救者|matebook"
 
 VALUE_EN = (
     r"(?P<v>(?!(?:"
@@ -207,10 +209,13 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:开(?:的是|着|了)?|买了)(?:一辆|辆)(?:[\u4e00-\u9fff]{1,3}的)?(?P<v>[\u4e00-\u9fffA-Za-z0-9]{2,8})"
         ),
     ),
-    ("phone", _r(r"(?P<v>(?:" + PHONE_BRANDS + r")(?:\s?[\w\-]+)?)")),
-    ("computer", _r(r"(?P<v>(?:" + LAPTOP_BRANDS + r")(?:\s?[\w\-]+)?)")),
-    ("editor", _r(r"(?P<v>vs ?code|neovim|vim|emacs|sublime|intellij|pycharm|zed|cursor)\b")),
-    ("database", _r(r"(?P<v>mysql|postgres(?:ql)?|mongodb|sqlite|oracle|sql server|dynamodb|redis)\b")),
+    ("phone", _r(r"(?<![A-Za-z])(?P<v>(?:" + PHONE_BRANDS + r")(?![a-z])(?:\s?(?-i:[A-Z0-9][\w\-]*))?)")),
+    ("computer", _r(r"(?<![A-Za-z])(?P<v>(?:" + LAPTOP_BRANDS + r")(?![a-z])(?:\s?(?-i:[A-Z0-9][\w\-]*))?)")),
+    (
+        "editor",
+        _r(r"(?<![A-Za-z])(?P<v>vs ?code|neovim|vim|emacs|intellij|pycharm|(?-i:Sublime|Zed|Cursor))\b"),
+    ),
+    ("database", _r(r"(?<![A-Za-z])(?P<v>mysql|postgres(?:ql)?|mongodb|sqlite|sql server|dynamodb|redis)\b")),
     ("bank", _r(r"\b(?:bank with|banking with|accounts? (?:with|at|to)|one with)\s+" + VALUE_EN)),
     ("bank", _r(r"(?:在|用)(?P<v>[\u4e00-\u9fff]{2,6}银行)(?:开|办|存)")),
     (
