@@ -231,6 +231,11 @@ def test_the_decision_replaces_by_attribute_only_what_the_user_said() -> None:
     assert decide(inferred, [(0.1, old)], TH) == (Judgement.KEEP_BOTH, None)
     same_turn = NewFact(said.content, Category.FACT, None, None, 2, message_id="msg-a")
     assert decide(same_turn, [(0.1, old)], TH) == (Judgement.KEEP_BOTH, None)
+    pinned = rec("p", "I drive a Honda Jazz.", pinned=True)
+    assert decide(said, [(0.1, pinned)], TH) == (
+        Judgement.KEEP_BOTH,
+        None,
+    )  # asked first, never replaced here
 
 
 def test_an_explicit_update_does_not_replace_a_multi_valued_or_other_attribute() -> None:

@@ -203,8 +203,11 @@ def _different_attributes(a: str, b: str) -> bool:
 def replaces_by_attribute(new: NewFact, old: MemoryRecord) -> bool:
     """Same subject, same single-valued attribute, a different value (:mod:`agentmem.domain.attributes`):
     a user-stated fact replaces ``old`` whether or not it says "changed to". Facts of the same
-    turn never replace each other."""
-    if not new.user_stated or (old.category is Category.EPISODIC and new.category is Category.EPISODIC):
+    turn never replace each other; a pinned memory is never replaced here (the write path asks
+    for a confirmation first, as for an explicit update)."""
+    if not new.user_stated or old.pinned:
+        return False  # a reply never replaces what the user said; a pinned memory is asked first
+    if old.category is Category.EPISODIC and new.category is Category.EPISODIC:
         return False
     if new.message_id is not None and new.message_id in old.source_refs.message_ids:
         return False
