@@ -157,7 +157,10 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "employer",
         _r(
-            r"\b(?:start|starting|started|joined|join)\s+(?:at\s+)?(?-i:(?P<v>[A-Z\u4e00-\u9fff][\w&\u4e00-\u9fff]*(?:\s+[A-Z][\w&]*)*))"
+            r"^(?!.*\b(?:club|group|society|community|league|choir|band|gym|class|course|school|academy|"
+            r"kindergarten|team|crew|circle|guild|church|party)\b)"  # one joins many of those
+            r".*?\b(?:start|starting|started|joined|join)\s+(?:at\s+)?"
+            r"(?-i:(?P<v>[A-Z\u4e00-\u9fff][\w&\u4e00-\u9fff]*(?:\s+[A-Z][\w&]*)*))"
         ),
     ),
     ("employer", _r(r"(?:在|去|加入了?|入职了?)(?P<v>[\u4e00-\u9fffA-Za-z]{2,6}?)(?:做|当|上班|工作|任职)")),
