@@ -268,3 +268,13 @@ def test_the_read_time_net_in_chinese_and_its_limits() -> None:
     assert stale_pairs([rec("z4", "我住在南京。", pinned=True), new]) == {}
     # one turn does not contradict itself
     assert stale_pairs([rec("z5", "我住在南京。", message="t"), rec("z6", "我家在无锡。", message="t")]) == {}
+
+
+def test_a_multi_valued_pair_is_never_sent_to_the_model() -> None:
+    from agentmem.domain.conflict import is_doubtful
+
+    old = rec("h", "I play tennis every weekend.", category=Category.PREFERENCE)
+    fact = NewFact("I play squash every weekend.", Category.PREFERENCE, None, None, 0)
+    assert not is_doubtful(fact, old, 0.85, TH)
+    plain = NewFact("I prefer window seats.", Category.PREFERENCE, None, None, 0)
+    assert is_doubtful(plain, rec("w", "I prefer aisle seats.", category=Category.PREFERENCE), 0.85, TH)

@@ -295,7 +295,9 @@ def is_doubtful(
         return False
     if fact.key and old.key and fact.key != old.key:
         return False
-    return fact.key not in MULTI_VALUED_KEYS and old.key not in MULTI_VALUED_KEYS
+    if fact.key in MULTI_VALUED_KEYS or old.key in MULTI_VALUED_KEYS:
+        return False
+    return not (is_multi_valued(fact.content) or is_multi_valued(old.content))  # a hobby adds: never asked
 
 
 def doubtful_pairs(
