@@ -257,11 +257,13 @@ def decide(
     the first verdict other than "keep both" wins; otherwise an update-marked fact may replace
     one of the nearest (:func:`judge_update`). The record is None
     exactly when the verdict is :attr:`Judgement.KEEP_BOTH`. ``on_judge`` sees every rule
-    verdict, in order (observation only)."""
+    verdict, in order, the attribute path's supersede included (observation only)."""
     nearest = list(ranked[:NEAREST])
     keyed = [(s, o) for s, o in ranked if fact.key and o.key == fact.key]
-    for _, other in ranked:  # a new value of the same attribute wins over "a duplicate of a reply"
+    for sim, other in ranked:  # a new value of the same attribute wins over "a duplicate of a reply"
         if replaces_by_attribute(fact, other):
+            if on_judge is not None:
+                on_judge(fact, other, sim, Judgement.SUPERSEDE)
             return Judgement.SUPERSEDE, other
     for sim, other in keyed + nearest:
         verdict = judge(fact, other, sim, thresholds)
