@@ -224,7 +224,7 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "gym",
         _r(
-            r"(?=.*(?:gym|fitness|climbing (?:centre|center|wall)|leisure centre|健身|岩馆|游泳馆))(?:\b(?:go to|train at|work out at|member (?:at|of)|joined)\s+(?:the\s+)?"
+            r"(?:\b(?:go to|train at|work out at|member (?:at|of)|joined)\s+(?:the\s+)?"
             + VALUE_EN
             + r"|在(?P<v2>[\u4e00-\u9fffA-Za-z]{2,8}?)健身)"
         ),
@@ -232,7 +232,7 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "commute",
         _r(
-            r"(?=.*(?:上班|通勤|commute|to work|到公司|to the office))(?P<v>metro|subway|line \d+|bus|train|tram|e-?bike|bike|cycl\w+|walk\w*|drive|car|地铁|公交|骑车|开车|步行|打车|班车)"
+            r"(?P<v>metro|subway|line \d+|bus|train|tram|e-?bike|bike|cycl\w+|walk\w*|drive|car|地铁|公交|骑车|开车|步行|打车|班车)"
         ),
     ),
     (
@@ -256,6 +256,12 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 DISPOSAL = _r(
     r"\b(?:sold|traded in|got rid of|gave away|returned|scrapped|left|quit|cancell?ed|closed)\b|卖了|卖掉|送给|送人|处理掉|退了|离开"
 )
+# Attributes whose predicate is generic ("go to X", "bus"): the text must also name the topic.
+RULE_CUES = {
+    "gym": _r(r"gym|fitness|climbing (?:centre|center|wall)|leisure centre|健身|岩馆|游泳馆"),
+    "commute": _r(r"上班|通勤|commute|to work|到公司|to the office"),
+}
+
 # The choice an acceptance states, and the question it answers (agentmem.domain.acceptance).
 ASKED = re.compile(r"\s*[（(](?:asked|问)[:：]\s*(.+?)[）)]\s*$", re.IGNORECASE)
 CHOICE = re.compile(r"^(?:I went with|我选了)\s*(?P<c>.+?)[.。]?$", re.IGNORECASE)

@@ -50,6 +50,7 @@ from agentmem.domain.attribute_rules import (
     OLD_REFERENCE,
     PLURAL_EVENTS,
     RELATIVE_RE,
+    RULE_CUES,
     VISITED,
     WEAK,
 )
@@ -285,6 +286,9 @@ def _infer_all(text: str, *, wish: bool) -> tuple[Attribute, ...]:
         out.append(shift)
     names = {a.name for a in out}
     for name, pattern in ENTITY_RULES:
+        cue = RULE_CUES.get(name)
+        if cue is not None and not cue.search(body):
+            continue
         found = _stated(pattern, body)
         if not found:
             continue
