@@ -130,7 +130,10 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "manager",
-        _r(r"\b(?:report to|reporting to|my (?:manager|boss|supervisor|lead) is(?: now)?)\s+" + VALUE_EN),
+        _r(
+            r"\b(?:report to|reporting to|my (?:new\s+|current\s+)?(?:manager|boss|supervisor|lead) is(?: now)?)\s+"
+            + VALUE_EN
+        ),
     ),
     (
         "manager",
@@ -142,7 +145,14 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "residence",
-        _r(r"\b(?:live|living|lives|moved|relocated|based|settled)\s+(?:in|to)\s+(?:the\s+)?" + VALUE_EN),
+        _r(
+            r"\b(?:live|living|lives|moved|relocated|based|settled)\s+(?:(?:the family|us|back|everything|home)\s+)?"
+            r"(?:in|to)\s+(?:the\s+)?" + VALUE_EN
+        ),
+    ),
+    (
+        "residence",
+        _r(r"\b(?:lease|flat|apartment|house|condo|place) (?:in|near)\s+" + VALUE_EN),
     ),
     (
         "residence",
@@ -202,8 +212,10 @@ ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "vehicle",
         _r(
-            r"(?<![A-Za-z])(?P<v>(?:" + CAR_BRANDS + r")(?:[\u4e00-\u9fff](?=[，,。.!！;；\s]|$))?"
-            r"(?:\s(?-i:[A-Z0-9][\w\-]*)){0,2})(?=[\s,.。，;!]|$|了)"
+            r"(?<![A-Za-z])(?P<v>(?:"
+            + CAR_BRANDS
+            + r")(?:(?:(?![卖换买开送了是的])[\u4e00-\u9fff]){1,3}(?=[，,。.!！;；\s]|$))?"
+            r"(?:\s?(?-i:[A-Z0-9][\w\-]*)){0,2})(?=[\s,.。，;!]|$|了|卖|换|送)"
         ),
     ),
     (
@@ -271,7 +283,8 @@ ENTITY_CUES = {  # the object types that stand for the attribute without its own
 
 EVENTS_EN = (
     "launch|release|wedding|deadline|trip|flight|meeting|standup|stand-up|kickoff|kick-off|appointment|"
-    "recital|interview|exam|party|conference|surgery|concert|ceremony|demo|review|offsite"
+    "recital|interview|exam|party|conference|surgery|concert|ceremony|demo|review|offsite|dinner|lunch|reunion|"
+    "graduation|housewarming|presentation|hearing|checkup|check-up"
 )
 EVENT_EN = _r(rf"\b({EVENTS_EN})\b")
 EVENT_ZH = re.compile(
@@ -279,7 +292,8 @@ EVENT_ZH = re.compile(
 )
 EVENT_CANON = {"stand-up": "standup", "kick-off": "kickoff", "发布": "上线", "例会": "周会", "行程": "国庆"}
 PLURAL_EVENTS = frozenset(
-    {
+    {"dinner", "lunch", "presentation", "checkup", "check-up"}
+    | {
         "trip",
         "flight",
         "meeting",
@@ -348,3 +362,21 @@ MULTI_OVERRIDES = frozenset(
         "weight",
     }
 )
+
+
+# What keeps a match from stating a value: a negation or a wish before it, in its phrase.
+NEGATED_BEFORE = _r(
+    r"\b(?:not|no longer|never|don't|doesn't|didn't|isn't|aren't|wasn't|won't|can't|cannot)\s+(?:\w+\s+){0,2}$"
+    r"|(?:不再?|没有?|别|并非|不是)$"
+)
+INTENT = re.compile(
+    r"我想|想要|想换|想买|想搬|想去|想用|打算|准备|考虑|要不要|是否|希望|\b(?:want|wanna|thinking (?:of|about)|planning|plan to|might|maybe|"
+    r"should I|considering|hoping|would like)\b",
+    re.IGNORECASE,
+)
+PHRASE_BREAK = re.compile(r"\band\b|[,;，；]|然后|又|再", re.IGNORECASE)
+# Relations that name the attribute itself ("my boss is Karen" is the user's manager).
+ROLES = {
+    "manager": {"boss"},
+    "partner": {"girlfriend", "boyfriend", "wife", "husband", "fiance", "fiancee", "老婆", "老公"},
+}

@@ -43,13 +43,17 @@ from agentmem.domain.attribute_rules import (
     EVENT_CANON,
     EVENT_EN,
     EVENT_ZH,
+    INTENT,
     MONTHS,
     MULTI,
     MULTI_OVERRIDES,
+    NEGATED_BEFORE,
     NOT_QUALIFIER,
     OLD_REFERENCE,
+    PHRASE_BREAK,
     PLURAL_EVENTS,
     RELATIVE_RE,
+    ROLES,
     RULE_CUES,
     VISITED,
     WEAK,
@@ -83,12 +87,6 @@ def evidence_of(text: str) -> int:
 
 def _r(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
-
-
-_NEGATED_BEFORE = _r(
-    r"\b(?:not|no longer|never|don't|doesn't|didn't|isn't|aren't|wasn't|won't|can't|cannot)\s+(?:\w+\s+){0,2}$"
-    r"|(?:不再?|没有?|别|并非|不是)$"
-)
 
 
 # ------------------------------------------------------------------------------ subjects
@@ -150,6 +148,15 @@ def subject(text: str) -> str:
     if named and named.group(1) not in {"The", "This", "That", "Our", "My", "It", "There", "Here"}:
         return f"?:{named.group(1)}"  # "Arlo's in Year 4": a person named, relation unknown
     return "self"
+
+
+def _role_holder(who: str, attribute: str) -> str:
+    """ "My boss is Karen" is about the user's manager, not about the boss: a relation that names
+    the attribute itself gives the subject back to the user (or the speaker)."""
+    speaker, _, relation = who.rpartition("/")
+    if relation.partition(":")[0] in ROLES.get(attribute, ()):
+        return f"{speaker}/self" if speaker else "self"
+    return who
 
 
 def same_subject(a: str, b: str) -> bool:
@@ -220,24 +227,21 @@ def _multi(text: str) -> Attribute | None:
     return None
 
 
-_PHRASE_BREAK = re.compile(r"\band\b|[,;，；]|然后|又|再", re.IGNORECASE)
-_INTENT = re.compile(
-    r"我想|想要|想换|想买|想搬|想去|想用|打算|准备|考虑|要不要|是否|希望|\b(?:want|wanna|thinking (?:of|about)|planning|plan to|might|maybe|"
-    r"should I|considering|hoping|would like)\b",
-    re.IGNORECASE,
-)
-
-
 def _phrase_of(body: str, found: re.Match[str]) -> str:
     """The phrase of ``body`` around a match: from the previous phrase break to the match's end."""
-    return _PHRASE_BREAK.split(body[: found.start()])[-1] + found.group(0)
+    return PHRASE_BREAK.split(body[: found.start()])[-1] + found.group(0)
 
 
 def _stated(pattern: re.Pattern[str], body: str) -> re.Match[str] | None:
     """The match of ``pattern`` that states the current value: after "sold my Civic and bought a
     Tesla" the last one; a value only named as disposed of ("I traded in my Subaru") is none."""
     matches = list(pattern.finditer(body))
-    current = [m for m in matches if not DISPOSAL.search(_PHRASE_BREAK.split(body[: m.start()])[-1])]
+    current = [
+        m
+        for m in matches
+        if not DISPOSAL.search(PHRASE_BREAK.split(body[: m.start()])[-1])
+        and not DISPOSAL.match(body, m.end())  # "朗逸卖了": disposed of, said after the value
+    ]
     if not current:
         return None
     return current[-1] if len(current) < len(matches) else current[0]
@@ -296,16 +300,16 @@ def _infer_all(text: str, *, wish: bool) -> tuple[Attribute, ...]:
         raw = groups.get("v") or groups.get("v2") or ""
         if not raw.strip():
             continue
-        if not wish and _INTENT.search(_phrase_of(body, found)):
+        if not wish and INTENT.search(_phrase_of(body, found)):
             continue  # "想换个输入法", "thinking of moving to Berlin": a wish, not the value
-        if _NEGATED_BEFORE.search(body[max(0, found.start() - 16) : found.start()]):
+        if NEGATED_BEFORE.search(body[max(0, found.start() - 16) : found.start()]):
             continue  # "I don't live in Leeds", "我不住在杭州": no value stated
         if name == "favourite":
             name = "favourite:" + _canon_value(groups.get("what") or "")
         if name in names or (name in {"residence", "employer"} and VISITED.search(body)):
             continue  # one value per attribute; "two years in Berlin" is not a move
         names.add(name)
-        out.append(Attribute(who, name, _canon_value(raw), True, evidence))
+        out.append(Attribute(_role_holder(who, name), name, _canon_value(raw), True, evidence))
     multi = _multi(body)
     strong = [a for a in out if a.name in MULTI_OVERRIDES or a.name.startswith(("favourite:", "event:"))]
     if multi is not None and not strong:
