@@ -278,3 +278,23 @@ def test_a_multi_valued_pair_is_never_sent_to_the_model() -> None:
     assert not is_doubtful(fact, old, 0.85, TH)
     plain = NewFact("I prefer window seats.", Category.PREFERENCE, None, None, 0)
     assert is_doubtful(plain, rec("w", "I prefer aisle seats.", category=Category.PREFERENCE), 0.85, TH)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My boss is Karen.", "My new manager is Luis."),  # the boss is the attribute, not its subject
+        ("I'm living in Manchester.", "Just signed a lease in Liverpool."),
+        ("We're based in Toronto.", "We relocated the family to Vancouver."),
+        ("我的车是一辆大众朗逸。", "朗逸卖了，换了辆理想L7。"),  # disposed of, said after the value
+        ("Our anniversary dinner is on Friday.", "We rescheduled the anniversary dinner to Saturday."),
+    ],
+)
+def test_roles_leases_and_values_disposed_of_after_the_name(old: str, new: str) -> None:
+    assert supersedes_text(new, old)
+
+
+def test_a_wish_or_a_plan_states_no_value() -> None:
+    assert infer_all("I'm thinking of moving to Berlin.") == ()
+    assert not supersedes_text("想换个输入法。", "我一直用搜狗输入法。")
+    assert not supersedes_text("My boss is moving to Paris.", "I live in Rome.")
