@@ -196,6 +196,12 @@ class Api(Construct):
             request_validator=validator,
         )
         self.proxy = proxy
+        # The memory inspector's static page (agentmem.api.routes.ui): three files shipped in the
+        # layer, no data in them, so no authorizer; every /v1 call the page makes carries the token.
+        ui = self.rest_api.root.add_resource("ui")
+        for resource in (ui, ui.add_resource("{asset}")):
+            resource.add_method("GET", integration, authorization_type=apigw.AuthorizationType.NONE)
+        self.ui = ui
         if config.waf:
             self.web_acl = self._waf()
 

@@ -70,6 +70,7 @@ def settings_environment(
         "AGENTMEM_TABLE_SESSION": tables.session.table_name,
         "AGENTMEM_TABLE_AUDIT": tables.audit.table_name,
         "AGENTMEM_QUEUE_URL": queues.ingest.queue_url,
+        "AGENTMEM_DLQ_URL": queues.ingest_dlq.queue_url,
         "AGENTMEM_TURN_RETENTION_DAYS": str(config.turn_retention_days),
         "AGENTMEM_SEARCH_BACKEND": "opensearch",
         "AGENTMEM_OPENSEARCH_ENDPOINT": f"https://{search.endpoint}",
@@ -226,6 +227,13 @@ class Functions(Construct):
         if access.send_to_queue:
             role.add_to_policy(
                 iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[queues.ingest.queue_arn])
+            )
+        if access.dead_letters:  # listed by receiving (visibility given back), redriven, deleted
+            role.add_to_policy(
+                iam.PolicyStatement(
+                    actions=["sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"],
+                    resources=[queues.ingest_dlq.queue_arn],
+                )
             )
 
     # ------------------------------------------------------------------ triggers

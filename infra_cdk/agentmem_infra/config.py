@@ -39,6 +39,7 @@ class Access:
     bedrock_embed: bool = False  # InvokeModel on the Titan embedding model
     bedrock_llm: bool = False  # InvokeModel/Converse on the LLM (only when the LLM is enabled)
     send_to_queue: bool = False  # sqs:SendMessage on the ingest queue (POST /v1/turns)
+    dead_letters: bool = False  # receive / change visibility / delete on the ingest DLQ (redrive)
 
 
 NEPTUNE_READ = ("neptune-db:connect", "neptune-db:ReadDataViaQuery")
@@ -47,10 +48,11 @@ NEPTUNE_WRITE = (*NEPTUNE_READ, "neptune-db:WriteDataViaQuery", "neptune-db:Dele
 ACCESS: dict[str, Access] = {
     # WritePipeline: create/update/transact (PutItem), mark_pending + scope registry (UpdateItem),
     # get/get_many/scan_active/find_by_key (reads); the L0 log and processed marks (session Put/Get);
-    # k-NN dedup against the index; embeddings. No graph.
+    # k-NN dedup against the index; embeddings; the scene logs of session memory (session
+    # UpdateItem: ADD to a scene's id sets). No graph.
     "ingest": Access(
         memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:UpdateItem"),
-        session=("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"),
+        session=("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"),
         opensearch=True,
         bedrock_embed=True,
         bedrock_llm=True,
@@ -73,6 +75,7 @@ ACCESS: dict[str, Access] = {
         bedrock_embed=True,
         bedrock_llm=True,
         send_to_queue=True,
+        dead_letters=True,  # GET /v1/dead-letters, POST /v1/dead-letters/{id}/redrive
     ),
     # Projector: reads the source of truth before every upsert; index + graph writes; audit of
     # projection conflicts. The stream read is granted by the event source mapping.

@@ -169,6 +169,13 @@ def acknowledge_findings(stack: AgentMemStack) -> None:
     acknowledge(api.authorizer_function, "AwsSolutions-L1", L1)
     acknowledge(api.node.find_child("AuthorizerRole"), "AwsSolutions-IAM5[Resource::*]", STAR_XRAY)
     acknowledge(
+        api.ui,
+        "AwsSolutions-APIG4",
+        "GET /ui and /ui/{asset} serve the memory inspector's three static files shipped in the layer "
+        "(no data, no user input reaches a store); every /v1 call the page makes goes through the "
+        "token authorizer.",
+    )
+    acknowledge(
         api.rest_api,
         "AwsSolutions-COG4",
         "The methods use a Lambda TOKEN authorizer that verifies Cognito user pool ID tokens (signature, "

@@ -26,6 +26,7 @@ from agentmem.ports import (
     LLM,
     AuditLog,
     Clock,
+    ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
@@ -35,19 +36,24 @@ from agentmem.ports import (
     TurnQueue,
 )
 from agentmem.services.admin import AdminService
+from agentmem.services.conflicts import ConflictService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
+from agentmem.services.history import HistoryService
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
 from agentmem.services.observer import NullObserver, PipelineObserver
+from agentmem.services.operator import DeadLetterService
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
 from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
-from agentmem.services.turns import TurnService
+from agentmem.services.summaries import SummaryService
+from agentmem.services.transfer import TransferService
+from agentmem.services.turns import TurnService, TurnStatusService
 from agentmem.services.write_pipeline import WritePipeline
 from agentmem.settings import Settings, load_settings
 
@@ -75,6 +81,12 @@ class Container:
     consolidation: ConsolidationService
     mcp: McpService
     reconciler: Reconciler
+    conflicts: ConflictService
+    history: HistoryService
+    turn_status: TurnStatusService
+    dead_letters: DeadLetterService
+    transfer: TransferService
+    summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
     @property
@@ -134,6 +146,7 @@ def bootstrap(
     a = adapters
     scorer = settings.scorer()
     thresholds = settings.thresholds()
+    conflicts = ConflictService(store=a.store, conflicts=a.conflicts or _memory_conflicts(), audit=a.audit)
     # One guard for every entrance; its semantic detector judges the vectors facts are stored with.
     guard = WriteGuard(SemanticGuard(a.embedder) if settings.semantic_guard else None)
     pipeline = WritePipeline(
@@ -146,11 +159,13 @@ def bootstrap(
         llm=a.llm,
         observer=observer or NullObserver(),
         guard=guard,
+        conflicts=conflicts,
     )
     recall = RecallService(store=a.store, embedder=a.embedder, scorer=scorer, index=a.index, graph=a.graph)
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
     )
+    summaries = SummaryService(store=a.summaries, memories=a.store) if a.summaries is not None else None
     explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder, guard=guard)
     admin = AdminService(
         store=a.store,
@@ -162,6 +177,8 @@ def bootstrap(
         graph=a.graph,
         guard=guard,
         queue=a.queue,
+        conflicts=conflicts.conflicts,
+        summaries=a.summaries,
     )
     return Container(
         settings=settings,
@@ -173,7 +190,7 @@ def bootstrap(
         explicit=explicit,
         turns=TurnService(queue=a.queue),
         sessions=SessionStateService(runtime=a.runtime_state, guard=guard),
-        ingest=IngestService(pipeline=pipeline, audit=a.audit),
+        ingest=IngestService(pipeline=pipeline, audit=a.audit, summaries=summaries),
         recall=recall,
         context=ContextService(
             store=a.store,
@@ -181,6 +198,11 @@ def bootstrap(
             audit=a.audit,
             runtime=a.runtime_state,
             parallel=settings.backend != "local",  # embedded stores are CPU work in-process
+            conflicts=conflicts,
+            turn_log=a.turn_log,
+            summaries=summaries,
+            window_turns=settings.session_window_turns,
+            task_memory_tokens=settings.task_memory_tokens,
         ),
         projector=projector,
         admin=admin,
@@ -197,7 +219,22 @@ def bootstrap(
         reconciler=Reconciler(
             store=a.store, index=a.index, graph=a.graph, projector=projector, clock=clock.now
         ),
+        conflicts=conflicts,
+        history=HistoryService(store=a.store),
+        turn_status=TurnStatusService(
+            turn_log=a.turn_log, queue=a.queue, audit=a.audit, dead_letters=a.dead_letters
+        ),
+        dead_letters=DeadLetterService(audit=a.audit, queue=a.dead_letters),
+        transfer=TransferService(store=a.store, writer=explicit),
+        summaries=summaries,
     )
+
+
+def _memory_conflicts() -> ConflictStore:
+    """A private in-memory conflict store, for adapter bundles that bring none (tests' fakes)."""
+    from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
+
+    return SqliteConflictStore(":memory:")
 
 
 _default: Container | None = None

@@ -14,6 +14,8 @@ from agentmem.domain.models import MemoryRecord, Scope
 
 __all__ = [
     "Change",
+    "DeadLetterEntry",
+    "DeadLetterPage",
     "Edge",
     "Hit",
     "Neighbour",
@@ -103,3 +105,21 @@ class Change:
     new: MemoryRecord | None
     old: MemoryRecord | None
     sequence: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetterEntry:
+    """One turn the ingest queue gave up on: ids, the reason and the count, never its text."""
+
+    message_id: str  # the turn's message id (from its body)
+    scope: Scope | None  # the scope its body names (None: a body that names none)
+    session_id: str | None
+    reason: str
+    attempts: int
+    failed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetterPage:
+    items: builtins.list[DeadLetterEntry]
+    next_cursor: str | None = None

@@ -4,8 +4,10 @@ Every method that reads or writes memory takes a :class:`~agentmem.domain.models
 filters are built inside the adapter so a caller cannot forget them. Vendor errors surface as
 :class:`~agentmem.errors.StoreUnavailable` (and friends), never as a vendor type.
 
-The value types the ports pass live in :mod:`agentmem.port_types` and are re-exported here. The
-module runs over 400 lines on purpose: every port in one place is the contract an adapter reads.
+The value types the ports pass live in :mod:`agentmem.port_types`, the ports of the event sources
+(the turn queue, its dead letters, the change feed) in :mod:`agentmem.event_ports`; both are
+re-exported here, so ``agentmem.ports`` stays the one contract an adapter reads.
+The module runs over 400 lines on purpose: every store's port in one place.
 """
 
 from __future__ import annotations
@@ -17,8 +19,19 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.scope_walk import ReconcileCursor
+from agentmem.event_ports import (  # the queue and change-feed ports, re-exported
+    ChangeFeed,
+    DeadLetterQueue,
+    OutboxChange,
+    QueueConsumer,
+    QueuedTurns,
+    ReceivedMessage,
+    TurnQueue,
+)
 from agentmem.port_types import (  # the ports' value types, re-exported
     Change,
+    DeadLetterEntry,
+    DeadLetterPage,
     Edge,
     Hit,
     Neighbour,
@@ -35,6 +48,10 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Change",
     "ChangeFeed",
     "Clock",
+    "ConflictStore",
+    "DeadLetterEntry",
+    "DeadLetterPage",
+    "DeadLetterQueue",
     "Edge",
     "Embedder",
     "GraphStore",
@@ -47,10 +64,12 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "ProjectionState",
     "Put",
     "QueueConsumer",
+    "QueuedTurns",
     "RawTurnRecord",
     "ReceivedMessage",
     "RuntimeStateStore",
     "SearchIndex",
+    "SessionSummaryStore",
     "TurnLog",
     "TurnQueue",
 ]
@@ -59,9 +78,10 @@ if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy
     import numpy as np
 
     from agentmem.domain.llm_facts import LlmFact
+    from agentmem.domain.pending import ConflictStatus, PendingConflict
     from agentmem.domain.runtime_state import RuntimeState
     from agentmem.domain.similarity import Calibration
-    from agentmem.messages import TurnMessage
+    from agentmem.domain.summary import LatestSession, SceneLog, SceneSummary
 
 
 class MemoryStore(Protocol):
@@ -168,6 +188,9 @@ class TurnLog(Protocol):
         """Remove one turn's log line and processed mark (a turn from before an erase that was
         written after it); True if a log line existed."""
 
+    def processed_outcome(self, scope: Scope, message_id: str) -> dict[str, Any] | None:
+        """The outcome :meth:`mark_processed` recorded (``TurnOutcome.to_dict``), or None."""
+
 
 class RuntimeStateStore(Protocol):
     """Task state slot, task memory ring buffer and tool state, per (scope, session)."""
@@ -183,6 +206,71 @@ class RuntimeStateStore(Protocol):
 
     def erase_scope(self, scope: Scope) -> int:
         """Remove every session state of the scope; returns how many."""
+
+
+class ConflictStore(Protocol):
+    """Pending conflicts between a permanent/pinned memory and a proposed replacement, per scope
+    (the DynamoDB session table; SQLite locally). Ids come from the proposal, so a put is
+    idempotent."""
+
+    def put(self, conflict: PendingConflict) -> bool:
+        """Store a new conflict; False (nothing written) if its id is already stored."""
+
+    def get(self, scope: Scope, conflict_id: str) -> PendingConflict | None:
+        """The conflict, or None when absent in this scope."""
+
+    def resolve(self, conflict: PendingConflict) -> None:
+        """Replace the stored conflict with its resolved form if it is still pending; else
+        VersionConflict (another resolution won). Raises NotFound if it does not exist."""
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        status: ConflictStatus | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> tuple[builtins.list[PendingConflict], str | None]:
+        """Newest first, optionally of one status; an opaque cursor for the next page or None."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove every conflict of the scope; returns how many."""
+
+
+class SessionSummaryStore(Protocol):
+    """Scene logs, scene summaries and the latest session, per scope (the session table; SQLite
+    locally): session memory across sessions (:mod:`agentmem.domain.summary`)."""
+
+    def record_turn(
+        self,
+        scope: Scope,
+        session_id: str,
+        message_id: str,
+        at: datetime,
+        memory_ids: Sequence[str],
+        withheld: Sequence[str] = (),
+    ) -> str | None:
+        """Add one processed turn to the session's scene log (idempotent per ``message_id``; a log
+        at :data:`~agentmem.domain.summary.MAX_SCENE_TURNS` takes no more), mark the recorded
+        turns of ``withheld`` (message ids of this session) as withheld, and make the session the
+        scope's latest. Returns the session that was the latest before when it was another one
+        (it has just closed: the caller summarises it), else None."""
+
+    def scene(self, scope: Scope, session_id: str) -> SceneLog | None:
+        """The session's scene log, or None when no turn of it was recorded."""
+
+    def latest(self, scope: Scope) -> LatestSession | None:
+        """The scope's latest session and the one before it, or None before any turn."""
+
+    def put_summary(self, scope: Scope, summary: SceneSummary) -> None:
+        """Keep ``summary`` (replacing the session's earlier one)."""
+
+    def summary(self, scope: Scope, session_id: str) -> SceneSummary | None:
+        """The session's stored summary, or None (none yet, or a row that no longer parses)."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove every scene log, summary and the latest marker of the scope; returns how many
+        items were removed."""
 
 
 class SearchIndex(Protocol):
@@ -285,94 +373,6 @@ class AuditLog(Protocol):
 
     def list(self, scope: Scope, limit: int = 100, action: str | None = None) -> builtins.list[AuditEvent]:
         """Newest first."""
-
-
-class TurnQueue(Protocol):
-    """Where the API hands turns for asynchronous ingestion (SQS; a bounded local queue)."""
-
-    def send(self, turns: Sequence[TurnMessage]) -> builtins.list[str]:
-        """Enqueue; returns the message ids. Raises QueueFull (nothing enqueued) at capacity,
-        the queue's or the tenant's share of it."""
-
-    def purge_scope(self, scope: Scope) -> int:
-        """Drop the scope's queued, in-flight and dead-lettered turns (an erase); returns how many.
-        A queue that cannot select by scope (SQS) returns 0: the erase barrier drops those turns
-        at ingest instead."""
-
-
-class ReceivedMessage(Protocol):
-    """One message handed out by a :class:`QueueConsumer` (an SQS ``ReceiveMessage`` entry)."""
-
-    @property
-    def message_id(self) -> str: ...
-    @property
-    def receipt_handle(self) -> str: ...
-    @property
-    def body(self) -> str:
-        """The SQS body of one turn (:class:`agentmem.messages.TurnMessage` JSON)."""
-
-    @property
-    def receive_count(self) -> int: ...
-    @property
-    def sent_at(self) -> datetime: ...
-
-
-@runtime_checkable
-class QueueConsumer(Protocol):
-    """The consumer side of the turn queue, for an event source that plays SQS's part (the laptop
-    emulator). In AWS, Lambda's event source mapping consumes SQS and nothing calls this."""
-
-    def receive(
-        self, max_messages: int = 10, visibility_timeout_s: float = 30.0
-    ) -> Sequence[ReceivedMessage]:
-        """Up to ``max_messages`` visible messages, hidden for ``visibility_timeout_s``; a message
-        received more often than the queue allows is dead-lettered instead of returned."""
-
-    def delete(self, receipt_handle: str) -> bool:
-        """Acknowledge (processed); False when the handle is unknown or expired."""
-
-    def delete_batch(self, receipt_handles: Sequence[str]) -> int:
-        """Acknowledge several at once (``DeleteMessageBatch``); returns how many were valid."""
-
-    def release(self, receipt_handle: str, delay_s: float = 0.0, error: str | None = None) -> bool:
-        """Make the message visible again after ``delay_s`` (it failed; ``error`` says why)."""
-
-
-class OutboxChange(Protocol):
-    """One change of the source of truth in the shape a DynamoDB stream record carries it."""
-
-    @property
-    def seq(self) -> int: ...
-    @property
-    def event_name(self) -> str:
-        """INSERT | MODIFY | REMOVE"""
-
-    @property
-    def pk(self) -> str: ...
-    @property
-    def sk(self) -> str: ...
-    @property
-    def new_image(self) -> dict[str, Any] | None: ...
-    @property
-    def old_image(self) -> dict[str, Any] | None: ...
-    @property
-    def created_at(self) -> datetime: ...
-
-
-@runtime_checkable
-class ChangeFeed(Protocol):
-    """A store's change stream read with named checkpoints, for an event source that plays
-    DynamoDB Streams' part (the laptop emulator reading the SQLite outbox). In AWS, Lambda's
-    event source mapping reads the stream and nothing calls this."""
-
-    def read_outbox(self, after_seq: int, limit: int) -> Sequence[OutboxChange]:
-        """Changes with ``seq > after_seq``, oldest first."""
-
-    def outbox_checkpoint(self, name: str) -> int:
-        """The last seq reader ``name`` finished (0 if it never ran)."""
-
-    def set_outbox_checkpoint(self, name: str, seq: int) -> None:
-        """Reader ``name`` finished every change up to ``seq``."""
 
 
 class Clock(Protocol):

@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     decay_rate: float = Field(0.995, gt=0, le=1)
     ttl_days: float = Field(30, gt=0)
     min_importance: float = Field(0.3, ge=0, le=1)
+    short_term_ttl_days: float = Field(7, gt=0)  # short-term memories expire (confidence) after this
     # Reconciler (docs/aws.md, "Reconciliation"): a run stops after reconcile_budget_s, or earlier
     # when the Lambda has less than reconcile_margin_s left beyond that (timeout 900 s), saves its
     # cursor and the next run resumes there; the first reconcile_dirty_first pending scopes of its
@@ -95,7 +96,9 @@ class Settings(BaseSettings):
     # Local server: requests one user / one tenant may have in flight; beyond them, 429.
     http_user_concurrency: int = Field(2, ge=1, le=1000)
     http_tenant_concurrency: int = Field(8, ge=1, le=10000)
-    session_window_turns: int = Field(5, ge=1, le=100)
+    session_window_turns: int = Field(5, ge=1, le=100)  # turns of the session window (chat context)
+    # Task notes past this many tokens are compressed in the context (docs/session-memory.md).
+    task_memory_tokens: int = Field(200, ge=16, le=8000)
     api_token: str | None = None  # local mode: bearer token required from non-loopback clients
     token_tenants: dict[str, str] = Field(default_factory=dict)  # token -> tenant (local mode)
     operator_token: str | None = None  # local mode: a bearer token that also grants memory:policy
@@ -106,6 +109,7 @@ class Settings(BaseSettings):
     table_session: str = "agentmem-sessions"  # L0 turn log, processed marks, runtime state (TTL)
     table_audit: str = "agentmem-audit"  # append-only audit trail
     queue_url: str | None = None  # ingest SQS queue (required with the aws backend)
+    dlq_url: str | None = None  # its dead-letter queue (dead-letter routes, `agentmem dlq`)
     turn_retention_days: float = Field(30, gt=0)  # TTL of L0 turns and processed marks
     search_backend: Literal["opensearch", "local"] = "opensearch"
     opensearch_endpoint: str | None = None  # https://... of the domain or collection
@@ -167,6 +171,7 @@ class Settings(BaseSettings):
             decay_rate=self.decay_rate,
             ttl_days=self.ttl_days,
             min_importance=self.min_importance,
+            short_term_ttl_days=self.short_term_ttl_days,
             thresholds=self.thresholds(),
         )
 

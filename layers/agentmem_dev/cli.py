@@ -1,4 +1,5 @@
-"""``agentmem`` command line: serve, demo, smoke, engines, invoke, eval, bench."""
+"""``agentmem`` command line: serve, demo, smoke, engines, invoke, eval, bench, and the operator
+commands (consolidate, reconcile, dlq, export, import, erase: :mod:`agentmem_dev.operator`)."""
 
 from __future__ import annotations
 
@@ -265,6 +266,10 @@ def build_parser() -> argparse.ArgumentParser:
     from agentmem_dev.engines.command import add_parser as add_engines
 
     add_engines(sub)
+
+    from agentmem_dev.operator import add_parsers as add_operator
+
+    add_operator(sub)
 
     invoke = sub.add_parser("invoke", help="run a Lambda handler locally on a sample event")
     invoke.add_argument("function", choices=["ingest", "api", "projector", "consolidate", "reconcile"])

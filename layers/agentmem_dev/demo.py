@@ -1,6 +1,9 @@
 """``agentmem demo``: a scripted bilingual conversation through the real handlers (API Gateway
 events -> api λ, SQS batches -> ingest λ, stream batches -> projector λ) over a throwaway store.
-It shows extraction, recall, an update that supersedes, a redaction and a rejected injection."""
+It shows extraction, recall, an update that supersedes, a redaction, a rejected injection, small
+talk that stores nothing, an answer anchored by meaning and a recommendation the user accepts
+without naming it. Only what a user would want stored is stored: the assistant's pleasantries
+and advice never become a user fact."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import json
 import tempfile
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.clock import ManualClock
@@ -32,6 +35,7 @@ SCRIPT = [
         "Noted, I'll avoid peanuts in recipes.",
     ),
     ("2026-01-05T09:10:00Z", "我住在上海浦东。", "好的。"),
+    ("2026-01-05T09:12:00Z", "今天天气不错，哈哈", "是啊，适合出去走走！"),
     (
         "2026-01-05T09:15:00Z",
         "我的手机号是13812345678，麻烦记一下。另外我养了一只叫豆豆的柯基。",
@@ -43,12 +47,19 @@ SCRIPT = [
         "I can't do that.",
     ),
     ("2026-03-01T10:00:00Z", "我上个月搬到北京海淀了。", "搬家辛苦了！"),
+    (
+        "2026-03-02T14:00:00Z",
+        "新项目应该用什么数据库？",
+        "你的场景适合PostgreSQL，事务和JSON查询都支持得很好。",
+    ),
+    ("2026-03-02T14:01:00Z", "好，就装这个。", "好的，祝顺利！"),
 ]
 SCOPE = Scope(AUTH["tenant_id"], AUTH["user_id"])
 QUERIES = [
     ("我现在住在哪里？", "chat"),
     ("Suggest a dinner recipe for me", "chat"),
     ("我的手机号是多少？", "rag"),
+    ("新项目用的什么数据库？", "rag"),
 ]
 
 
@@ -70,6 +81,20 @@ def _api(
     return {"status": result["statusCode"], "body": json.loads(result["body"] or "{}")}
 
 
+class _Outcomes(Protocol):
+    """The local turn log's read of a processed turn's outcome (not part of the TurnLog port)."""
+
+    def processed_outcome(self, scope: Scope, message_id: str) -> dict[str, Any] | None: ...
+
+
+def _stored(container: Container, message_id: str) -> str:
+    """What the write path did with one turn, in counts ("stored 2, superseded 1")."""
+    outcome = cast(_Outcomes, container.turn_log).processed_outcome(SCOPE, message_id) or {}
+    counts = [(len(outcome.get(key) or []), key) for key in ("written", "superseded", "reinforced")]
+    said = [f"{'stored' if key == 'written' else key} {n}" for n, key in counts if n]
+    return ", ".join(said) if said else "nothing stored"
+
+
 def run_demo(embedder: str = "auto") -> int:
     clock = ManualClock()
     with tempfile.TemporaryDirectory(prefix="agentmem-demo-") as tmp:
@@ -89,8 +114,8 @@ def run_demo(embedder: str = "auto") -> int:
             print(f"> {user}")
             audit = container.audit.list(SCOPE, limit=20)
             latest = [e for e in audit if (e.details or {}).get("message_id") == message_id]
-            notes = ", ".join(f"{e.action}({e.reason})" if e.reason else e.action for e in latest)
-            print(f"  [{notes or 'distilled and stored'}]")
+            notes = [f"{e.action}({e.reason})" if e.reason else e.action for e in latest]
+            print(f"  [{', '.join([*notes, _stored(container, message_id)])}]")
         clock.set(clock.now() + timedelta(days=1))
         print("\n== memories ==")
         for memory in _api(container, "GET", "/v1/memories")["body"]["memories"]:

@@ -178,6 +178,8 @@ def test_local_bundling_copies_the_package_and_prunes_runtime_libs(
     )
     assert local.try_bundle(str(out), {"image": None}) is True
     assert (out / "python" / "agentmem" / "adapters" / "aws" / "dynamodb_schema.py").is_file()
+    ui = out / "python" / "agentmem" / "api" / "ui"  # the inspector's static files ship in the layer
+    assert sorted(p.name for p in ui.iterdir()) == ["app.js", "index.html", "style.css"]
     assert (out / "python" / "numpy").is_dir()
     assert (
         not (out / "python" / "boto3").exists() and not (out / "python" / "botocore-1.0.dist-info").exists()

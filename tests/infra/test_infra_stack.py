@@ -575,14 +575,19 @@ def test_neptune_cluster(each_env: Synth) -> None:
 
 def test_api_proxy_authorizer_throttling_logging(each_env: Synth) -> None:
     s = each_env
-    methods = s.of_type("AWS::ApiGateway::Method")
-    assert len(methods) == 1
-    method = next(iter(methods.values()))["Properties"]
+    methods = [m["Properties"] for m in s.of_type("AWS::ApiGateway::Method").values()]
+    assert len(methods) == 3
+    (method,) = [m for m in methods if m["HttpMethod"] == "ANY"]
+    ui_methods = [m for m in methods if m is not method]
+    # the inspector's static files: GET only, no authorizer, the same api function
+    assert {m["HttpMethod"] for m in ui_methods} == {"GET"}
+    assert {m["AuthorizationType"] for m in ui_methods} == {"NONE"}
+    assert all(fn_id(s, "api") in json.dumps(m["Integration"]["Uri"]) for m in ui_methods)
     assert method["HttpMethod"] == "ANY" and method["AuthorizationType"] == "CUSTOM"
     assert method["Integration"]["Type"] == "AWS_PROXY"
     assert fn_id(s, "api") in json.dumps(method["Integration"]["Uri"])
     resources = {r["Properties"]["PathPart"] for r in s.of_type("AWS::ApiGateway::Resource").values()}
-    assert resources == {"v1", "{proxy+}"}
+    assert resources == {"v1", "{proxy+}", "ui", "{asset}"}
     authorizer = next(iter(s.of_type("AWS::ApiGateway::Authorizer").values()))["Properties"]
     assert authorizer["Type"] == "TOKEN"
     assert authorizer["IdentitySource"] == "method.request.header.Authorization"

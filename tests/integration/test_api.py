@@ -55,7 +55,7 @@ def test_post_one_turn_is_accepted_and_becomes_context(api: Any, runner: LocalRu
     assert "青岛" in body["context"] and "林晓雨" in body["context"]
     assert body["mode"] == "chat" and body["degraded"] == []
     assert {m["content"] for m in body["memories"]} >= {"我叫林晓雨", "我住在青岛。"}
-    assert set(body["slots"]) == {"constraints", "profile", "recall"}
+    assert set(body["slots"]) == {"constraints", "profile", "recall", "previous_session", "session"}
     assert "我住在青岛。" in body["slots"]["profile"]["items"]
 
 

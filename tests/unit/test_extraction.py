@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from agentmem.domain.classify import classify
+from agentmem.domain.exchange import extract_from_exchange
 from agentmem.domain.extraction import (
     EXCHANGE_IMPORTANCE,
     USER_IMPORTANCE,
-    extract_from_exchange,
     extract_from_user,
     is_question,
 )

@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from agentmem.ports import (
     LLM,
     AuditLog,
+    ConflictStore,
+    DeadLetterQueue,
     Embedder,
     GraphStore,
     MemoryStore,
     RuntimeStateStore,
     SearchIndex,
+    SessionSummaryStore,
     TurnLog,
     TurnQueue,
 )
@@ -24,7 +27,9 @@ from agentmem.ports import (
 
 @dataclass(frozen=True, slots=True)
 class Adapters:
-    """One implementation of every port. ``llm`` is optional: absent, the rules decide alone."""
+    """One implementation of every port. ``llm`` is optional: absent, the rules decide alone;
+    ``dead_letters`` too: absent (an AWS stack without AGENTMEM_DLQ_URL), the dead-letter
+    routes and commands say it is not configured."""
 
     store: MemoryStore
     turn_log: TurnLog
@@ -35,3 +40,6 @@ class Adapters:
     graph: GraphStore
     queue: TurnQueue
     llm: LLM | None = None
+    conflicts: ConflictStore | None = None  # None: bootstrap keeps them in memory (tests' fakes)
+    dead_letters: DeadLetterQueue | None = None
+    summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions

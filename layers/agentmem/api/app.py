@@ -23,7 +23,7 @@ from aws_lambda_powertools.shared.json_encoder import Encoder
 from agentmem import __version__
 from agentmem.api import errors
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
-from agentmem.api.routes import audit, mcp, memories, read, sessions, turns
+from agentmem.api.routes import audit, conflicts, history, mcp, memories, operator, read, sessions, turns, ui
 from agentmem.api.schemas import ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
 
@@ -59,7 +59,19 @@ def openapi() -> Response[Any]:
     return Response(status_code=200, content_type="application/json", body=openapi_json())
 
 
-for _router in (turns.router, read.router, memories.router, sessions.router, mcp.router, audit.router, meta):
+for _router in (
+    turns.router,
+    read.router,
+    memories.router,
+    history.router,  # a memory's supersede chain
+    conflicts.router,  # pending conflicts with permanent/pinned memories (seed 003)
+    sessions.router,
+    mcp.router,
+    audit.router,
+    operator.router,  # turn status, dead letters, export / import
+    meta,
+    ui.router,  # the inspector's static files (not in the OpenAPI document)
+):
     app.include_router(_router)
 
 

@@ -65,8 +65,11 @@ class ContextIn(_Strict):
     mode: Literal["chat", "tool", "react", "rag"] = "chat"
     session_id: str | None = Field(None, pattern=ID_PATTERN)
     at: datetime | None = Field(None, description="Evaluate as of this time (defaults to now).")
+    as_of: datetime | None = Field(
+        None, description="Time travel: the memories valid then (valid_from <= as_of < valid_to)."
+    )
 
-    _at = field_validator("at")(classmethod(lambda cls, value: checked_time(value)))
+    _at = field_validator("at", "as_of")(classmethod(lambda cls, value: checked_time(value)))
 
 
 class RecallIn(_Strict):
@@ -74,8 +77,11 @@ class RecallIn(_Strict):
     k: int = Field(5, ge=1, le=100)
     categories: list[Category] | None = None
     at: datetime | None = None
+    as_of: datetime | None = Field(
+        None, description="Time travel: the memories valid then (valid_from <= as_of < valid_to)."
+    )
 
-    _at = field_validator("at")(classmethod(lambda cls, value: checked_time(value)))
+    _at = field_validator("at", "as_of")(classmethod(lambda cls, value: checked_time(value)))
 
 
 class MemoryIn(_Strict):

@@ -274,9 +274,13 @@ RULE_CUES = {
     "commute": _r(r"上班|通勤|commute|to work|到公司|to the office"),
 }
 
-# The choice an acceptance states, and the question it answers (agentmem.domain.acceptance).
-ASKED = re.compile(r"\s*[（(](?:asked|问)[:：]\s*(.+?)[）)]\s*$", re.IGNORECASE)
-CHOICE = re.compile(r"^(?:I went with|我选了)\s*(?P<c>.+?)[.。]?$", re.IGNORECASE)
+# The choice an accepted recommendation states and the question it answers
+# (agentmem.domain.exchange.extract_acceptance):
+# ("I chose Hugo (Should I move my blog to Ghost or Hugo?)", "我选定了微信输入法（输入法用哪个好？）")
+ASKED = re.compile(r"\s*[（(]((?:[^（）()]*?)[?？])\s*[）)]\s*$")
+CHOICE = re.compile(
+    r"^(?:I chose|I went with:?|我选定了|我选了|我采纳了建议[:：]?)\s*(?P<c>.+?)[.。]?$", re.IGNORECASE
+)
 ENTITY_CUES = {  # the object types that stand for the attribute without its own predicate
     "vehicle": _r(r"\bcar\b|\bdrive\b|车|辆"),
 }

@@ -257,8 +257,8 @@ def infer_all(text: str) -> tuple[Attribute, ...]:
     """Every (subject, attribute, value) ``text`` states, one per attribute, most specific first:
     a dated event, a relative change of an amount, then the single-valued attributes; the
     multi-valued reading alone when nothing single-valued outranks it. Empty when none is found.
-    A choice that answers a question ("I went with Hugo (asked: Should I move my blog to Ghost or
-    Hugo?)", :mod:`agentmem.domain.acceptance`) fills the question's slot."""
+    A choice that answers a question ("I chose Hugo (Should I move my blog to Ghost or Hugo?)",
+    :func:`agentmem.domain.exchange.extract_acceptance`) fills the question's slot."""
     asked = ASKED.search(text)
     if asked is None:
         return _infer_all(text, wish=False)

@@ -7,15 +7,19 @@ duplicates (>= dedup) keep the better one; same-category pairs >= merge fold the
 stronger; evict only when older than the TTL *and* below min importance; never touch pinned,
 permanent, importance >= protect_importance, or protected hubs. Pairs are given (from nearest-
 neighbour search), never all pairs. Never crosses users: every input must share one scope.
+
+Confidence lifecycle (seed 003 §5.3): a short-term memory past its TTL (its ``expires_at``, else
+``created_at`` + ``short_term_ttl_days``) becomes ``expired`` and stays, until eviction removes
+it, out of the context unless a query is about it. The store's ``expires_at`` is left as it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from agentmem.domain.models import Layer, MemoryRecord
+from agentmem.domain.models import Confidence, Layer, MemoryRecord
 from agentmem.domain.scoring import Scorer
 from agentmem.domain.similarity import SimilarityThresholds
 
@@ -27,6 +31,7 @@ class ConsolidationConfig:
     ttl_days: float = 30.0
     min_importance: float = 0.3
     protect_importance: float = 0.9
+    short_term_ttl_days: float = 7.0  # a short-term memory is expired this long after it was made
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
 
     def __post_init__(self) -> None:
@@ -34,6 +39,8 @@ class ConsolidationConfig:
             raise ValueError("decay_rate must be within (0, 1]")
         if self.ttl_days <= 0 or not 0 <= self.min_importance <= 1:
             raise ValueError("ttl_days must be positive and min_importance within [0, 1]")
+        if self.short_term_ttl_days <= 0:
+            raise ValueError("short_term_ttl_days must be positive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +66,35 @@ class Eviction:
 
 
 @dataclass(frozen=True, slots=True)
+class Expiry:
+    """A short-term memory past its TTL: confidence becomes ``expired`` (importance: decayed)."""
+
+    memory_id: str
+    expected_version: int
+    importance: float
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     decays: tuple[Decay, ...] = ()
     merges: tuple[Merge, ...] = ()
     evictions: tuple[Eviction, ...] = ()
+    expiries: tuple[Expiry, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not (self.decays or self.merges or self.evictions)
+        return not (self.decays or self.merges or self.evictions or self.expiries)
+
+
+def expired_by(record: MemoryRecord, now: datetime, config: ConsolidationConfig) -> bool:
+    """Whether short-term ``record`` has passed its TTL at ``now`` (and is not marked yet)."""
+    if record.layer is not Layer.SHORT_TERM or record.confidence is Confidence.EXPIRED:
+        return False
+    if record.expires_at is not None:
+        return now >= record.expires_at
+    if record.created_at is None:
+        return False
+    return now >= record.created_at + timedelta(days=config.short_term_ttl_days)
 
 
 def _protected(record: MemoryRecord, config: ConsolidationConfig, hubs: frozenset[str]) -> bool:
@@ -139,7 +167,12 @@ def plan(
         age_days = (now - record.created_at).total_seconds() / 86400
         if age_days > config.ttl_days and importance[record.memory_id] < config.min_importance:
             evictions.append(Eviction(record.memory_id, "expired_and_unimportant"))
-    decays = [
-        d for d in decays if d.memory_id not in gone and d.memory_id not in {e.memory_id for e in evictions}
+    evicted = {e.memory_id for e in evictions}
+    expiries = [
+        Expiry(r.memory_id, r.version, importance[r.memory_id])
+        for r in by_id.values()
+        if r.memory_id not in gone and r.memory_id not in evicted and expired_by(r, now, config)
     ]
-    return Plan(tuple(decays), tuple(merges), tuple(evictions))
+    expiring = {e.memory_id for e in expiries}  # the expiry writes their decayed importance too
+    decays = [d for d in decays if d.memory_id not in gone | evicted | expiring]
+    return Plan(tuple(decays), tuple(merges), tuple(evictions), tuple(expiries))

@@ -4,11 +4,10 @@ Two sources:
 - the user's own statements (importance 0.7): every declarative sentence or first-person clause,
   with a key/value when a known pattern matches (name, residence, job, manager, trip, response
   style...), so a later statement of the same key can supersede it;
-- the exchange, query-anchored (importance 0.5): only when the user asked a question, only
-  sentences of the reply that share a topic term with the question, never secrets, credentials,
-  other people's data or rule-changing text.
+- the exchange (importance 0.5) and accepted recommendations: domain/exchange.py.
 
-Questions, one-off requests to the assistant, greetings and acknowledgements are not facts.
+Questions, one-off requests to the assistant, greetings, acknowledgements and small talk
+(domain/smalltalk.py) are not facts; entities come from domain/entities.py.
 Input text is already redacted and normalised by the guards; this module is pure.
 """
 
@@ -17,14 +16,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from agentmem.domain.answers import is_acceptance
+from agentmem.domain.entities import entity_names
 from agentmem.domain.keys import KeyMatch, match_keys
 from agentmem.domain.models import Confidence, Source
-from agentmem.domain.text import language, split_sentences, term_set, terms
+from agentmem.domain.smalltalk import is_small_talk
+from agentmem.domain.text import language, split_sentences, terms
 
 USER_IMPORTANCE = 0.7
 EXCHANGE_IMPORTANCE = 0.5
 MAX_CONTENT_CHARS = 500
-
 _GREETING_RE = re.compile(
     r"^(?:(?:hi|hello|hey|yo|ok(?:ay)?|well|so|oh|um+|uh+|yeah|yes|sure|great|cool|wow|haha|lol"
     r"|thanks|thank you|good (?:morning|afternoon|evening)|also|plus|anyway|by the way|btw|oh and|and|but)\b[\s,!.]*)+"
@@ -86,31 +87,6 @@ def update_strength(text: str) -> int:
     return 1 if _UPDATE_WEAK_RE.search(text) else 0
 
 
-# Anything the exchange must never contribute (seed 000 §4.3 rules 3-4).
-_EXCHANGE_FORBIDDEN = re.compile(
-    # other people's data, rule-changing text, redaction placeholders
-    r"(?:其他用户|别的用户|其它用户|该用户|这位用户|other users?|another user|this user|the user'?s|"
-    r"忽略|请记住|记住|以后|从现在|ignore|disregard|remember|from now on|system prompt|系统提示|\[[A-Z_]+\])"
-    # a credential stated with its value ("密码是…", "PIN is 1234"); advice about secrets is fine
-    r"|(?:密码|口令|验证码|密钥|令牌|token|password|passcode|passwd|\bpin\b|secret|api[ _-]?key|credential)s?"
-    r"[^.。!?！？\n]{0,40}?(?:是|为|:|：|=|\bis\b|\bwas\b)\s*\S",
-    re.IGNORECASE,
-)
-# A user message that tries to change the rules anchors nothing ("帮我记住一条规则：以后…").
-_RULE_CHANGE = re.compile(
-    r"请记住|记住.{0,6}规则|以后(?:不管|无论|都|一律)|从现在起|忽略|\bremember (?:this|that|to)\b|\bfrom now on\b|"
-    r"\bignore\b|\bdisregard\b|system prompt|系统提示",
-    re.IGNORECASE,
-)
-_ASSISTANT_CHATTER = re.compile(
-    r"^(?:sure|of course|certainly|great question|happy to help|no problem|ok(?:ay)?|got it|understood|"
-    r"好的|当然|没问题|收到|明白)[\s,，!！.。:：]*",
-    re.IGNORECASE,
-)
-_ASSISTANT_SELF = re.compile(
-    r"^(?:i can|i will|i'll|i'd|let me|i'm happy|i am happy|here(?:'s| is| are)|我来|我会|我可以|希望|以下是|下面是)",
-    re.IGNORECASE,
-)
 _CLAUSE_SPLIT_EN = re.compile(
     r"\s*;\s*|,?\s+(?:and|but|so)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)|,\s+(?=(?:i|i'm|i've|my)\b)"
     r"|,?\s*\b(?:by the way|btw|oh and)\b,?\s+|,\s*(?:also|anyway|plus)\b,?\s+"
@@ -151,7 +127,7 @@ class Candidate:
 
 
 _ZH_INDIRECT_QUESTION = re.compile(
-    r"^(?:请问|想问一下|想问问|我想知道|我想问|不知道)|(?:为什么|为何|怎么|怎样|如何|多少|哪里|哪儿|哪个|哪些|哪家|几点|是否|能不能|可不可以|有没有|是不是)"
+    r"^(?:请问|想问一下|想问问|我想知道|我想问|不知道)|(?:为什么|为何|怎么|怎样|如何|多少|哪里|哪儿|哪[个些家门款种位条只件本部台]|几点|是否|能不能|可不可以|有没有|是不是)"
 )
 
 
@@ -190,6 +166,8 @@ def _is_filler(sentence: str) -> bool:
         return True
     if match_keys(bare):
         return False  # "Be concise." is short but says something
+    if is_small_talk(bare) or is_acceptance(bare):
+        return True  # small talk, or "就装这个" (extract_acceptance stores what it accepts)
     if language(bare) == "zh":
         return len(re.sub(r"[\s\W]", "", bare)) < 3
     if len(re.findall(r"[A-Za-z0-9]+", bare)) < 3:
@@ -234,17 +212,10 @@ def _finish(text: str) -> str:
 
 
 def _entities(text: str, keys: list[KeyMatch]) -> tuple[str, ...]:
-    found: list[str] = [k.value for k in keys if k.value and len(k.value) <= 40]
-    # Capitalised words not at the start of the sentence, and Latin tokens inside Chinese.
-    for match in re.finditer(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z]{1,30}(?:\s[A-Z][a-zA-Z]{1,30})?)\b", text):
-        word = match.group(1)
-        if word not in {"I", "I'm", "The", "A", "An", "My", "We", "Our"}:
-            found.append(word)
-    if language(text) == "zh":
-        found.extend(m.group(0) for m in re.finditer(r"[A-Za-z][A-Za-z0-9.+#-]{1,20}", text))
-        found.extend(m.group(1) for m in re.finditer(r"[「“\"《]([^」”\"》]{1,20})[」”\"》]", text))
+    """Key values first, then the people, places, organisations and products of the text."""
+    found = [k.value for k in keys if k.value and len(k.value) <= 40]
     seen: dict[str, None] = {}
-    for item in found:
+    for item in (*found, *entity_names(text)):
         cleaned = item.strip(" .,，。")
         if cleaned and cleaned.casefold() not in {s.casefold() for s in seen}:
             seen[cleaned] = None
@@ -296,62 +267,6 @@ def is_statement(text: str) -> bool:
     if _is_filler(clause) or is_question(clause):
         return False
     return bool(_POLICY_RE.search(clause)) or not (_REQUEST_EN.match(clause) or _REQUEST_ZH.match(clause))
-
-
-def topic_terms(question: str) -> frozenset[str]:
-    return term_set(question)
-
-
-def _anchor(user_text: str) -> str | None:
-    """The user's question or request this exchange answers: its question/request sentences
-    (clauses), or None when the user only made statements."""
-    asked: list[str] = []
-    for sentence in split_sentences(user_text):
-        sentence = _strip_greeting(sentence)
-        for clause in _clauses(sentence) if not is_question(sentence) else [sentence]:
-            if is_question(clause) or _REQUEST_EN.match(clause) or _REQUEST_ZH.match(clause):
-                asked.append(clause)
-    return " ".join(asked) if asked else None
-
-
-def extract_from_exchange(question: str, answer: str, *, max_sentences: int = 3) -> list[Candidate]:
-    """Query-anchored facts from the assistant's reply (seed 000 §4.3): only when the user asked
-    or requested something, only reply sentences sharing a topic term with the user's message,
-    never other people's data, stated credentials or rule-changing text. One candidate per turn:
-    the user's question/request with the anchored answer sentences."""
-    anchor = _anchor(question)
-    if anchor is None or not answer.strip() or _RULE_CHANGE.search(anchor):
-        return []
-    topic = topic_terms(question)
-    if not topic:
-        return []
-    kept: list[str] = []
-    for sentence in split_sentences(answer):
-        sentence = _ASSISTANT_CHATTER.sub("", sentence.strip()).strip()
-        if not sentence or _EXCHANGE_FORBIDDEN.search(sentence) or _ASSISTANT_SELF.match(sentence):
-            continue
-        if topic & term_set(sentence):
-            kept.append(sentence)
-        if len(kept) >= max_sentences:
-            break
-    if not kept:
-        return []
-    joiner = "" if language(answer) == "zh" else " "
-    content = _finish(f"{anchor.strip()} {joiner.join(kept)}")
-    label = sorted(topic, key=lambda t: (-len(t), t))[0]
-    return [
-        Candidate(
-            content=content,
-            source=Source.EXCHANGE,
-            importance=EXCHANGE_IMPORTANCE,
-            confidence=Confidence.INFERRED,
-            key=None,
-            value=None,
-            category_hint=None,
-            entities=_entities(" ".join(kept), []),
-            tags=(f"topic:{label}",),
-        )
-    ]
 
 
 def attribute(cand: Candidate, speaker: str) -> Candidate:

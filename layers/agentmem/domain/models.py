@@ -189,6 +189,19 @@ class MemoryRecord:
     def never_decays(self) -> bool:
         return self.pinned or self.layer is Layer.PERMANENT
 
+    def valid_at(self, at: datetime) -> bool:
+        """Whether this record was true at ``at``: active or superseded (a replaced value was
+        true until its ``valid_to``), ``valid_from`` (else ``created_at``) <= ``at`` < ``valid_to``
+        (None: still valid). Deleted, evicted and quarantined records are never valid."""
+        if self.status not in (Status.ACTIVE, Status.SUPERSEDED):
+            return False
+        start = self.valid_from or self.created_at
+        if start is not None and start > at:
+            return False
+        if self.valid_to is not None:
+            return at < self.valid_to
+        return self.status is Status.ACTIVE
+
 
 @dataclass(frozen=True, slots=True)
 class Turn:
@@ -222,6 +235,11 @@ class AuditAction(StrEnum):
     LAYER_CHANGED = "layer_changed"
     CONTEXT_INJECTED = "context_injected"  # which memories a context used
     PROJECTION_CONFLICT = "projection_conflict"  # same version, other content in a projection
+    CONFLICT_PENDING = "conflict_pending"  # a turn contradicts a permanent/pinned memory: asked first
+    CONFLICT_CONFIRMED = "conflict_confirmed"  # the user confirmed: the proposal superseded it
+    CONFLICT_REJECTED = "conflict_rejected"  # the user rejected: the proposal was dropped
+    EXPIRED = "expired"  # a short-term memory passed its TTL (kept until eviction)
+    REDRIVEN = "redriven"  # a dead-lettered turn sent back to the ingest queue
 
 
 @dataclass(frozen=True, slots=True)

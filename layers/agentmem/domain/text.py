@@ -7,6 +7,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from agentmem.domain.sentences import split_sentences as _split_sentences
+
 _CJK_RANGES = (
     (0x1100, 0x11FF),  # Hangul Jamo
     (0x2E80, 0x2FDF),  # CJK radicals, Kangxi radicals
@@ -25,7 +27,6 @@ _CJK_RANGES = (
 )
 
 _WORD_RE = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
-_SENTENCE_END_RE = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.](?=\s))|(?<=[.]$)")
 
 EN_STOPWORDS = frozenset(
     [
@@ -319,9 +320,9 @@ def lexical_match(query: str, content: str) -> float:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split on sentence punctuation (Chinese and English), keeping the punctuation."""
-    parts = _SENTENCE_END_RE.split(text)
-    return [p.strip() for p in parts if p and p.strip()]
+    """Split on sentence punctuation (Chinese and English), keeping the punctuation; knows
+    abbreviations, initials, decimals, URLs and CJK punctuation (``domain/sentences.py``)."""
+    return _split_sentences(text)
 
 
 def estimate_tokens(text: str) -> int:

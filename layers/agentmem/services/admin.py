@@ -23,12 +23,14 @@ from agentmem.domain.models import (
 from agentmem.errors import Forbidden, NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import (
     AuditLog,
+    ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
     Page,
     RuntimeStateStore,
     SearchIndex,
+    SessionSummaryStore,
     TurnLog,
     TurnQueue,
 )
@@ -55,6 +57,7 @@ class EraseReport:
     degraded: tuple[str, ...] = ()
     queued_turns_dropped: int = 0  # 0 on SQS: its turns are dropped at ingest (audited)
     erased_at: datetime | None = None  # the barrier: nothing sent or timed at or before it returns
+    summaries: int = 0  # scene logs, scene summaries and the latest-session marker removed
 
 
 @dataclass
@@ -68,6 +71,8 @@ class AdminService:
     graph: GraphStore | None = None
     guard: WriteGuard = field(default_factory=WriteGuard)
     queue: TurnQueue | None = None
+    conflicts: ConflictStore | None = None
+    summaries: SessionSummaryStore | None = None
 
     def list(
         self,
@@ -176,7 +181,7 @@ class AdminService:
         refuses records created at or before it, ingest drops turns sent or timed at or before
         it, the projector and the reconciler drop what predates it. Then the queue (``queue``,
         else the service's) drops the scope's queued and dead-lettered turns, and records, L0
-        log, runtime state and both projections are erased. The projections are also cleaned by
+        log, runtime state, session summaries and both projections are erased. The projections are also cleaned by
         the REMOVE changes the store emits; erasing them here directly means the answer is
         complete when this returns."""
         barrier = self.store.set_erase_barrier(scope, now)
@@ -185,6 +190,9 @@ class AdminService:
         memories = self.store.erase_scope(scope)
         turns = self.turn_log.erase_scope(scope) if self.turn_log else 0
         states = self.runtime.erase_scope(scope) if self.runtime else 0
+        if self.conflicts is not None:  # pending proposals hold the user's words too
+            self.conflicts.erase_scope(scope)
+        summaries = self.summaries.erase_scope(scope) if self.summaries else 0
         degraded: list[str] = []
         docs = vertices = 0
         try:
@@ -195,7 +203,9 @@ class AdminService:
             vertices = self.graph.erase_scope(scope) if self.graph else 0
         except StoreUnavailable:
             degraded.append("graph")
-        report = EraseReport(memories, turns, states, docs, vertices, tuple(degraded), dropped, barrier)
+        report = EraseReport(
+            memories, turns, states, docs, vertices, tuple(degraded), dropped, barrier, summaries=summaries
+        )
         self._audit(
             scope,
             AuditAction.USER_ERASED,

@@ -1,5 +1,5 @@
 """Consolidation execution: for each scope with pending writes, plan (pure) then apply with
-version checks. A merge is one transaction (survivor updated + absorbed superseded) so it
+version checks (decays, merges, expiries of short-term memories past their TTL, evictions). A merge is one transaction (survivor updated + absorbed superseded) so it
 happens all or nothing; a version conflict skips that step and leaves it to the next run."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from datetime import datetime
 import numpy as np
 
 from agentmem.domain.consolidation import ConsolidationConfig, Plan, plan
-from agentmem.domain.models import AuditAction, AuditEvent, MemoryRecord, Scope, Status
+from agentmem.domain.models import AuditAction, AuditEvent, Confidence, MemoryRecord, Scope, Status
 from agentmem.domain.scoring import Scorer
 from agentmem.errors import AgentMemError, VersionConflict
 from agentmem.ports import AuditLog, Embedder, GraphStore, MemoryStore, Put
@@ -31,6 +31,7 @@ class ConsolidationReport:
     merged: int = 0
     deduplicated: int = 0
     evicted: int = 0
+    expired: int = 0
     conflicts: int = 0
     degraded: list[str] = field(default_factory=list)
 
@@ -138,6 +139,16 @@ class ConsolidationService:
             else:
                 report.merged += 1
             self._audit(scope, AuditAction(merge.kind), now, merge.absorbed_id, f"into:{merge.survivor_id}")
+        for expiry in the_plan.expiries:
+            record = by_id[expiry.memory_id]
+            changed = record.evolve(now=now, confidence=Confidence.EXPIRED, importance=expiry.importance)
+            try:
+                self.store.update(changed, expiry.expected_version)
+            except VersionConflict:
+                report.conflicts += 1
+                continue
+            report.expired += 1
+            self._audit(scope, AuditAction.EXPIRED, now, expiry.memory_id, "short_term_ttl")
         for eviction in the_plan.evictions:
             victim = self.store.get(scope, eviction.memory_id)
             if victim is None or not victim.is_active:

@@ -11,6 +11,10 @@ dead-lettered and redriven or redelivered. A turn whose writes meet the barrier 
 records created at or before it, in the same atomic step) or whose user was erased while the
 pipeline ran (the barrier moved between the check and the end) is undone: its records and its L0
 line are removed, and it is dropped the same way.
+
+Session memory: every processed turn is recorded in its session's scene log, with the ingest's
+verdict for the session window (:meth:`IngestService._record_scene`); a turn of another session
+than the user's latest summarises that one (:mod:`agentmem.services.summaries`).
 """
 
 from __future__ import annotations
@@ -19,18 +23,22 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from agentmem.domain.guards.gate import split_attack
 from agentmem.domain.models import AuditAction, AuditEvent, Scope, Status
-from agentmem.errors import ValidationFailed, VersionConflict
+from agentmem.errors import AgentMemError, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage, scope_of_body
 from agentmem.ports import AuditLog, MemoryStore, TurnLog
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 from agentmem.services.projector import erased_before
-from agentmem.services.write_pipeline import WritePipeline
+from agentmem.services.summaries import SummaryService
+from agentmem.services.write_pipeline import SPLIT_ATTACK_TURNS, WritePipeline
 
 log = logging.getLogger(__name__)
 
 REJECTED_SCOPE = Scope("_rejected", "_rejected")  # audit bucket for messages with no valid scope
 ERASED = "erased"
+ASSISTANT_INJECTION = "assistant_injection"  # the reply read as an injection (its facts dropped)
+SPLIT_ATTACK = "injection:multi_turn"  # the reason of a turn that completed an attack split over turns
 _PAGE = 200
 
 
@@ -38,6 +46,7 @@ _PAGE = 200
 class IngestService:
     pipeline: WritePipeline
     audit: AuditLog
+    summaries: SummaryService | None = None  # session memory: scene logs and summaries
 
     @property
     def store(self) -> MemoryStore:
@@ -80,7 +89,45 @@ class IngestService:
         after = self.store.erase_barrier(scope)
         if after is not None and after != barrier:  # erased while this turn was being written
             return self._drop(message, now, queue_message_id, stage="in_flight")
+        self._record_scene(message, outcome)
         return outcome
+
+    def _record_scene(self, message: TurnMessage, outcome: TurnOutcome) -> None:
+        """Add the processed turn to its session's scene log (the memories it wrote or
+        restated; a quarantined turn, or one whose reply read as an injection, is withheld from
+        the session window, and so are the session's earlier turns when it completed an attack
+        split over turns); a turn opening a
+        new session summarises the user's previous one
+        (:class:`~agentmem.services.summaries.SummaryService`). Best effort: the turn's memories
+        are stored already, so a summary store that fails is logged, not retried."""
+        if self.summaries is None or outcome.status not in (TurnStatus.ACCEPTED, TurnStatus.QUARANTINED):
+            return
+        scope, session = message.scope, message.session_id
+        memory_ids: list[str] = []
+        withheld: list[str] = []
+        if outcome.status is TurnStatus.ACCEPTED:
+            memory_ids = [*outcome.written, *outcome.reinforced]
+            if ASSISTANT_INJECTION in outcome.dropped:  # the window quotes both sides or neither
+                withheld = [message.message_id]
+        else:
+            withheld = [message.message_id]
+            if SPLIT_ATTACK in outcome.reasons:
+                withheld += self._split_parts(message)
+        try:
+            self.summaries.record_turn(scope, session, message.message_id, message.at, memory_ids, withheld)
+        except AgentMemError as exc:
+            log.warning("ingest.scene_not_recorded", extra={"error": type(exc).__name__})
+
+    def _split_parts(self, message: TurnMessage) -> list[str]:
+        """The earlier turns of an attack split over turns that ``message`` completed, as the
+        write path judged them (:func:`~agentmem.domain.guards.gate.split_attack` over the same
+        accepted turns)."""
+        recent = self.turn_log.recent_turns(message.scope, message.session_id, SPLIT_ATTACK_TURNS + 1)
+        earlier = [t for t in recent if t.message_id != message.message_id and t.status == "accepted"][
+            -SPLIT_ATTACK_TURNS:
+        ]
+        split = split_attack([t.user for t in earlier], message.user)
+        return [earlier[i].message_id for i in split.parts] if split else []
 
     def _drop(self, message: TurnMessage, now: datetime, queue_message_id: str, *, stage: str) -> TurnOutcome:
         """Remove whatever this turn left (records citing it, its L0 line and processed mark),

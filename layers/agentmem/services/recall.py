@@ -4,6 +4,13 @@ Candidates are merged by memory id keeping every channel that found them; record
 back from the source of truth, so a memory superseded a moment ago is never returned even if a
 projection lags. Each store that fails is reported in ``degraded`` and recall goes on with
 what is left; with the search index down it scores a bounded scan of the source of truth.
+
+Time travel (``as_of``): the answer holds the memories valid at that time
+(:meth:`~agentmem.domain.models.MemoryRecord.valid_at`: ``valid_from <= t < valid_to``), scored
+as of then. The projections hold active memories only, so the superseded ones come from the
+source of truth (its newest :data:`HISTORY_SCAN`, channel ``history``); every channel's
+candidates (k-NN, BM25, recent, graph) are read back and kept only if valid at ``t``, so a memory
+created after ``t`` never answers and a replaced value answers for the time it was true.
 """
 
 from __future__ import annotations
@@ -13,12 +20,13 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from operator import itemgetter
 
 import numpy as np
 
 from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
-from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory
+from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
 from agentmem.domain.scoring import Scorer
 from agentmem.domain.text import lexical_match
 from agentmem.errors import AgentMemError
@@ -27,6 +35,7 @@ from agentmem.ports import Embedder, GraphStore, MemoryStore, SearchIndex
 log = logging.getLogger(__name__)
 
 FALLBACK_SCAN_LIMIT = 2000
+HISTORY_SCAN = 500  # superseded memories (newest first) an as_of recall considers
 QUERY_CHARS = 2000
 """Retrieval reads a query up to this many characters: a longer text (a pasted document) is not a
 better question, and what recall costs (embedding, BM25 terms) must not grow with what a caller
@@ -66,8 +75,12 @@ class RecallService:
         k: int,
         now: datetime,
         categories: Iterable[Category] | None = None,
+        as_of: datetime | None = None,
     ) -> RecallResult:
+        """The ``k`` best memories for ``query`` (valid at ``as_of`` when given, see the module)."""
         degraded: list[str] = []
+        if as_of is not None:
+            now = as_of  # recency as of then
         query = bounded(query)
         wanted = set(categories) if categories else None
         vector = self._embed(query, degraded)
@@ -106,9 +119,14 @@ class RecallService:
             records.update(
                 self.store.get_many(scope, [i for i in channels if i not in records], embeddings=False)
             )
+        if as_of is not None:
+            for record in self._history(scope):
+                records.setdefault(record.memory_id, record)
+                channels.setdefault(record.memory_id, []).append("history")
         # Only the best k can end in the answer (the graph adds its own candidates below).
         top = max(k, self.graph_seeds)
-        scored = self._score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
+        score = partial(self._score, as_of=as_of)
+        scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
 
         if self.graph is not None and scored:
             seeds = [s.record.memory_id for s in scored[: self.graph_seeds]]
@@ -123,7 +141,7 @@ class RecallService:
             for n in neighbours:
                 channels.setdefault(n.memory_id, []).append(f"graph:{n.hops}")
             if extra:
-                scored += self._score(extra, channels, bm25, query, vector, now, wanted, cosines, degraded, k)
+                scored += score(extra, channels, bm25, query, vector, now, wanted, cosines, degraded, k)
                 scored.sort(key=_rank_key, reverse=True)
         return RecallResult(memories=demote_stale(scored)[:k], degraded=degraded)
 
@@ -135,13 +153,29 @@ class RecallService:
         now: datetime,
         degraded: list[str],
         top: int | None = None,
+        as_of: datetime | None = None,
     ) -> list[ScoredMemory]:
         """Score given records (e.g. a slot's category listing) for ``query`` with the one scorer,
-        best first; ``top``: only the best ``top`` (the rest are scored, not explained)."""
+        best first; ``top``: only the best ``top`` (the rest are scored, not explained);
+        ``as_of``: only those valid then, scored as of then."""
         query = bounded(query)
         vector = self._embed(query, degraded)
         by_id = {r.memory_id: r for r in records}
-        return self._score(by_id, {}, {}, query, vector, now, None, {}, degraded, top)
+        return self._score(by_id, {}, {}, query, vector, as_of or now, None, {}, degraded, top, as_of=as_of)
+
+    def _history(self, scope: Scope) -> list[MemoryRecord]:
+        """The newest :data:`HISTORY_SCAN` superseded memories (the projections hold none)."""
+        found: list[MemoryRecord] = []
+        cursor: str | None = None
+        while len(found) < HISTORY_SCAN:
+            page = self.store.list(
+                scope, statuses=(Status.SUPERSEDED,), limit=100, cursor=cursor, embeddings=False
+            )
+            found += page.items
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return found[:HISTORY_SCAN]
 
     def _embed(self, query: str, degraded: list[str]) -> np.ndarray | None:
         if not query.strip():
@@ -207,10 +241,15 @@ class RecallService:
         known: dict[str, float],
         degraded: list[str],
         top: int | None = None,
+        *,
+        as_of: datetime | None = None,
     ) -> list[ScoredMemory]:
         calibration = self.embedder.calibration
         usable = {
-            m: r for m, r in records.items() if r.is_active and (wanted is None or r.category in wanted)
+            m: r
+            for m, r in records.items()
+            if (r.is_active if as_of is None else r.valid_at(as_of))
+            and (wanted is None or r.category in wanted)
         }
         cosines: dict[str, float] = {}
         if vector is not None and usable:

@@ -9,13 +9,16 @@ redelivered turn converges on the state of an uninterrupted run: nothing lost, n
 An optional :class:`~agentmem.ports.LLM` (Bedrock when enabled) helps after the rules, never
 instead of them (DESIGN §4): it may add facts the rules missed (they pass the very same gates,
 and come after the rule facts so the rule facts' ids stay stable), refine a category the rules
-left as ``general``, and settle at most three doubtful conflicts per turn. Every model answer of
+left as ``general``, and settle at most three doubtful conflicts per turn. A fact that would
+supersede a permanent or pinned memory is kept as a pending conflict instead (seed 003:
+:mod:`agentmem.services.conflicts`): the user confirms before it overwrites. Every model answer of
 None falls back to the rules; a quarantined turn never reaches the model.
 
 The policy lives in the domain: the gates in :mod:`agentmem.domain.guards.gate`, the model's
 facts in :mod:`agentmem.domain.llm_facts`, the conflict decision in :mod:`agentmem.domain.conflict`.
 This service orders the steps, calls the ports and the model, and counts what happened in the
 :class:`TurnOutcome`; an optional :class:`~agentmem.services.observer.PipelineObserver` watches.
+The module runs over 400 lines: the write path's steps stay together, in the order they run.
 """
 
 from __future__ import annotations
@@ -27,12 +30,12 @@ from datetime import datetime
 
 import numpy as np
 
-from agentmem.domain.acceptance import accepted_choice
 from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
 from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
-from agentmem.domain.extraction import Candidate, attribute, extract_from_exchange, extract_from_user
-from agentmem.domain.guards.gate import gate, has_placeholder, injects_across_turns, placeholder_kinds
+from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
+from agentmem.domain.extraction import Candidate, attribute, extract_from_user
+from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
@@ -41,6 +44,7 @@ from agentmem.domain.text import language
 from agentmem.errors import VersionConflict
 from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRecord, SearchIndex, TurnLog
 from agentmem.services.audit_trail import append_audit
+from agentmem.services.conflicts import ConflictService
 from agentmem.services.guard import WriteGuard
 from agentmem.services.neighbours import NeighbourPool
 from agentmem.services.observer import NullObserver, PipelineObserver
@@ -75,6 +79,7 @@ class WritePipeline:
     llm: LLM | None = None  # optional model help after the rules (Bedrock when enabled)
     observer: PipelineObserver = field(default_factory=NullObserver)  # sees decisions, changes none
     guard: WriteGuard = field(default_factory=WriteGuard)  # the one guard of every entrance
+    conflicts: ConflictService | None = None  # asks before superseding a permanent/pinned memory
 
     # ------------------------------------------------------------------ turns
     def ingest(self, turn: Turn) -> TurnOutcome:
@@ -111,20 +116,21 @@ class WritePipeline:
         )
 
         verdict = screened_user.injection
-        split = None if verdict.is_injection else injects_across_turns([r.user for r in earlier], turn.user)
+        split = None if verdict.is_injection else split_attack([r.user for r in earlier], turn.user)
         if verdict.is_injection:
             self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
         elif split is not None:
-            self._quarantine(turn, user.text, split, outcome)
-            self._quarantine_earlier(turn, earlier, split)
+            self._quarantine(turn, user.text, split.reasons, outcome)
+            self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)
         else:
             candidates = extract_from_user(user.text)
-            if earlier:  # "就装这个" / "Sold.": the choice the previous reply recommended
-                choice = accepted_choice(user.text, earlier[-1].user, earlier[-1].assistant)
-                candidates += [choice] if choice is not None else []
+            if earlier:  # "就装这个" / "Sold.": the previous reply's recommendation is the choice
+                candidates += extract_acceptance(earlier[-1].user, earlier[-1].assistant, user.text)
             assistant_clean = not screened_assistant.is_injection
             if assistant_clean:
-                candidates += extract_from_exchange(user.text, assistant.text)
+                candidates += extract_from_exchange(
+                    user.text, assistant.text, similarity=self._answer_similarity
+                )
             else:
                 outcome.drop("assistant_injection")
             self.observer.extracted(turn, candidates)
@@ -159,6 +165,13 @@ class WritePipeline:
         return outcome
 
     # ------------------------------------------------------------------ steps
+    def _answer_similarity(self, question: str, sentences: Sequence[str]) -> list[float]:
+        """Calibrated similarity of each reply sentence to the user's question (answer anchoring
+        by meaning when no sentence shares a term with the question or fills its slot)."""
+        query = self.embedder.embed_query(question)
+        vectors = self.embedder.embed_documents(list(sentences))
+        return [self.embedder.calibration.query(float(vector @ query)) for vector in vectors]
+
     def _earlier_user_texts(self, turn: Turn) -> list[RawTurnRecord]:
         """The session's last few accepted turns before this one, oldest first."""
         recent = self.turn_log.recent_turns(turn.scope, turn.session_id, SPLIT_ATTACK_TURNS + 1)
@@ -266,11 +279,17 @@ class WritePipeline:
                     self._reinforce(other, turn, cand.importance)
                     outcome.reinforced.append(other.memory_id)
                     continue
+                ask = self.conflicts if other is not None and other.never_decays else None
+                if decision is Judgement.SUPERSEDE and other is not None and ask is not None:
+                    ask.propose(other, record, turn.at)  # permanent or pinned: asked first (seed 003)
+                    outcome.drop("pending_confirmation")
+                    continue
                 if decision is Judgement.SUPERSEDE and other is not None:
                     stored = self._supersede(other, record, turn.at)
-                    outcome.superseded.append(other.memory_id)
                     outcome.written.append(record.memory_id)
-                    neighbours = [n for n in neighbours if n.memory_id != other.memory_id]
+                    if stored.is_active:  # else a late, older statement went into the history
+                        outcome.superseded.append(other.memory_id)
+                        neighbours = [n for n in neighbours if n.memory_id != other.memory_id]
                 else:
                     self.store.create(record)
                     outcome.written.append(record.memory_id)
@@ -343,6 +362,13 @@ class WritePipeline:
         )
         ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id)
         decision, other = decide(fact, ranked, self.thresholds, on_judge=self.observer.judged)
+        if decision is Judgement.KEEP_BOTH and self.conflicts is not None:
+            # The rules never let an update replace a pinned memory; asked first, it may.
+            pinned = {o.memory_id: o for _, o in ranked if o.pinned}
+            unpinned = [(s, replace(o, pinned=False)) for s, o in ranked if o.pinned]
+            asked, found = decide(fact, unpinned, self.thresholds) if unpinned else (decision, None)
+            if asked is Judgement.SUPERSEDE and found is not None:
+                return asked, pinned[found.memory_id]
         if decision is not Judgement.KEEP_BOTH or self.llm is None:
             return decision, other
         for _, old in doubtful_pairs(fact, ranked, self.thresholds):
@@ -378,7 +404,15 @@ class WritePipeline:
         self.store.update(updated, existing.version)
 
     def _supersede(self, old: MemoryRecord, new: MemoryRecord, at: datetime) -> MemoryRecord:
-        """Write ``new`` in place of ``old`` (one transaction) and audit it; returns ``new`` as stored."""
+        """Write ``new`` in place of ``old`` (one transaction) and audit it; returns ``new`` as stored.
+        A turn older than ``old`` (SQS does not keep order) is history: ``new`` is written as
+        superseded by ``old``, valid until ``old`` began, and ``old`` stays."""
+        began = old.valid_from or old.created_at
+        if new.valid_from is not None and began is not None and new.valid_from < began:
+            late = replace(new, status=Status.SUPERSEDED, superseded_by=old.memory_id, valid_to=began)
+            kept = old.evolve(now=max(at, old.updated_at or at), supersedes=(*old.supersedes, new.memory_id))
+            self.store.transact([Put(late, None), Put(kept, old.version)])
+            return late
         marked = old.evolve(now=at, status=Status.SUPERSEDED, superseded_by=new.memory_id, valid_to=at)
         written = replace(new, supersedes=(old.memory_id,))
         self.store.transact([Put(written, None), Put(marked, old.version)])

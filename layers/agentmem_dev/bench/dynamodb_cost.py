@@ -48,6 +48,7 @@ from agentmem.adapters.aws.dynamodb_schema import (
     session_table_request,
 )
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore, memory_item
+from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import SORT_KEY_PREFIX
@@ -171,6 +172,7 @@ class _Run:
             index=LocalSearchIndex(tmp / "search.db"),
             graph=LocalGraphStore(tmp / "graph.db"),
             queue=SqliteTurnQueue(tmp / "queue.db"),
+            summaries=DynamoSummaryStore(TABLES["session"], client=lazy, meter=self.meter),  # session memory
         )
         self.container = bootstrap(
             load_settings(data_dir=tmp, embedder="hash"), adapters=adapters, clock=self.clock

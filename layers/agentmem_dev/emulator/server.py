@@ -13,7 +13,8 @@ accepted only from loopback clients unless a bearer token is configured; with a 
 is required from everyone and, when mapped, decides the tenant. Loopback and token callers get
 ``memory:read``, ``memory:write`` and ``memory:permanent``; only the operator token
 (``AGENTMEM_OPERATOR_TOKEN``) adds ``memory:policy``, the permission to write the instructions of the
-Constraints slot (:mod:`agentmem.domain.authority`).
+Constraints slot (:mod:`agentmem.domain.authority`). ``GET /ui`` (the inspector's static files) is
+passed through without a scope; the page's own ``/v1`` calls are authorized like any other.
 
 And a usage plan: a per-user and per-tenant share of the requests in flight
 (:class:`~agentmem_dev.emulator.fairness.ConcurrencyShare`, 429 with ``Retry-After`` beyond it),
@@ -43,6 +44,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from agentmem.api.routes.ui import is_ui_path
 from agentmem.bootstrap import Container
 from agentmem.domain.authority import POLICY_PERMISSION
 from agentmem.messages import MAX_BODY_BYTES
@@ -204,7 +206,10 @@ class _Handler(BaseHTTPRequestHandler):
         except UnicodeDecodeError:
             return self._error(400, "invalid_request", "the body is not valid UTF-8")
         headers = {k: v for k, v in self.headers.items()}
-        authorizer, refusal = authorize(headers, self.client_address[0], self.settings)
+        authorizer: dict[str, Any] | None = {}  # the inspector's static files: its /v1 calls are authorized
+        refusal: str | None = None
+        if self.command != "GET" or not is_ui_path(urlsplit(self.path).path):
+            authorizer, refusal = authorize(headers, self.client_address[0], self.settings)
         if refusal:
             return self._error(401 if "token" in refusal else 403, "unauthorized", refusal)
         if authorizer is None:  # authorize() answers a context or a refusal

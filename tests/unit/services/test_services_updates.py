@@ -46,7 +46,7 @@ def test_an_accepted_recommendation_replaces_what_was_used_before(world: World) 
     world.c.pipeline.ingest(turn("m2", "输入法用哪个好？", "推荐你用微信输入法，免费、没广告。", hours=1))
     outcome = world.c.pipeline.ingest(turn("m3", "就装这个。", "好的。", hours=1.1))
     contents = [r.content for r in world.active()]
-    assert any("微信输入法" in c and c.startswith("我选了") for c in contents)
+    assert any("微信输入法" in c and c.startswith("我") for c in contents)
     assert "我一直用搜狗输入法。" not in contents and len(outcome.superseded) == 1
 
 

@@ -11,13 +11,19 @@ Entries SQS reports as failed are re-sent once when the failure is the service's
 the failed and the accepted message ids — a partial send is never reported as success. A queue
 over its limit (``OverLimit``) raises :class:`~agentmem.errors.QueueFull`; throttling and 5xx
 raise StoreUnavailable (after the SDK's own retries).
+
+With ``receipts`` (:class:`~agentmem.adapters.aws.turn_receipts.DynamoTurnReceipts`) every turn
+sent is also recorded, so :meth:`SqsTurnQueue.queued_at` can say a turn is queued
+(:class:`~agentmem.ports.QueuedTurns`); an erase (:meth:`SqsTurnQueue.purge_scope`) removes the
+scope's receipts. The ingest DLQ is :mod:`agentmem.adapters.aws.sqs_dead_letters`.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -25,6 +31,9 @@ from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, tr
 from agentmem.domain.models import Scope
 from agentmem.errors import AgentMemError, QueueFull, StoreUnavailable, ValidationFailed
 from agentmem.messages import TurnMessage
+
+if TYPE_CHECKING:
+    from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
 
 MAX_BATCH_ENTRIES = 10
 MAX_BATCH_BYTES = 256 * 1024
@@ -54,11 +63,19 @@ class SqsTurnQueue:
     """:class:`agentmem.ports.TurnQueue` on one SQS queue (standard or FIFO)."""
 
     def __init__(
-        self, queue_url: str, *, client: LazyClient[Any] | None = None, region: str | None = None
+        self,
+        queue_url: str,
+        *,
+        client: LazyClient[Any] | None = None,
+        region: str | None = None,
+        receipts: DynamoTurnReceipts | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self._url = queue_url
         self._client = client or LazyClient(lambda: boto_client("sqs", region=region))
         self.fifo = queue_url.endswith(".fifo")
+        self._receipts = receipts
+        self._clock = clock or (lambda: datetime.now(UTC))
 
     @property
     def url(self) -> str:
@@ -125,10 +142,18 @@ class SqsTurnQueue:
                     "sent": [turns[int(i)].message_id for i in sent],
                 },
             )
+        if self._receipts is not None:
+            self._receipts.record([(t.scope, t.message_id) for t in turns], self._clock())
         return [t.message_id for t in turns]
+
+    def queued_at(self, scope: Scope, message_id: str) -> datetime | None:
+        """When this turn was last sent (its receipt); None without receipts or when never sent."""
+        return None if self._receipts is None else self._receipts.queued_at(scope, message_id)
 
     def purge_scope(self, scope: Scope) -> int:
         """0: SQS cannot delete one user's messages selectively (``PurgeQueue`` is the whole
         queue). The erase barrier drops them at ingest instead, each with an ``erased`` audit
-        event in the user's scope (docs/data-at-rest.md)."""
+        event in the user's scope (docs/data-at-rest.md). The scope's receipts are removed."""
+        if self._receipts is not None:
+            self._receipts.erase_scope(scope)
         return 0

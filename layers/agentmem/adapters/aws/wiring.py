@@ -19,10 +19,14 @@ from typing import Any
 
 from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
+from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
+from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.adapters.aws.sqs_dead_letters import SqsDeadLetterQueue
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
+from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
 from agentmem.errors import ConfigurationError
 from agentmem.ports import Clock, Embedder, GraphStore, SearchIndex
 from agentmem.settings import Settings
@@ -126,6 +130,10 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
     llm = (
         BedrockLLM(model=settings.bedrock_llm_model, region=region) if settings.bedrock_llm_enabled else None
     )
+    receipts = DynamoTurnReceipts(
+        settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
+    )
+    queue = SqsTurnQueue(queue_url, region=region, receipts=receipts, clock=clock.now)
     return Adapters(
         store=DynamoMemoryStore(settings.table_memory, client=dynamodb, clock=clock.now),
         turn_log=DynamoTurnLog(
@@ -136,6 +144,15 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         embedder=embedder,
         index=SEARCH_BACKENDS[settings.search_backend](settings, embedder),
         graph=GRAPH_BACKENDS[settings.graph_backend](settings),
-        queue=SqsTurnQueue(queue_url, region=region),
+        queue=queue,
         llm=llm,
+        conflicts=DynamoConflictStore(settings.table_session, client=dynamodb),
+        dead_letters=SqsDeadLetterQueue(
+            settings.dlq_url, queue, max_receives=settings.queue_max_receives, region=region
+        )
+        if settings.dlq_url
+        else None,
+        summaries=DynamoSummaryStore(
+            settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
+        ),
     )

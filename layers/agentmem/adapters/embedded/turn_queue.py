@@ -19,10 +19,19 @@ checkpoints the WAL with ``TRUNCATE`` (:meth:`~.sqlite_base.SqliteDatabase.check
 processed body is in neither the database pages nor the WAL. The dead-letter table keeps the
 body with its user and assistant texts redacted (:func:`agentmem.domain.guards.redact`).
 :meth:`~SqliteTurnQueue.purge_scope` drops a scope's queued, in-flight and dead-lettered turns
-(an erase). Message ids are the turns' message
+(an erase).
+
+It is also the local :class:`~agentmem.ports.QueuedTurns` (:meth:`~SqliteTurnQueue.queued_at`
+reads ``messages``) and :class:`~agentmem.ports.DeadLetterQueue`: dead letters are listed per
+scope (the scope their body names) oldest failure first, and
+:meth:`~SqliteTurnQueue.redrive` moves them back to ``messages`` (receive count 0, visible now,
+the original ``sent_at`` kept so the erase barrier still judges them). Message ids are the turns' message
 ids; a turn already queued for the same scope is not queued twice. Time comes from the injected
 clock, so tests move time instead of sleeping. Bodies are the SQS message JSON
 (:meth:`agentmem.messages.TurnMessage.to_body`).
+
+The module runs over 400 lines on purpose: the queue and its dead-letter table share one SQLite
+file and one transaction (dead-lettering, redrive and purge each move rows between the two).
 """
 
 from __future__ import annotations
@@ -36,11 +45,13 @@ from typing import Any
 from uuid import uuid4
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
+from agentmem.adapters.embedded.bookkeeping import decode_cursor, encode_cursor
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.guards import redact
 from agentmem.domain.models import Scope
 from agentmem.errors import QueueFull, ValidationFailed
 from agentmem.messages import TurnMessage, scope_of_body
+from agentmem.port_types import DeadLetterEntry, DeadLetterPage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -344,6 +355,83 @@ class SqliteTurnQueue:
             DeadLetter(m, body, int(count), error, parse_datetime(sent), parse_datetime(dead))
             for m, body, count, error, sent, dead in rows
         ]
+
+    def queued_at(self, scope: Scope, message_id: str) -> datetime | None:
+        """When the turn was sent, while it is pending or in flight (acknowledged: None)."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT sent_at FROM messages WHERE pk = ? AND message_id = ?", (scope.key, message_id)
+            ).fetchone()
+        return None if row is None else parse_datetime(row[0])
+
+    def _dead_rows(self, conn: Any, scope: Scope | None) -> list[tuple[Any, ...]]:
+        """(seq, message_id, body, receive_count, last_error, dead_at) of the scope, oldest first."""
+        rows = conn.execute(
+            "SELECT seq, message_id, body, receive_count, last_error, dead_at FROM dead_letters"
+            " ORDER BY dead_at, seq"
+        ).fetchall()
+        return [r for r in rows if scope is None or scope_of_body(str(r[2])) == scope]
+
+    @staticmethod
+    def _entry(row: tuple[Any, ...]) -> DeadLetterEntry:
+        _, message_id, body, count, error, dead_at = row
+        try:
+            session = json.loads(body).get("session_id")
+        except (ValueError, AttributeError, RecursionError):
+            session = None
+        return DeadLetterEntry(
+            message_id=str(message_id),
+            scope=scope_of_body(str(body)),
+            session_id=session if isinstance(session, str) else None,
+            reason=str(error or "visibility timeout expired"),
+            attempts=int(count),
+            failed_at=parse_datetime(dead_at),
+        )
+
+    def dead_letters_of(
+        self, scope: Scope | None, limit: int = 50, cursor: str | None = None
+    ) -> DeadLetterPage:
+        """The scope's dead letters (every scope's for None), oldest failure first."""
+        after = None
+        if cursor is not None:
+            dead_at, _, seq = decode_cursor(cursor).partition("|")
+            if not seq.isdigit():
+                raise ValidationFailed("invalid cursor", details={"cursor": cursor[:64]})
+            after = (dead_at, int(seq))
+        with self._db.read() as conn:
+            rows = [r for r in self._dead_rows(conn, scope) if after is None or (r[5], r[0]) > after]
+        page = rows[: max(1, limit)]
+        more = len(rows) > len(page)
+        return DeadLetterPage(
+            [self._entry(r) for r in page], encode_cursor(f"{page[-1][5]}|{page[-1][0]}") if more else None
+        )
+
+    def dead_letter(self, scope: Scope, message_id: str) -> DeadLetterEntry | None:
+        with self._db.read() as conn:
+            rows = [r for r in self._dead_rows(conn, scope) if r[1] == message_id]
+        return self._entry(rows[-1]) if rows else None
+
+    def redrive(self, scope: Scope | None, message_ids: Sequence[str] | None = None) -> list[str]:
+        """Back to ``messages`` (a turn queued again meanwhile is not queued twice); a dead letter
+        whose body names no scope cannot be routed and stays."""
+        wanted = None if message_ids is None else set(message_ids)
+        now = self._clock()
+        redriven: list[str] = []
+        with self._db.write() as conn:
+            for seq, message_id, body, *_ in self._dead_rows(conn, scope):
+                owner = scope_of_body(str(body))
+                if owner is None or (wanted is not None and message_id not in wanted):
+                    continue
+                sent_at = conn.execute("SELECT sent_at FROM dead_letters WHERE seq = ?", (seq,)).fetchone()[0]
+                conn.execute(
+                    "INSERT OR IGNORE INTO messages (pk, message_id, body, sent_at, visible_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (owner.key, message_id, body, sent_at, now.timestamp()),
+                )
+                conn.execute("DELETE FROM dead_letters WHERE seq = ?", (seq,))
+                redriven.append(str(message_id))
+            self._count(conn, "redriven", len(redriven))
+        return redriven
 
     def stats(self) -> dict[str, int]:
         now = self._clock().timestamp()

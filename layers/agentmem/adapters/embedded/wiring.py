@@ -7,9 +7,11 @@ from pathlib import Path
 
 from agentmem.adapters import Adapters
 from agentmem.adapters.embedded.audit_log import SqliteAuditLog
+from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.adapters.embedders import build_embedder
@@ -29,6 +31,13 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
                 "the bedrock embedder needs AGENTMEM_BACKEND=aws", details={"setting": "AGENTMEM_EMBEDDER"}
             )
         embedder = build_embedder(settings.embedder, num_threads=settings.embedder_threads)
+    queue = SqliteTurnQueue(
+        data / "queue.db",
+        capacity=settings.queue_capacity,
+        max_receives=settings.queue_max_receives,
+        clock=clock.now,
+        tenant_capacity=settings.tenant_queue_capacity(),
+    )
     return Adapters(
         store=SqliteMemoryStore(data / "memory.db"),
         turn_log=SqliteTurnLog(data / "memory.db"),
@@ -37,11 +46,8 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         embedder=embedder,
         index=LocalSearchIndex(data / "search.db"),
         graph=LocalGraphStore(data / "graph.db"),
-        queue=SqliteTurnQueue(
-            data / "queue.db",
-            capacity=settings.queue_capacity,
-            max_receives=settings.queue_max_receives,
-            clock=clock.now,
-            tenant_capacity=settings.tenant_queue_capacity(),
-        ),
+        queue=queue,
+        dead_letters=queue,  # the local queue keeps its dead letters in its own table
+        conflicts=SqliteConflictStore(data / "memory.db"),
+        summaries=SqliteSummaryStore(data / "memory.db"),
     )

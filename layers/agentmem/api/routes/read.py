@@ -1,4 +1,5 @@
-"""The read path: ``POST /v1/context`` (the system-prompt prefix) and ``POST /v1/recall``."""
+"""The read path: ``POST /v1/context`` (the system-prompt prefix) and ``POST /v1/recall``, both
+with an optional ``as_of`` (time travel: the memories valid then)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,12 @@ def _count_degraded(degraded: list[str]) -> None:
 def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
     p = req.principal()
     result = req.container().context.build(
-        p.scope, body.query, mode=Mode(body.mode), now=req.now(body.at), session_id=body.session_id
+        p.scope,
+        body.query,
+        mode=Mode(body.mode),
+        now=req.now(body.at),
+        session_id=body.session_id,
+        as_of=body.as_of,
     )
     ctx = result.context
     _count_degraded(result.degraded)
@@ -61,7 +67,7 @@ def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
 def post_recall(body: Annotated[RecallIn, Body()]) -> RecallOut:
     p = req.principal()
     result = req.container().recall.recall(
-        p.scope, body.query, k=body.k, now=req.now(body.at), categories=body.categories
+        p.scope, body.query, k=body.k, now=req.now(body.at), categories=body.categories, as_of=body.as_of
     )
     _count_degraded(result.degraded)
     return RecallOut(memories=[MemoryOut.of(s.record, s) for s in result.memories], degraded=result.degraded)

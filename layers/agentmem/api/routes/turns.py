@@ -1,4 +1,5 @@
-"""``POST /v1/turns``: enqueue finished turns for asynchronous ingestion."""
+"""``POST /v1/turns``: enqueue finished turns for asynchronous ingestion; ``GET
+/v1/turns/{message_id}``: what happened to one of them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import TurnIn, TurnsAccepted, TurnsIn, responses
+from agentmem.api.schemas_operator import TurnStatusOut
+from agentmem.errors import NotFound
 from agentmem.messages import TurnMessage
 
 router = Router()
@@ -43,3 +46,16 @@ def post_turns(body: Annotated[TurnsIn | TurnIn, Body()]) -> TurnsAccepted:
         )
     ids = req.container().turns.enqueue(messages)
     return TurnsAccepted(accepted=len(ids), message_ids=ids)
+
+
+@router.get(
+    "/v1/turns/<message_id>",
+    summary="What happened to a turn: queued, processed, rejected, quarantined or dead-lettered",
+    responses=responses(200, TurnStatusOut, "The turn's status", 403, 404, 503),
+)
+def get_turn(message_id: str) -> TurnStatusOut:
+    p = req.principal()
+    report = req.container().turn_status.status(p.scope, message_id)
+    if report is None:
+        raise NotFound("no turn with this message id", details={"message_id": message_id[:200]})
+    return TurnStatusOut.of(report)

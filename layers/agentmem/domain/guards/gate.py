@@ -26,12 +26,13 @@ from agentmem.domain.text import terms
 __all__ = [
     "PII_IMPORTANCE_CAP",
     "GateResult",
+    "SplitAttack",
     "gate",
     "has_placeholder",
-    "injects_across_turns",
     "injects_when_joined",
     "only_placeholders",
     "placeholder_kinds",
+    "split_attack",
     "without_placeholder_clauses",
 ]
 
@@ -82,14 +83,33 @@ def injects_when_joined(candidates: Iterable[Candidate]) -> bool:
     return detect_injection("\n".join(c.content for c in candidates)).is_injection
 
 
-def injects_across_turns(earlier: Sequence[str], text: str) -> list[str] | None:
-    """Gate 2 across turns: the reasons (``multi_turn`` first) when a user's last few messages
-    of a session (``earlier``, oldest first) joined with ``text`` read as an injection that
-    ``text`` alone is not — an attack split over turns; None otherwise."""
-    if not earlier:
+@dataclass(frozen=True, slots=True)
+class SplitAttack:
+    """An attack split over turns: its reasons (``multi_turn`` first) and the positions in
+    ``earlier`` of its parts (the new message completes them)."""
+
+    reasons: list[str]
+    parts: tuple[int, ...]
+
+
+def split_attack(earlier: Sequence[str], text: str) -> SplitAttack | None:
+    """Gate 2 across turns: the shortest run of a user's last few messages of a session
+    (``earlier``, oldest first) that, joined with ``text``, reads as an injection that neither
+    ``text`` alone nor the run alone is — an attack split over turns that ``text`` completes;
+    None otherwise. A message that injects on its own was quarantined by itself when it came: it
+    is no part of a split (joined with any later, harmless message it would read as an injection
+    forever after), and the innocent messages around it are no part of anything."""
+    innocent = [i for i, message in enumerate(earlier) if not detect_injection(message).is_injection]
+    if not innocent or not detect_injection("\n".join([*(earlier[i] for i in innocent), text])).is_injection:
         return None
-    joined = detect_injection("\n".join([*earlier, text]))
-    return ["multi_turn", *joined.reasons] if joined.is_injection else None
+    for length in range(1, len(innocent) + 1):
+        run = innocent[-length:]
+        joined = detect_injection("\n".join([*(earlier[i] for i in run), text]))
+        if joined.is_injection:
+            if detect_injection("\n".join(earlier[i] for i in run)).is_injection:
+                return None  # complete before this message: judged (and quarantined) then
+            return SplitAttack(["multi_turn", *joined.reasons], tuple(run))
+    return None
 
 
 def gate(candidates: Sequence[Candidate], *, had_pii: bool, prefix: str = "") -> GateResult:

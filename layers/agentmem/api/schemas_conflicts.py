@@ -1,0 +1,52 @@
+"""Request and response models of pending conflicts (``GET /v1/conflicts``,
+``POST /v1/conflicts/{id}``; route contracts: pending conflicts)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentmem.domain.pending import PendingConflict
+
+
+class ConflictOut(BaseModel):
+    conflict_id: str
+    memory_id: str = Field(description="The permanent or pinned memory the turn contradicts.")
+    existing: str = Field(description="Its content.")
+    proposed: str = Field(description="The new statement (redacted), kept pending.")
+    status: Literal["pending", "confirmed", "rejected"]
+    created_at: datetime
+    resolved_at: datetime | None = None
+    message_id: str | None = None
+    new_memory_id: str | None = Field(
+        None, description="The id the proposal has (as a memory once confirmed)."
+    )
+
+    @staticmethod
+    def of(conflict: PendingConflict) -> ConflictOut:
+        return ConflictOut(
+            conflict_id=conflict.conflict_id,
+            memory_id=conflict.memory_id,
+            existing=conflict.existing,
+            proposed=conflict.proposed,
+            status=conflict.status.value,
+            created_at=conflict.created_at,
+            resolved_at=conflict.resolved_at,
+            message_id=conflict.message_id,
+            new_memory_id=conflict.new_memory_id,
+        )
+
+
+class ConflictsOut(BaseModel):
+    conflicts: list[ConflictOut]
+    next_cursor: str | None = None
+
+
+class ConflictDecisionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["confirm", "reject"] = Field(
+        description="confirm: the proposal replaces the memory now; reject: the proposal is dropped."
+    )

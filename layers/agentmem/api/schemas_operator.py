@@ -1,0 +1,100 @@
+"""Request and response models of the operator routes: turn status, dead letters, export and
+import (``docs/operations.md``). The shared models and :func:`~agentmem.api.schemas.responses`
+live in :mod:`agentmem.api.schemas`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentmem.domain.models import Category
+from agentmem.port_types import DeadLetterEntry
+
+if TYPE_CHECKING:  # the services are loaded with the container, not by the API's import
+    from agentmem.services.turns import TurnReport
+
+MAX_IMPORT_ITEMS = 100
+
+
+class TurnStatusOut(BaseModel):
+    """What happened to one turn sent to ``POST /v1/turns``."""
+
+    message_id: str
+    status: Literal["queued", "processed", "rejected", "quarantined", "dead_lettered"] = Field(
+        description="queued: not processed yet; processed: went through the write path (possibly"
+        " storing nothing); rejected: malformed, or dropped because its user was erased;"
+        " quarantined: an injection, kept for audit and never recalled; dead_lettered: failed"
+        " every attempt, waiting for a redrive."
+    )
+    reason: str | None = Field(None, description="Why it was rejected, quarantined or dead-lettered.")
+    memory_ids: list[str] = Field(description="The memories the turn wrote (its quarantine record too).")
+    updated_at: datetime | None = Field(None, description="When the status was reached, where known.")
+
+    @staticmethod
+    def of(report: TurnReport) -> TurnStatusOut:
+        return TurnStatusOut(
+            message_id=report.message_id,
+            status=report.status.value,
+            reason=report.reason,
+            memory_ids=list(report.memory_ids),
+            updated_at=report.updated_at,
+        )
+
+
+class DeadLetterOut(BaseModel):
+    """A turn the ingest queue gave up on: ids, the reason and the count, never the turn's text."""
+
+    message_id: str
+    session_id: str | None = None
+    reason: str
+    attempts: int
+    failed_at: datetime
+
+    @staticmethod
+    def of(entry: DeadLetterEntry) -> DeadLetterOut:
+        return DeadLetterOut(
+            message_id=entry.message_id,
+            session_id=entry.session_id,
+            reason=entry.reason,
+            attempts=entry.attempts,
+            failed_at=entry.failed_at,
+        )
+
+
+class DeadLettersOut(BaseModel):
+    dead_letters: list[DeadLetterOut]
+    next_cursor: str | None = Field(None, description="Pass as ?cursor= for the next page; null at the end.")
+
+
+class RedriveOut(BaseModel):
+    redriven: int = Field(description="How many dead letters went back to the ingest queue.")
+
+
+class ImportItemIn(BaseModel):
+    """One memory to import; the same fields and limits as ``POST /v1/memories``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1, max_length=4000)
+    category: Category | None = None
+    importance: float | None = Field(None, ge=0, le=1)
+    pinned: bool = False
+    tags: list[str] = Field(default_factory=list, max_length=20)
+
+
+class ImportIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    memories: list[ImportItemIn] = Field(min_length=1, max_length=MAX_IMPORT_ITEMS)
+
+
+class ImportRejectedOut(BaseModel):
+    index: int = Field(description="The item's position in the request's memories.")
+    reasons: list[str] = Field(description="Why it was not stored (a guard, duplicate, a permission).")
+
+
+class ImportOut(BaseModel):
+    imported: int
+    rejected: list[ImportRejectedOut]
