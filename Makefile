@@ -53,13 +53,14 @@ demo: $(STAMP)
 # bilingual set when present. A missing file is skipped (and recorded as absent), not an error.
 MEMORY_EVAL     ?= ../shared/data/memory_eval_dev.jsonl
 MEMORY_EVAL_OWN ?= layers/agentmem_dev/eval/data/memory_eval.jsonl
+MEMORY_EVAL_UPDATES ?= layers/agentmem_dev/eval/data/memory_eval_updates.jsonl
 LOCOMO          ?= ../shared/data/locomo_dev.json
 LOCOMO_CONVS    ?= 0-4
 EVAL_EMBEDDER   ?= auto
 
-eval: $(STAMP)  ## memory eval (dev + own set) + LoCoMo + guard attack corpus -> reports/eval.json, reports/eval.md
+eval: $(STAMP)  ## memory eval (dev + own set + update set) + LoCoMo + guard attack corpus -> reports/eval.json, reports/eval.md
 	mkdir -p reports
-	rm -f reports/eval_memory_dev.tmp reports/eval_memory_own.tmp reports/eval_locomo.tmp reports/eval_guards.tmp
+	rm -f reports/eval_memory_dev.tmp reports/eval_memory_own.tmp reports/eval_memory_updates.tmp reports/eval_locomo.tmp reports/eval_guards.tmp
 	@if [ -f "$(MEMORY_EVAL)" ]; then \
 		echo "== memory eval: $(MEMORY_EVAL)"; \
 		$(BIN)/agentmem eval memory --data "$(MEMORY_EVAL)" --embedder $(EVAL_EMBEDDER) --json > reports/eval_memory_dev.tmp; \
@@ -68,12 +69,17 @@ eval: $(STAMP)  ## memory eval (dev + own set) + LoCoMo + guard attack corpus ->
 		echo "== memory eval: $(MEMORY_EVAL_OWN)"; \
 		$(BIN)/agentmem eval memory --data "$(MEMORY_EVAL_OWN)" --embedder $(EVAL_EMBEDDER) --json > reports/eval_memory_own.tmp; \
 	else echo "== memory eval: $(MEMORY_EVAL_OWN) not found, skipped"; fi
+	@if [ -f "$(MEMORY_EVAL_UPDATES)" ]; then \
+		echo "== memory eval: $(MEMORY_EVAL_UPDATES)"; \
+		$(BIN)/agentmem eval memory --data "$(MEMORY_EVAL_UPDATES)" --embedder $(EVAL_EMBEDDER) --json > reports/eval_memory_updates.tmp; \
+	else echo "== memory eval: $(MEMORY_EVAL_UPDATES) not found, skipped"; fi
 	@if [ -f "$(LOCOMO)" ]; then \
 		echo "== LoCoMo: $(LOCOMO) conversations $(LOCOMO_CONVS)"; \
 		$(BIN)/agentmem eval locomo --data "$(LOCOMO)" --conversations $(LOCOMO_CONVS) --embedder $(EVAL_EMBEDDER) --json > reports/eval_locomo.tmp; \
 	else echo "== LoCoMo: $(LOCOMO) not found, skipped"; fi
 	$(BIN)/python -m agentmem_dev.eval.locomo combine \
 		--memory dev=reports/eval_memory_dev.tmp --memory own=reports/eval_memory_own.tmp \
+		--memory updates=reports/eval_memory_updates.tmp \
 		--locomo reports/eval_locomo.tmp --json-out reports/eval.json --md-out reports/eval.md
 	@echo "== guards: the attack corpus against a fresh local server (a measurement, not a gate)"
 	@$(BIN)/agentmem eval guards --embedder $(EVAL_EMBEDDER) --json > reports/eval_guards.tmp \

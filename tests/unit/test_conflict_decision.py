@@ -20,6 +20,7 @@ from agentmem.domain.conflict import (
     in_conflict_band,
     is_doubtful,
     rank,
+    replaces_by_attribute,
 )
 from agentmem.domain.models import Category, MemoryRecord, Scope
 from agentmem.domain.similarity import Calibration, SimilarityThresholds
@@ -209,7 +210,11 @@ def test_the_decision_touches_only_same_key_or_nearest_records(
     assert (other is None) == (verdict is Judgement.KEEP_BOTH)
     if other is not None:
         nearest = [o for _, o in ranked[:NEAREST]]
-        assert any(other is o for o in nearest) or (fact_.key is not None and other.key == fact_.key)
+        assert (
+            any(other is o for o in nearest)
+            or (fact_.key is not None and other.key == fact_.key)
+            or replaces_by_attribute(fact_, other)  # same attribute, another value: anywhere in the pool
+        )
     for sim, old in doubtful_pairs(fact_, ranked, TH):
         assert TH.conflict_low <= sim < TH.dedup and not old.pinned
         assert old.key != "allergy" and fact_.key != "allergy"

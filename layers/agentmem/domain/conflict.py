@@ -15,6 +15,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
+from agentmem.domain.attributes import infer_all, is_multi_valued, same_attribute_conflict
 from agentmem.domain.keys import MULTI_VALUED_KEYS, SINGLE_VALUED_KEYS
 from agentmem.domain.models import Category, MemoryRecord
 from agentmem.domain.similarity import Calibration, SimilarityThresholds
@@ -40,6 +41,8 @@ class NewFact:
     key: str | None
     value: str | None
     update_strength: int = 0  # 2 explicit change, 1 present-tense cue, 0 none
+    user_stated: bool = True  # only what the user said replaces by attribute (not an inferred reply)
+    message_id: str | None = None  # the turn it comes from: facts of one turn never replace each other
 
 
 def _negated(text: str) -> bool:
@@ -76,6 +79,10 @@ def judge_update(
         return False  # episodes coexist (seed 000 §7.4)
     if new.key in MULTI_VALUED_KEYS or old.key in MULTI_VALUED_KEYS:
         return False  # a second allergy adds, it does not replace
+    if is_multi_valued(new.content) or is_multi_valued(old.content):
+        return False  # a second hobby, pet or language adds too, however it is worded
+    if _different_attributes(new.content, old.content):
+        return False  # "moved the meeting" does not replace where I live
     if new.key and old.key and new.key != old.key:
         return False  # different attributes (occupation vs manager)
     new_subject, old_subject = subject_of(new.content), subject_of(old.content)
@@ -183,6 +190,31 @@ def shares_topic(a: str, b: str) -> bool:
     return bool(topical(a) & topical(b))
 
 
+def _different_attributes(a: str, b: str) -> bool:
+    """Both texts state a recognised attribute and no attribute is common to both."""
+    left, right = infer_all(a), infer_all(b)
+    if not left or not right:
+        return False
+    return not {(x.subject, x.name.partition("@")[0]) for x in left} & {
+        (y.subject, y.name.partition("@")[0]) for y in right
+    }
+
+
+def replaces_by_attribute(new: NewFact, old: MemoryRecord) -> bool:
+    """Same subject, same single-valued attribute, a different value (:mod:`agentmem.domain.attributes`):
+    a user-stated fact replaces ``old`` whether or not it says "changed to". Facts of the same
+    turn never replace each other; a pinned memory is never replaced here (the write path asks
+    for a confirmation first, as for an explicit update)."""
+    if not new.user_stated or old.pinned:
+        return False  # a reply never replaces what the user said; a pinned memory is asked first
+    if old.category is Category.EPISODIC and new.category is Category.EPISODIC:
+        return False
+    if new.message_id is not None and new.message_id in old.source_refs.message_ids:
+        return False
+    olds = infer_all(old.content)
+    return any(same_attribute_conflict(n, o) for n in infer_all(new.content) for o in olds)
+
+
 # ---------------------------------------------------------------------------- deciding one fact
 
 NEAREST = 3  # the rules (and the model) look at the three most similar records, plus same-key ones
@@ -218,14 +250,21 @@ def decide(
     *,
     on_judge: JudgeObserver | None = None,
 ) -> tuple[Judgement, MemoryRecord | None]:
-    """How ``fact`` relates to what is stored (``ranked`` as :func:`rank` orders it): the rule
-    judge over the same-key records first (they may be worded quite differently), then the
-    :data:`NEAREST` most similar; the first verdict other than "keep both" wins. Otherwise an
-    update-marked fact may replace one of the nearest (:func:`judge_update`). The record is None
+    """How ``fact`` relates to what is stored (``ranked`` as :func:`rank` orders it): first, a
+    user-stated fact replaces the most similar record about the same attribute with another value
+    (:func:`replaces_by_attribute`, over the whole pool); then the rule judge over the same-key
+    records (they may be worded quite differently) and the :data:`NEAREST` most similar, where
+    the first verdict other than "keep both" wins; otherwise an update-marked fact may replace
+    one of the nearest (:func:`judge_update`). The record is None
     exactly when the verdict is :attr:`Judgement.KEEP_BOTH`. ``on_judge`` sees every rule
-    verdict, in order (observation only)."""
+    verdict, in order, the attribute path's supersede included (observation only)."""
     nearest = list(ranked[:NEAREST])
     keyed = [(s, o) for s, o in ranked if fact.key and o.key == fact.key]
+    for sim, other in ranked:  # a new value of the same attribute wins over "a duplicate of a reply"
+        if replaces_by_attribute(fact, other):
+            if on_judge is not None:
+                on_judge(fact, other, sim, Judgement.SUPERSEDE)
+            return Judgement.SUPERSEDE, other
     for sim, other in keyed + nearest:
         verdict = judge(fact, other, sim, thresholds)
         if on_judge is not None:
@@ -258,7 +297,9 @@ def is_doubtful(
         return False
     if fact.key and old.key and fact.key != old.key:
         return False
-    return fact.key not in MULTI_VALUED_KEYS and old.key not in MULTI_VALUED_KEYS
+    if fact.key in MULTI_VALUED_KEYS or old.key in MULTI_VALUED_KEYS:
+        return False
+    return not (is_multi_valued(fact.content) or is_multi_valued(old.content))  # a hobby adds: never asked
 
 
 def doubtful_pairs(

@@ -18,13 +18,14 @@ from __future__ import annotations
 import heapq
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from operator import itemgetter
 
 import numpy as np
 
+from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
 from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
 from agentmem.domain.scoring import Scorer
 from agentmem.domain.text import lexical_match
@@ -142,7 +143,7 @@ class RecallService:
             if extra:
                 scored += score(extra, channels, bm25, query, vector, now, wanted, cosines, degraded, k)
                 scored.sort(key=_rank_key, reverse=True)
-        return RecallResult(memories=scored[:k], degraded=degraded)
+        return RecallResult(memories=demote_stale(scored)[:k], degraded=degraded)
 
     def rank(
         self,
@@ -272,6 +273,28 @@ class RecallService:
 
 
 _ORDER = itemgetter(0, 1)
+
+
+def demote_stale(scored: list[ScoredMemory]) -> list[ScoredMemory]:
+    """The read-time net (:func:`~agentmem.domain.attributes.stale_pairs`): a memory that a newer
+    user statement in the same answer replaces keeps at most :data:`STALE_FACTOR` of its score,
+    and never more than the newer one (the newer wins), and carries ``stale:<newer id>`` among
+    its channels; the order is settled again."""
+    stale = stale_pairs([s.record for s in scored])
+    if not stale:
+        return scored
+    score_of = {s.record.memory_id: s.score for s in scored}
+    out = [
+        replace(
+            s,
+            score=min(s.score * STALE_FACTOR, score_of[stale[s.record.memory_id]] * (1 - 1e-6)),
+            channels=(*s.channels, f"{STALE_CHANNEL}:{stale[s.record.memory_id]}"),
+        )
+        if s.record.memory_id in stale
+        else s
+        for s in scored
+    ]
+    return sorted(out, key=_rank_key, reverse=True)
 
 
 def _rank_key(item: ScoredMemory) -> tuple[float, str]:

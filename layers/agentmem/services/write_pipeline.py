@@ -37,7 +37,7 @@ from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
 from agentmem.domain.extraction import Candidate, attribute, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
-from agentmem.domain.models import AuditAction, Category, MemoryRecord, Status, Turn
+from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import language
@@ -351,7 +351,15 @@ class WritePipeline:
     ) -> tuple[Judgement, MemoryRecord | None]:
         """The rules decide (:func:`~agentmem.domain.conflict.decide`); where they kept both, the
         model may settle the doubtful pairs, within the turn's budget."""
-        fact = NewFact(record.content, record.category, record.key, record.value, update)
+        fact = NewFact(
+            record.content,
+            record.category,
+            record.key,
+            record.value,
+            update,
+            user_stated=record.source is Source.USER,
+            message_id=record.source_refs.message_ids[0] if record.source_refs.message_ids else None,
+        )
         ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id)
         decision, other = decide(fact, ranked, self.thresholds, on_judge=self.observer.judged)
         if decision is Judgement.KEEP_BOTH and self.conflicts is not None:

@@ -730,17 +730,19 @@ def eval_markdown(results: dict[str, Any]) -> str:
     if memory:
         out += ["## Bilingual memory eval", ""]
         out += [
-            "| data | probes | pass | recall | update | context | isolation violations | leaks | seconds |"
+            "| data | probes | pass | recall | update | context | isolation violations | leaks "
+            "| false supersedes | seconds |"
         ]
-        out += ["|---|---|---|---|---|---|---|---|---|"]
+        out += ["|---|---|---|---|---|---|---|---|---|---|"]
         for name, summary in memory.items():
             if not summary:
-                out.append(f"| {name} | (absent) | | | | | | | |")
+                out.append(f"| {name} | (absent) | | | | | | | | |")
                 continue
             out.append(
                 f"| {name} | {summary['probes']} | {_fmt(summary['pass_rate'])} | {_fmt(summary['recall_hit_rate'])} | "
                 f"{_fmt(summary['update_timeliness'])} | {_fmt(summary['context_pass_rate'])} | "
-                f"{summary['isolation_violations']} | {summary['leaks']} | {summary.get('seconds')} |"
+                f"{summary['isolation_violations']} | {summary['leaks']} | {summary.get('false_supersedes', 0)} | "
+                f"{summary.get('seconds')} |"
             )
         out.append("")
         for name, summary in memory.items():
@@ -752,6 +754,9 @@ def eval_markdown(results: dict[str, Any]) -> str:
                     f"{k} {_fmt(v['pass_rate'])} (n={v['n']})" for k, v in summary["by_language"].items()
                 )
                 out.append(f"- {name}: by kind {kinds}; by language {langs}")
+                for part, figures in (summary.get("by_split") or {}).items():
+                    shown = ", ".join(f"{k} {_fmt(v)}" for k, v in figures.items() if v is not None)
+                    out.append(f"  - {name} {part}: {shown}")
         out.append("")
     locomo = results.get("locomo")
     if locomo:

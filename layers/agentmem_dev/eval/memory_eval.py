@@ -31,7 +31,10 @@ KIND_METRIC = {
     "recall": "recall_hit_rate",
     "update": "update_timeliness",
     "context": "context_pass_rate",
+    "keep": "keep_rate",
 }
+"""``keep`` probes: a multi-valued trap (a second hobby, pet, language): the first value must still
+be recalled; a failed one is a false supersede (``false_supersedes``)."""
 
 
 def parse_time(value: str) -> datetime:
@@ -49,6 +52,7 @@ class ProbeResult:
     found: list[str] = field(default_factory=list)
     unwanted: list[str] = field(default_factory=list)
     top: list[str] = field(default_factory=list)
+    split: str | None = None  # the case's "split" ("dev" / "holdout") where the data names one
 
 
 def _check(probe: dict[str, Any], texts: list[str]) -> tuple[bool, list[str], list[str]]:
@@ -107,6 +111,7 @@ def run_case(
                 found,
                 unwanted,
                 top[:k],
+                case.get("split"),
             )
         )
     return results
@@ -125,10 +130,25 @@ def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
     summary: dict[str, Any] = {metric: rate(by_kind.get(kind, [])) for kind, metric in KIND_METRIC.items()}
     summary["isolation_violations"] = sum(1 for r in results if r.kind == "isolation" and not r.passed)
     summary["leaks"] = sum(1 for r in results if r.kind == "absent" and not r.passed)
+    summary["false_supersedes"] = sum(1 for r in results if r.kind == "keep" and not r.passed)
     summary["probes"] = len(results)
     summary["pass_rate"] = rate([r.passed for r in results])
     summary["by_kind"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_kind.items())}
     summary["by_language"] = {k: {"n": len(v), "pass_rate": rate(v)} for k, v in sorted(by_lang.items())}
+    splits = sorted({r.split for r in results if r.split})
+    if splits:  # a set with a held-out part reports each part on its own
+        summary["by_split"] = {
+            name: {
+                metric: rate([r.passed for r in results if r.split == name and r.kind == kind])
+                for kind, metric in KIND_METRIC.items()
+            }
+            | {
+                "false_supersedes": sum(
+                    1 for r in results if r.split == name and r.kind == "keep" and not r.passed
+                )
+            }
+            for name in splits
+        }
     summary["seconds"] = round(seconds, 2)
     summary["failures"] = [
         {
@@ -172,10 +192,11 @@ def render(summary: dict[str, Any]) -> str:
         "context_pass_rate",
         "isolation_violations",
         "leaks",
+        "false_supersedes",
         "probes",
         "pass_rate",
     ):
-        lines.append(f"{key:22} {summary[key]}")
+        lines.append(f"{key:22} {summary.get(key)}")
     lines.append(
         "by kind:     "
         + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_kind"].items())
@@ -184,6 +205,8 @@ def render(summary: dict[str, Any]) -> str:
         "by language: "
         + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_language"].items())
     )
+    for name, part in summary.get("by_split", {}).items():
+        lines.append(f"split {name}: " + ", ".join(f"{k} {v}" for k, v in part.items() if v is not None))
     for failure in summary["failures"]:
         lines.append(
             f"FAIL {failure['case']} [{failure['kind']}] {failure['query']!r} found={failure['found']} unwanted={failure['unwanted']}"
