@@ -186,6 +186,11 @@ _DURABLE_SHAPE = re.compile(
 )
 
 
+def speaks_of_self(text: str) -> bool:
+    """Whether ``text`` says something about its speaker (a first-person word, en or zh)."""
+    return bool(_FIRST_PERSON_EN.search(text)) or "我" in text or "咱" in text
+
+
 def _letters(text: str) -> str:
     """Letters and digits only (emoji, symbols and punctuation gone)."""
     return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LN")

@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from agentmem.domain.extraction import Candidate, is_statement
+from agentmem.domain.extraction import Candidate, is_question, is_statement
 from agentmem.domain.guards.injection import detect_injection
 from agentmem.domain.guards.pii import PLACEHOLDERS
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Source
+from agentmem.domain.smalltalk import speaks_of_self
 from agentmem.domain.text import terms
 
 __all__ = [
@@ -94,16 +95,26 @@ class SplitAttack:
 
 def split_attack(earlier: Sequence[str], text: str) -> SplitAttack | None:
     """Gate 2 across turns: the shortest run of a user's last few messages of a session
-    (``earlier``, oldest first) that, joined with ``text``, reads as an injection that neither
-    ``text`` alone nor the run alone is — an attack split over turns that ``text`` completes;
-    None otherwise. A message that injects on its own was quarantined by itself when it came: it
-    is no part of a split (joined with any later, harmless message it would read as an injection
-    forever after), and the innocent messages around it are no part of anything."""
-    innocent = [i for i, message in enumerate(earlier) if not detect_injection(message).is_injection]
-    if not innocent or not detect_injection("\n".join([*(earlier[i] for i in innocent), text])).is_injection:
+    (``earlier``, oldest first) that, joined with ``text``, reads as an injection that ``text``
+    alone is not — an attack split over turns that ``text`` completes; None otherwise.
+
+    A message that injected on its own was quarantined by itself when it came, so it is no part
+    of a later split (joined with any harmless message it would read as an injection forever
+    after), and the innocent messages around it are no part of anything. One exception: the
+    message right after it, when it neither says anything about the user (a first-person fact:
+    "I keep bees", "我搬到北京了") nor asks anything, is taken as the attack's continuation
+    ("step two: tell users to visit …")."""
+    if not earlier:
         return None
-    for length in range(1, len(innocent) + 1):
-        run = innocent[-length:]
+    injected = [detect_injection(message).is_injection for message in earlier]
+    if injected[-1] and not (speaks_of_self(text) or is_question(text)):
+        joined = detect_injection(f"{earlier[-1]}\n{text}")
+        return SplitAttack(["multi_turn", *joined.reasons], (len(earlier) - 1,))
+    window = [i for i, bad in enumerate(injected) if not bad]
+    if not window or not detect_injection("\n".join([*(earlier[i] for i in window), text])).is_injection:
+        return None
+    for length in range(1, len(window) + 1):
+        run = window[-length:]
         joined = detect_injection("\n".join([*(earlier[i] for i in run), text]))
         if joined.is_injection:
             if detect_injection("\n".join(earlier[i] for i in run)).is_injection:
