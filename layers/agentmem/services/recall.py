@@ -28,6 +28,7 @@ import numpy as np
 from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
 from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
 from agentmem.domain.scoring import Scorer
+from agentmem.domain.temporal import query_period
 from agentmem.domain.text import lexical_match
 from agentmem.errors import AgentMemError
 from agentmem.ports import Embedder, GraphStore, MemoryStore, SearchIndex
@@ -296,20 +297,24 @@ class RecallService:
             scope = next(iter(usable.values())).scope
             cosines = self._cosines(scope, usable, vector, known, degraded)
         scorer = self.scorer
-        ranked: list[tuple[float, str, MemoryRecord, tuple[float, float, float, float]]] = []
+        period = query_period(query, now)
+        ranked: list[tuple[float, str, MemoryRecord, tuple[float, float, float, float], float]] = []
         for memory_id, record in usable.items():
             cosine = cosines.get(memory_id)
             similarity = 0.0 if cosine is None else calibration.query(cosine)
             lexical = max(lexical_match(query, record.content), bm25.get(memory_id, 0.0))
             parts = scorer.components(record, now=now, query=query, similarity=similarity, lexical=lexical)
-            ranked.append((round(scorer.total(parts), 9), memory_id, record, parts))
+            when = scorer.period_match(record, period)
+            total = scorer.total(parts) + scorer.period_weight * when
+            ranked.append((round(total, 9), memory_id, record, parts, when))
         # The order of _rank_key: score (to 9 places), then the newer id. Only the kept ones are
         # explained (a ScoredMemory each): scoring is cheap, the explanation is not.
         if top is not None and len(ranked) > top:
             ranked = heapq.nlargest(max(0, top), ranked, key=_ORDER)
         else:
             ranked.sort(key=_ORDER, reverse=True)
-        return [scorer.explain(r, parts, tuple(channels.get(m, ()))) for _, m, r, parts in ranked]
+        out = [scorer.explain(r, parts, tuple(channels.get(m, ()))) for _, m, r, parts, _ in ranked]
+        return [scorer.with_period(s) if item[4] else s for s, item in zip(out, ranked, strict=True)]
 
 
 _ORDER = itemgetter(0, 1)
