@@ -47,7 +47,7 @@ class ScoringWeights:
 class Scorer:
     weights: ScoringWeights = ScoringWeights()
     half_life_hours: float = 24.0 * 182.5
-    graph_weight: float = 0.3
+    graph_weight: float = 0.15
     graph_decay: float = 0.85
     period_weight: float = 0.1
 
