@@ -54,7 +54,13 @@ def test_ago_is_a_span_around_the_point_it_names(query: str) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["When did Caroline go to the conference?", "What may I bring?", "我住在哪里？", "March on!", "13 apples"],
+    [
+        "When did Caroline go to the conference?",
+        "What may I bring?",
+        "我住在哪里？",
+        "March on!",
+        "13 apples",
+    ],
 )
 def test_a_query_without_a_period_names_none(query: str) -> None:
     assert query_period(query, NOW) is None

@@ -112,7 +112,7 @@ def _ago(now: datetime, count: int, unit: str) -> Period:
     return Period(point - half, point + half)
 
 
-def _resolve(name: str, groups: tuple[str, ...], now: datetime) -> Period | None:  # noqa: C901, PLR0911, PLR0912
+def _resolve(name: str, groups: tuple[str, ...], now: datetime) -> Period | None:
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
     monday = today - timedelta(days=today.weekday())
     if name == "mdy":
@@ -126,7 +126,11 @@ def _resolve(name: str, groups: tuple[str, ...], now: datetime) -> Period | None
     if name == "zh_ym":
         return _month(now, int(groups[0]), int(groups[1]))
     if name in ("zh_md", "md"):
-        month, day = (int(groups[0]), int(groups[1])) if name == "zh_md" else (_MONTHS[groups[0].lower()], int(groups[1]))
+        month, day = (
+            (int(groups[0]), int(groups[1]))
+            if name == "zh_md"
+            else (_MONTHS[groups[0].lower()], int(groups[1]))
+        )
         latest = _latest_month(now, month)
         return None if latest is None else _day(now, latest.start.year, month, day)
     if name == "m":

@@ -5,6 +5,11 @@ back from the source of truth, so a memory superseded a moment ago is never retu
 projection lags. Each store that fails is reported in ``degraded`` and recall goes on with
 what is left; with the search index down it scores a bounded scan of the source of truth.
 
+Two bounded channels on top of the one scorer (docs/recall.md): the period a query names
+(:func:`~agentmem.domain.temporal.query_period`) lifts the memories of that span, and the best
+:attr:`RecallService.graph_seeds` pass a decaying bonus to their conversation neighbours
+(:data:`GRAPH_EDGES`, :meth:`~agentmem.domain.scoring.Scorer.propagate`).
+
 Time travel (``as_of``): the answer holds the memories valid at that time
 (:meth:`~agentmem.domain.models.MemoryRecord.valid_at`: ``valid_from <= t < valid_to``), scored
 as of then. The projections hold active memories only, so the superseded ones come from the
@@ -137,11 +142,12 @@ class RecallService:
         if self.graph is not None and scored:
             rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
             rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
-            scored = self._expand(scope, scored, records, channels, rest, degraded)
+            scored = self._expand(self.graph, scope, scored, records, channels, rest, degraded)
         return RecallResult(memories=demote_stale(scored)[:k], degraded=degraded)
 
     def _expand(
         self,
+        graph: GraphStore,
         scope: Scope,
         scored: list[ScoredMemory],
         records: dict[str, MemoryRecord],
@@ -157,9 +163,7 @@ class RecallService:
         propagated: dict[str, float] = {}
         try:
             for seed in scored[: self.graph_seeds]:
-                found = self.graph.neighbours(  # type: ignore[union-attr]
-                    scope, [seed.record.memory_id], self.graph_hops, self.graph_limit
-                )
+                found = graph.neighbours(scope, [seed.record.memory_id], self.graph_hops, self.graph_limit)
                 for n in found:
                     if n.via not in GRAPH_EDGES:
                         continue

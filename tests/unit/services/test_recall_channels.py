@@ -16,7 +16,9 @@ def by_content(memories: list[ScoredMemory]) -> dict[str, ScoredMemory]:
 
 def test_the_line_after_a_seed_comes_through_the_graph_with_its_bonus(world: World) -> None:
     world.c.pipeline.ingest(turn("m1", "I went to a poetry reading last Friday."))
-    world.c.pipeline.ingest(turn("m2", "It was about transgender stories and finding your voice.", hours=0.01))
+    world.c.pipeline.ingest(
+        turn("m2", "It was about transgender stories and finding your voice.", hours=0.01)
+    )
     world.c.pipeline.ingest(turn("m3", "我周末在家做了番茄炒蛋。", hours=0.02, session="s2"))
     world.drain()
     result = world.c.recall.recall(S, "poetry reading", k=3, now=T0 + timedelta(days=1))
@@ -35,7 +37,9 @@ def test_without_a_graph_the_same_recall_has_no_graph_component(world: World) ->
     world.drain()
     with_graph = world.c.recall.recall(S, "诗歌朗诵会", k=3, now=T0 + timedelta(days=1))
     assert any("graph" in m.components for m in with_graph.memories)
-    bare = RecallService(store=world.store, embedder=world.c.embedder, scorer=world.c.scorer, index=world.index)
+    bare = RecallService(
+        store=world.store, embedder=world.c.embedder, scorer=world.c.scorer, index=world.index
+    )
     plain = bare.recall(S, "诗歌朗诵会", k=3, now=T0 + timedelta(days=1))
     assert all("graph" not in m.components for m in plain.memories)
 
