@@ -5,15 +5,26 @@ component in [0, 1], weights validated to sum to 1. ``semantic`` is the calibrat
 (see ``similarity.py``), ``lexical`` the seed's bigram/term match, ``recency`` a half-life decay
 over whole hours since the memory was last confirmed, ``importance`` the stored importance.
 Pinned and permanent memories don't decay. Pure: the clock is an argument.
+
+The graph channel (recall's expansion, DESIGN §5.3) is a bounded bonus on top: a memory one or
+two hops from a seed (the best-scored memories) gets ``graph = seed score x graph_decay^hops``
+(:meth:`Scorer.propagate`), and its score becomes ``weighted sum + graph_weight x graph``
+(:meth:`Scorer.with_graph`; at most ``graph_weight``). It is additive, so a neighbour must still
+be relevant on its own to pass a direct hit; ``components["graph"]`` explains it.
+
+The period channel: when the query names a span of time (:func:`~agentmem.domain.temporal.query_period`),
+a memory whose time (``valid_from``, else ``created_at``) lies in it gets ``period_weight`` more
+(:meth:`Scorer.period_match`, ``components["period"] = 1``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from agentmem.domain.models import MemoryRecord, ScoredMemory
+from agentmem.domain.temporal import Period
 from agentmem.domain.text import lexical_match
 
 
@@ -36,10 +47,49 @@ class ScoringWeights:
 class Scorer:
     weights: ScoringWeights = ScoringWeights()
     half_life_hours: float = 24.0 * 182.5
+    graph_weight: float = 0.15
+    graph_decay: float = 0.85
+    period_weight: float = 0.1
 
     def __post_init__(self) -> None:
         if not self.half_life_hours > 0:
             raise ValueError("half_life_hours must be positive")
+        for name in ("graph_weight", "graph_decay", "period_weight"):
+            value = getattr(self, name)
+            if not 0 <= value <= 1:
+                raise ValueError(f"{name} must be within [0, 1]")
+
+    def period_match(self, record: MemoryRecord, period: Period | None) -> float:
+        """1.0 when the memory's time (``valid_from``, else ``created_at``) lies in ``period``."""
+        if period is None:
+            return 0.0
+        moment = record.valid_from or record.created_at
+        return 1.0 if moment is not None and period.holds(moment) else 0.0
+
+    def with_period(self, scored: ScoredMemory) -> ScoredMemory:
+        """``scored`` in the query's period: ``period_weight`` more, ``components["period"] = 1``."""
+        return replace(
+            scored,
+            score=scored.score + self.period_weight,
+            components={**scored.components, "period": 1.0},
+        )
+
+    def propagate(self, seed_score: float, hops: int) -> float:
+        """The graph component a memory ``hops`` away receives from a seed scored
+        ``seed_score``: ``seed_score x graph_decay^hops``, in [0, 1]."""
+        return min(1.0, max(0.0, seed_score)) * self.graph_decay ** max(1, hops)
+
+    def with_graph(self, scored: ScoredMemory, graph: float, channels: tuple[str, ...]) -> ScoredMemory:
+        """``scored`` with the graph bonus (``graph_weight x graph``, ``graph`` from
+        :meth:`propagate`) added to its score and ``components["graph"]``; ``channels`` replace
+        its channels (the graph's among them)."""
+        graph = min(1.0, max(0.0, graph))
+        return replace(
+            scored,
+            score=scored.score + self.graph_weight * graph,
+            components={**scored.components, "graph": graph},
+            channels=channels,
+        )
 
     def recency(self, record: MemoryRecord, now: datetime) -> float:
         if record.never_decays:
