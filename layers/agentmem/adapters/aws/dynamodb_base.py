@@ -25,7 +25,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from agentmem.adapters.aws.errors import LazyClient, error_code, translate
+from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
 from agentmem.errors import StoreUnavailable, ValidationFailed
 
 BATCH_WRITE_SIZE = 25  # BatchWriteItem's limit
@@ -86,6 +86,12 @@ class CapacityMeter:
     def reset(self) -> None:
         with self._lock:
             self.operations.clear()
+
+
+def dynamodb_client(client: LazyClient[Any] | None, region: str | None) -> LazyClient[Any]:
+    """``client`` (the one the wiring shares between the tables), else a DynamoDB client of its
+    own, made on first use."""
+    return client or LazyClient(lambda: boto_client("dynamodb", region=region))
 
 
 def s(value: str) -> dict[str, str]:

@@ -12,8 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmem.adapters.aws.dynamodb_base import CapacityMeter, ConditionFailed, DynamoTable, Item, s, text
-from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.adapters.aws.dynamodb_base import (
+    CapacityMeter,
+    ConditionFailed,
+    DynamoTable,
+    Item,
+    dynamodb_client,
+    s,
+    text,
+)
+from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import format_sortable
 from agentmem.adapters.conflict_codec import MAX_LISTED, from_doc, page, to_doc
 from agentmem.domain.models import Scope
@@ -38,7 +46,7 @@ class DynamoConflictStore:
         region: str | None = None,
         meter: CapacityMeter | None = None,
     ) -> None:
-        lazy = client or LazyClient(lambda: boto_client("dynamodb", region=region))
+        lazy = dynamodb_client(client, region)
         self._t = DynamoTable(lazy, table_name, store="dynamodb-session", meter=meter)
 
     @staticmethod

@@ -76,6 +76,7 @@ from agentmem.adapters.aws.dynamodb_base import (
     ConditionFailed,
     DynamoTable,
     Item,
+    dynamodb_client,
     n,
     number,
     s,
@@ -89,7 +90,7 @@ from agentmem.adapters.aws.dynamodb_reads import (
     slot_partition,
 )
 from agentmem.adapters.aws.dynamodb_schema import SLOT_CATEGORIES
-from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, translate
+from agentmem.adapters.aws.errors import LazyClient, error_code, translate
 from agentmem.adapters.codec import (
     EMBEDDING_F16,
     SORT_KEY_PREFIX,
@@ -147,7 +148,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
         meter: CapacityMeter | None = None,
         embedding_precision: EmbeddingPrecision = "float16",
     ) -> None:
-        lazy = client or LazyClient(lambda: boto_client("dynamodb", region=region))
+        lazy = dynamodb_client(client, region)
         self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep, meter=meter)
         self._precision: EmbeddingPrecision = embedding_precision
         self._clock = clock or (lambda: datetime.now(UTC))

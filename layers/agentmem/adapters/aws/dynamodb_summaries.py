@@ -20,8 +20,17 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from agentmem.adapters.aws.dynamodb_base import CapacityMeter, ConditionFailed, DynamoTable, Item, n, s, text
-from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.adapters.aws.dynamodb_base import (
+    CapacityMeter,
+    ConditionFailed,
+    DynamoTable,
+    Item,
+    dynamodb_client,
+    n,
+    s,
+    text,
+)
+from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.domain.models import Scope
 from agentmem.domain.summary import MAX_SCENE_TURNS, LatestSession, SceneLog, SceneSummary
@@ -48,7 +57,7 @@ class DynamoSummaryStore:
         region: str | None = None,
         meter: CapacityMeter | None = None,
     ) -> None:
-        lazy = client or LazyClient(lambda: boto_client("dynamodb", region=region))
+        lazy = dynamodb_client(client, region)
         self._t = DynamoTable(lazy, table_name, store="dynamodb-session", meter=meter)
         self._retention = retention
 

@@ -30,9 +30,18 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import uuid4
 
-from agentmem.adapters.aws.dynamodb_base import CapacityMeter, ConditionFailed, DynamoTable, Item, n, s, text
+from agentmem.adapters.aws.dynamodb_base import (
+    CapacityMeter,
+    ConditionFailed,
+    DynamoTable,
+    Item,
+    dynamodb_client,
+    n,
+    s,
+    text,
+)
 from agentmem.adapters.aws.dynamodb_schema import AUDIT_LSI_BY_TIME, SESSION_LSI_BY_SESSION
-from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.models import AuditAction, AuditEvent, Scope
@@ -52,10 +61,6 @@ def _session_prefix(session_id: str) -> str:
 
 def _key(scope: Scope, sk: str) -> Item:
     return {"pk": s(scope.key), "sk": s(sk)}
-
-
-def _lazy(client: LazyClient[Any] | None, region: str | None) -> LazyClient[Any]:
-    return client or LazyClient(lambda: boto_client("dynamodb", region=region))
 
 
 class _Arrival:
@@ -83,7 +88,9 @@ class DynamoTurnLog:
         region: str | None = None,
         meter: CapacityMeter | None = None,
     ) -> None:
-        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-session", meter=meter)
+        self._t = DynamoTable(
+            dynamodb_client(client, region), table_name, store="dynamodb-session", meter=meter
+        )
         self._retention = retention
         self._arrival = _Arrival()
 
@@ -191,7 +198,9 @@ class DynamoRuntimeState:
         region: str | None = None,
         meter: CapacityMeter | None = None,
     ) -> None:
-        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-session", meter=meter)
+        self._t = DynamoTable(
+            dynamodb_client(client, region), table_name, store="dynamodb-session", meter=meter
+        )
         self._clock = clock or (lambda: datetime.now(UTC))
 
     def get(self, scope: Scope, session_id: str) -> RuntimeState | None:
@@ -234,7 +243,9 @@ class DynamoAuditLog:
         region: str | None = None,
         meter: CapacityMeter | None = None,
     ) -> None:
-        self._t = DynamoTable(_lazy(client, region), table_name, store="dynamodb-audit", meter=meter)
+        self._t = DynamoTable(
+            dynamodb_client(client, region), table_name, store="dynamodb-audit", meter=meter
+        )
 
     def append(self, event: AuditEvent) -> None:
         event_id = event.event_id or new_event_id(event)

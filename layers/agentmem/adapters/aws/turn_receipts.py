@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from agentmem.adapters.aws.dynamodb_base import BATCH_WRITE_SIZE, DynamoTable, n, s, text
-from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.adapters.aws.dynamodb_base import BATCH_WRITE_SIZE, DynamoTable, dynamodb_client, n, s, text
+from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.domain.models import Scope
 
@@ -34,7 +34,7 @@ class DynamoTurnReceipts:
         region: str | None = None,
     ) -> None:
         self._t = DynamoTable(
-            client or LazyClient(lambda: boto_client("dynamodb", region=region)),
+            dynamodb_client(client, region),
             table_name,
             store="dynamodb-session",
         )
