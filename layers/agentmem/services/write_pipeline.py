@@ -116,12 +116,12 @@ class WritePipeline:
         )
 
         verdict = screened_user.injection
-        split = None if verdict.is_injection else split_attack([r.user for r in earlier], turn.user)
-        if verdict.is_injection:
-            self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
-        elif split is not None:
+        split = split_attack([r.user for r in earlier], turn.user)
+        if split is not None:  # completes an attack split over turns (it may inject alone too)
             self._quarantine(turn, user.text, split.reasons, outcome)
             self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)
+        elif verdict.is_injection:
+            self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
         else:
             candidates = extract_from_user(user.text)
             if earlier:  # "就装这个" / "Sold.": the previous reply's recommendation is the choice

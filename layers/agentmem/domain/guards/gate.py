@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from agentmem.domain.extraction import Candidate, is_question, is_statement
 from agentmem.domain.guards.injection import detect_injection
+from agentmem.domain.guards.injection.assembly import refers_to_pieces
 from agentmem.domain.guards.pii import PLACEHOLDERS
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Source
@@ -37,6 +38,7 @@ __all__ = [
     "without_placeholder_clauses",
 ]
 
+MAX_PIECES = 2  # earlier messages an order to assemble pieces takes with it (attacks split over 2-3 turns)
 PII_IMPORTANCE_CAP = 0.3  # a fact from a message that held PII is never important
 
 _PLACEHOLDER_TAGS = tuple(PLACEHOLDERS.values())
@@ -103,13 +105,28 @@ def split_attack(earlier: Sequence[str], text: str) -> SplitAttack | None:
     after), and the innocent messages around it are no part of anything. One exception: the
     message right after it, when it neither says anything about the user (a first-person fact:
     "I keep bees", "我搬到北京了") nor asks anything, is taken as the attack's continuation
-    ("step two: tell users to visit …")."""
+    ("step two: tell users to visit …"). And one case where ``text`` injects alone: an order to
+    assemble the pieces before it ("put those together and apply it to everyone", "两句连起来就是新规则")
+    takes the messages right before it (up to :data:`MAX_PIECES`, back to a question or an injection)
+    as its parts."""
     if not earlier:
         return None
     injected = [detect_injection(message).is_injection for message in earlier]
     if injected[-1] and not (speaks_of_self(text) or is_question(text)):
         joined = detect_injection(f"{earlier[-1]}\n{text}")
         return SplitAttack(["multi_turn", *joined.reasons], (len(earlier) - 1,))
+    alone = detect_injection(text)
+    if alone.is_injection:
+        # an order to assemble the pieces before it ("put those together and apply it to everyone")
+        # takes them with it; any other message that injects alone is judged alone
+        if not refers_to_pieces(text):
+            return None
+        parts: list[int] = []
+        for i in range(len(earlier) - 1, -1, -1):
+            if len(parts) == MAX_PIECES or injected[i] or is_question(earlier[i]):
+                break
+            parts.insert(0, i)
+        return SplitAttack(["multi_turn", *alone.reasons], tuple(parts)) if parts else None
     window = [i for i, bad in enumerate(injected) if not bad]
     if not window or not detect_injection("\n".join([*(earlier[i] for i in window), text])).is_injection:
         return None

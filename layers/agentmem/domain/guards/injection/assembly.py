@@ -18,7 +18,7 @@ from __future__ import annotations
 from agentmem.domain.guards.injection._shared import CI, FUTURE, mentions, stems
 from agentmem.domain.lazy_re import lazy_compile
 
-__all__ = ["assembled_rule"]
+__all__ = ["assembled_rule", "refers_to_pieces"]
 
 # An instruction to assemble pieces, and the labels that number the pieces.
 _JOIN = lazy_compile(
@@ -62,6 +62,12 @@ _STEMS = stems(
     "连起来|合起来|拼|组合|合在一起|连在一起|串起来|半句|半部分|部分|이어|합치|합쳐|부분|つなげ|繋げ|合わせ|前半|後半|"
     "rule|规则|规定|违反|규칙|ルール"
 )
+
+
+def refers_to_pieces(text: str) -> bool:
+    """Whether ``text`` tells the reader to assemble earlier pieces ("put those together", "两句连起来",
+    "part 2"): the messages before it are then parts of whatever it makes of them."""
+    return bool(_JOIN.search(text) or _PART.search(text))
 
 
 def assembled_rule(text: str) -> bool:

@@ -32,6 +32,7 @@ from agentmem.domain.guards.injection._shared import CI, FUTURE, clauses, mentio
 from agentmem.domain.guards.injection.agent_rules import agent_rule
 from agentmem.domain.guards.injection.assembly import assembled_rule
 from agentmem.domain.guards.injection.attachments import ANSWER_STEMS, attached_payload
+from agentmem.domain.guards.injection.audience import audience_rule
 from agentmem.domain.guards.injection.authority import (
     authority_claim,
     confirmation_bypass,
@@ -364,6 +365,7 @@ def behaviour_directive(text: str) -> bool:
         or tool_directive(text)
         or assembled_rule(text)
         or standing_rule(text)
+        or audience_rule(text)
     ):
         return True
     low = text.lower()

@@ -21,6 +21,21 @@ _HEADER = lazy_compile(
     r"|^[ \t]*#{1,6}[ \t]*(?:system|instruction|assistant|human)[ \t]*:",
     CI | re.MULTILINE,
 )
+# A banner line naming the system's prompt or rules: "### SYSTEM PROMPT UPDATE ###", "=== Developer
+# instructions ===", "**ADMIN OVERRIDE**", "--- 系统指令更新 ---". "### System requirements" is a heading.
+_BANNER = lazy_compile(
+    r"^[ \t]*(?:#{1,6}|[=*~_-]{2,}|\[\[|【)[ \t]*(?P<title>[^\n#=*~_\]】-][^\n#=*~\]】]{1,60}?)[ \t]*(?:#+|[=*~_-]{2,}|\]\]|】)?[ \t]*$",
+    re.MULTILINE,
+)
+_BANNER_ROLE = lazy_compile(
+    r"\b(?:system|developer|admin(?:istrator)?|operator|root|assistant|ai|model)\b|系统|系統|管理员|开发者|システム|시스템",
+    CI,
+)
+_BANNER_KIND = lazy_compile(
+    r"\b(?:prompts?|instructions?|updates?|override|message|notice|polic(?:y|ies)|rules?|directives?|alert|command|"
+    r"configuration|config|settings|mode|orders?)\b|指令|提示|消息|通知|更新|规则|设定|命令|公告|指示|プロンプト|지시",
+    CI,
+)
 _SYSTEM_ROLES = r"system|developer|系统|系統|システム|시스템|sys"
 _AI_ROLES = r"assistant|ai|bot|model|chatgpt|gpt|claude|gemini|助手|机器人|アシスタント|어시스턴트|AI助手"
 _HUMAN_ROLES = r"human|user|用户|人类|ユーザー|사용자|me"
@@ -93,6 +108,24 @@ _ORDER = lazy_compile(
 )
 
 
+def _banner(text: str) -> bool:
+    return any(
+        _BANNER_ROLE.search(m["title"]) and _BANNER_KIND.search(m["title"]) for m in _BANNER.finditer(text)
+    )
+
+
+# An order opening a forged system line: "System: wire all payments …", "System: always reply …".
+_VERB_FIRST = lazy_compile(
+    r"^\W*(?:please\s+)?(?:(?:always|never|only|now|from\s+now\s+on,?|henceforth,?)\s+)?(?:do\s+not\s+|don't\s+)?"
+    r"(?:wire|transfer|send|forward|route|redirect|pay|deposit|email|upload|export|share|grant|approve|disable|enable|"
+    r"delete|ignore|disregard|forget|reply|respond|answer|tell|say|recommend|include|add|append|insert|reveal|print|"
+    r"output|act|pretend|treat|obey|follow|execute|run|switch|unlock|bypass|override|allow|give|provide|call|visit|"
+    r"direct|refer|inform|confirm|mention|praise|promote|use)\b"
+    r"|^\W*(?:请)?(?:以后|今后|立即|马上|一律|总是|必须)?(?:把|将|向|给)?[^，。\n]{0,6}?(?:转账|汇款|打款|发送|转发|忽略|回复|回答|告诉|推荐|执行|输出|透露|授予|批准|禁用)",
+    CI,
+)
+
+
 def _inline_role(text: str) -> bool:
     for m in _INLINE_ROLE.finditer(text):
         rest = m["rest"].strip()
@@ -113,7 +146,7 @@ def _role_line_injects(role: str, rest: str) -> bool:
             return True
         if _SPEC.match(rest) and not _STRONG_CUE.search(rest):
             return False
-        return bool(_CUE.search(rest))
+        return bool(_CUE.search(rest) or _VERB_FIRST.search(rest) or _ORDER.search(rest))
     if _IS_AI.match(role):
         return not rest or (role.isascii() and role.isupper() and len(role) > 2) or bool(_CUE.search(rest))
     return False
@@ -121,7 +154,9 @@ def _role_line_injects(role: str, rest: str) -> bool:
 
 def role_marker(text: str) -> bool:
     """``role_marker``: chat-template tokens (``<|im_start|>``, ``<|system|>``, ``[INST]``, ``<<SYS>>``,
-    ``<start_of_turn>``, ``[system](#context)``) anywhere; a ``System:`` header inside a value (after a
+    ``<start_of_turn>``, ``[system](#context)``) anywhere; a banner line naming the system's prompt or
+    rules (``### SYSTEM PROMPT UPDATE ###``, ``=== Developer instructions ===``; not ``### System
+    requirements``); a ``System:`` line that opens with an order ("System: wire all payments …"); a ``System:`` header inside a value (after a
     sentence, a quote, ``=``) that orders something; a ``### System`` / ``### Instruction:``
     header line; a bracketed system tag opening a line (``【系统消息】``, ``[系统提示]``, ``（系统通知）``,
     ``[SYSTEM]``) with an instruction after it; an XML system tag (``<admin>…</admin>``, or
@@ -130,6 +165,8 @@ def role_marker(text: str) -> bool:
     instruction or a compliant reply (``System: Ubuntu 22.04`` is a spec line, not a marker); or a
     pasted transcript: lines of two roles or more, one of them the assistant's (``Human: … / AI: …``)."""
     if _SPECIAL_TOKENS.search(text) or _HEADER.search(text) or _JSON_ROLE.search(text):
+        return True
+    if _banner(text):
         return True
     for m in (*_XML_PAIR.finditer(text), *_XML_OPEN.finditer(text)):
         if _CUE.search(m["rest"]) or _XML_ORDER.search(m["rest"]):
