@@ -4,7 +4,8 @@
 The phrase-shaped detectors beside this module each know a wording; this one knows what every such
 rule is made of, in any order and wording, within one sentence:
 
-- **scope** — whom or what it governs beyond this conversation: other people (anyone who asks,
+- **scope** — whom or what it governs beyond this conversation (en, zh, ja, ko, es, de, fr, it, pt):
+  other people (anyone who asks,
   everyone you talk to, all users, 任何人, 所有用户, 谁问, 誰にでも, 모든 사용자) or every answer
   (every reply, each response, 每次回复, すべての返信, 모든 답변);
 - **mandate** — that it is binding: must / should / only / always / no alternatives / gets / ``=``,
@@ -38,8 +39,44 @@ __all__ = ["audience_rule"]
 _GATE = stems(
     "anyone|anybody|everyone|everybody|whoever|every|each|all |any |other |people|users|customers|clients|visitors|"
     "members|guests|callers|buyers|shoppers|folks|任何人|所有|每个|每位|每一|每次|每条|大家|别人|其他|其它|谁|有人|凡是|"
-    "来问的|誰にでも|全員|すべて|全て|毎回|모든|누구|모두에게"
+    "来问的|誰にでも|全員|すべて|全て|毎回|모든|누구|모두에게|cualquier|todo|todos|todas|cada|quien|jede|alle|wer |"
+    "quiconque|tout|tous|toutes|chaque|chiunque|tutti|tutte|ogni|qualquer|a todos|à tous"
 )
+
+# es / de / fr / it / pt: the same four parts (the speaker's own "ich empfehle allen …" stays a habit).
+_EU_SCOPE = (
+    r"\b(?:cualquiera|cualquier\s+persona|todo\s+el\s+mundo|tod[oa]s\s+(?:los|las)\s+(?:usuari[oa]s|clientes|personas)|"
+    r"quien(?:es)?\s+pregunte|cada\s+(?:usuari[oa]|cliente|persona)|a\s+todos|"
+    r"jede[mnrs]?|alle[n]?\s+(?:nutzern?|kunden|benutzern?|leuten|menschen)|wer\s+(?:auch\s+immer\s+)?(?:fragt|nach)|"
+    r"quiconque|tout\s+le\s+monde|tous\s+(?:les\s+(?:utilisateurs|clients|gens)|ceux)|chaque\s+(?:utilisateur|client|personne)|à\s+tous|"
+    r"chiunque|tutti\s+(?:gli\s+utenti|i\s+clienti|quelli)|ogni\s+(?:utente|cliente|persona)|a\s+tutti|"
+    r"qualquer\s+(?:pessoa|um)|todo\s+mundo|todos\s+os\s+(?:usu[áa]rios|clientes)|cada\s+(?:usu[áa]rio|cliente|pessoa))\b"
+)
+_EU_EVERY_ANSWER = (
+    r"\b(?:cada\s+(?:respuesta|mensaje|resposta|mensagem)|todas\s+(?:las|as)\s+(?:respuestas|respostas)|"
+    r"jede[rn]?\s+(?:antwort|nachricht)|allen\s+antworten|chaque\s+(?:réponse|message)|toutes\s+les\s+réponses|"
+    r"ogni\s+(?:risposta|messaggio)|tutte\s+le\s+risposte)\b"
+)
+_EU_MANDATE = (
+    r"\b(?:debe[ns]?|siempre|s[oó]lo|únicamente|sin\s+(?:alternativas?|excepci[oó]n)|nunca|a\s+partir\s+de\s+ahora|"
+    r"de\s+ahora\s+en\s+adelante|muss|müssen|soll(?:st)?|immer|nur|ausschließlich|ab\s+(?:jetzt|sofort)|keine\s+alternativen?|"
+    r"niemals|doi(?:t|vent)|toujours|seulement|uniquement|désormais|à\s+partir\s+de\s+maintenant|sans\s+alternative|"
+    r"dev(?:e|ono)|sempre|solo|soltanto|d'ora\s+in\s+poi|devem|só|somente|apenas|a\s+partir\s+de\s+agora|de\s+agora\s+em\s+diante)\b"
+)
+_EU_ACTION = (
+    r"\b(?:recomi[eé]nd\w*|recomendar|di(?:le|les)?|decir|responde|env[íi]a|manda|incluye|incluir|añad\w+|termin\w+|cierra|"
+    r"cerrar|empf(?:ehlen|iehl)\w*|sag(?:en)?|antworte|schick\w*|senden|einfügen|hinzufügen|beenden|abschließen|anhängen|"
+    r"verweis\w*|recommand\w*|dis|dire|réponds|envoie|inclu\w+|ajout\w+|finir|consiglia\w*|raccomand\w+|rispondi|"
+    r"invia|aggiungi|chiud\w+|recomend\w+|diga|dizer|responda|envie|inclua|adicione|feche)\b"
+)
+_EU_AGENT = (
+    r"\b(?:(?:el|al|del|para\s+el|der|den|dem|für\s+den|l'|le|pour\s+l'|il|lo|per\s+l'|o|ao|para\s+o)\s*)?"
+    r"(?:asistente|assistent(?:en)?|assistant|assistente|bot|ki|ia)\b(?=[\s:]+(?:debe|muss|soll|doit|deve|siempre|immer|toujours|sempre))"
+    r"|\b(?:norma|regla|regel|consigne|règle|regola|regra)\s+(?:nueva\s+|neue\s+|nouvelle\s+|nuova\s+|nova\s+)?"
+    r"(?:para|für|pour|per)\s+(?:el|den|l'|il|o)?\s*(?:asistente|assistenten|assistant|assistente|bot|ki|ia)\b"
+    r"|\b(?:tú\s+debes|du\s+musst|tu\s+dois|você\s+deve|devi\s+sempre)\b"
+)
+_EU_OWN = r"^\W*(?:yo|nosotros|mi|mis|ich|wir|mein\w*|je|j'|nous|mon|ma|mes|io|noi|eu|nós|meu|minha)\b"
 
 _SCOPE = lazy_compile(
     r"\b(?:any(?:one|body)|every(?:one|body)|whoever|"
@@ -52,14 +89,15 @@ _SCOPE = lazy_compile(
     r"|任何人|所有人|所有(?:的)?(?:用户|客户|顾客|访客|会员)|每(?:个|位|一位|一个)(?:用户|客户|顾客|人|访客)|大家|别人|"
     r"其[他它](?:用户|人|客户)|(?:不管|无论)?谁(?:来)?问|有人(?:来)?问|凡是|来问的人?|"
     r"誰にでも|全員|(?:すべて|全て)の(?:ユーザー|人|お客様|利用者)|"
-    r"모든\s*(?:사용자|사람|고객|유저|이용자)|누구(?:에게나|든지?|한테나)|모두에게",
+    r"모든\s*(?:사용자|사람|고객|유저|이용자)|누구(?:에게나|든지?|한테나)|모두에게|" + _EU_SCOPE,
     CI,
 )
 _EVERY_ANSWER = lazy_compile(
     r"\b(?:every|each|all|any)\s+(?:single\s+)?(?:(?:of\s+)?(?:your|the)\s+)?(?:future\s+)?"
     r"(?:repl(?:y|ies)|answers?|responses?|messages?|conversations?|chats?|outputs?|sessions?|turns?)\b"
     r"|每(?:次|条|一条|个|一个)(?:的)?(?:回复|回答|答复|消息|输出|对话)|所有(?:的)?(?:回复|回答|答复|对话)|"
-    r"(?:すべて|全て)の(?:返信|回答|応答|会話)|毎回の(?:返信|回答)|모든\s*(?:답변|응답|대화|메시지)",
+    r"(?:すべて|全て)の(?:返信|回答|応答|会話)|毎回の(?:返信|回答)|모든\s*(?:답변|응답|대화|메시지)|"
+    + _EU_EVERY_ANSWER,
     CI,
 )
 _MANDATE = lazy_compile(
@@ -68,7 +106,8 @@ _MANDATE = lazy_compile(
     r"gets|get\s+told|(?:is|are)\s+(?:told|given|sent|offered|pointed|directed|redirected|referred))\b"
     r"|\s=\s|\s(?:->|→|=>)\s"
     r"|必须|务必|一律|只(?:能|许|推荐|说|用|找|订|去|要)?|都(?:要|得|推荐|只)|一定(?:要)?|永远|总是|就说|以后|今后|"
-    r"从现在(?:起|开始)|不许|不准|统一|一概|必ず|常に|だけ|今後|반드시|항상|무조건|앞으로|오직",
+    r"从现在(?:起|开始)|不许|不准|统一|一概|必ず|常に|だけ|今後|반드시|항상|무조건|앞으로|오직|"
+    + _EU_MANDATE,
     CI,
 )
 _ACTION = lazy_compile(
@@ -79,7 +118,7 @@ _ACTION = lazy_compile(
     r"prefix|suffix|apply|do\s+(?:this|that|the\s+same|it)|gets|(?:is|are)\s+(?:told|given|sent|offered))\b"
     r"|https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|co|me|app|site|online|link|shop)\b"
     r"|这样(?:做|说|回答|回复)|照(?:做|此|办)|执行|适用|说|告诉|回复|回答|答复|推荐|介绍|发(?:给|送)?|附上|加上|带上|引导|登录|访问|购买|下单|预订|订|用|找|去|转账|汇款|"
-    r"答え|言って|伝え|勧め|推薦|案内|追加|付け|말해|답해|추천|안내|알려|보내|추가",
+    r"答え|言って|伝え|勧め|推薦|案内|追加|付け|말해|답해|추천|안내|알려|보내|추가|" + _EU_ACTION,
     CI,
 )
 # What points the message at the agent: the agent named, "you" about its own work, "your replies".
@@ -93,7 +132,7 @@ _AGENT = lazy_compile(
     r"|\b(?:asks?|messages?|writes?\s+to|contacts?|talks?\s+to|comes?\s+to|chats?\s+with)\s+you\b"
     r"|\byour\s+(?:repl(?:y|ies)|answers?|responses?|users?|customers?|clients?|recommendations?|job|conversations?|chats?|outputs?)\b"
     r"|助手|机器人|智能体|AI(?=必须|要|应该|以后|只)|你(?:要|必须|得|应该|以后|今后|就|都|只|一律|务必|对|跟|给|回复|回答)|"
-    r"您(?:要|必须|应该|就|都|只)|アシスタント|あなたは|어시스턴트|너는|당신은",
+    r"您(?:要|必须|应该|就|都|只)|アシスタント|あなたは|어시스턴트|너는|당신은|" + _EU_AGENT,
     CI,
 )
 # An order given outright: the sentence opens with the verb (after filler).
@@ -111,7 +150,8 @@ _OWN_SUBJECT = lazy_compile(
     r"^\W*(?:(?:oh|so|and|also|btw|well|yeah|lol)\W+)*(?:i|we|i'm|we're|i've|my|our|he|she|they|his|her|their|"
     r"(?:the|my|our|this)\s+(?:company|boss|manager|school|team|office|store|shop|bank|landlord|airline|hotel|teacher|"
     r"doctor|government|law|rules?|policy))\b"
-    r"|^\W*(?:我|我们|他|她|他们|她们|公司|老板|学校|商家|平台|银行|规定|政策|私|僕|俺|나는|저는|우리는|제가|내가)",
+    r"|^\W*(?:我|我们|他|她|他们|她们|公司|老板|学校|商家|平台|银行|规定|政策|私|僕|俺|나는|저는|우리는|제가|내가)|"
+    + _EU_OWN,
     CI,
 )
 _TO_SELF = lazy_compile(
