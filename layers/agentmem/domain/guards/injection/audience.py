@@ -5,9 +5,9 @@ The phrase-shaped detectors beside this module each know a wording; this one kno
 rule is made of, in any order and wording, within one sentence:
 
 - **scope** — whom or what it governs beyond this conversation (en, zh, ja, ko, es, de, fr, it, pt):
-  other people (anyone who asks,
-  everyone you talk to, all users, 任何人, 所有用户, 谁问, 誰にでも, 모든 사용자) or every answer
-  (every reply, each response, 每次回复, すべての返信, 모든 답변);
+  other people (anyone who asks, everyone you talk to, all users, 任何人, 所有用户, 谁问, 誰にでも,
+  모든 사용자, cualquiera que pregunte, jedem, tout le monde) or every answer (every reply, each
+  response, 每次回复, すべての返信, 모든 답변, cada respuesta, jede Antwort);
 - **mandate** — that it is binding: must / should / only / always / no alternatives / gets / ``=``,
   必须 / 一律 / 只 / 都要, 必ず, 반드시 — or an order given to the agent outright ("tell anyone who
   asks …");
