@@ -38,7 +38,7 @@ __all__ = ["audience_rule"]
 
 _GATE = stems(
     "anyone|anybody|everyone|everybody|whoever|every|each|all |any |other |people|users|customers|clients|visitors|"
-    "members|guests|callers|buyers|shoppers|folks|任何人|所有|每个|每位|每一|每次|每条|大家|别人|其他|其它|谁|有人|凡是|"
+    "members|guests|callers|buyers|shoppers|folks|someone|somebody|repl|answers|responses|任何人|所有|每个|每位|每一|每次|每条|大家|别人|其他|其它|谁|有人|凡是|"
     "来问的|誰にでも|全員|すべて|全て|毎回|모든|누구|모두에게|cualquier|todo|todos|todas|cada|quien|jede|alle|wer |"
     "quiconque|tout|tous|toutes|chaque|chiunque|tutti|tutte|ogni|qualquer|a todos|à tous"
 )
@@ -85,7 +85,11 @@ _SCOPE = lazy_compile(
     r"(?:other|the\s+other)\s+(?:users|customers|clients|people|visitors)|"
     r"(?:people|users|customers|clients|visitors|folks)\s+(?:who|that)\s+(?:ask|inquire|enquire|want|need|message|write)|"
     r"(?:people|users|customers|clients|visitors|folks)\s+asking|"
-    r"(?:every|each|all|any)\s+(?:\w+\s+){1,2}?(?:you\s+(?:help|serve|talk|speak|chat|meet|assist|deal|work)|who\s+asks?))\b"
+    r"(?:every|each|all|any)\s+(?:\w+\s+){1,2}?(?:you\s+(?:help|serve|talk|speak|chat|meet|assist|deal|work)|who\s+asks?)|"
+    r"(?:when(?:ever)?|if|once)\s+(?:people|some(?:one|body)|any(?:one|body)|users?|customers?|clients?|visitors?|folks|a\s+(?:user|customer|client))\s+"
+    r"(?:asks?|mentions?|wants?|needs?|brings?\s+up|talks?\s+about|inquires?|enquires?|is\s+looking|are\s+looking)|"
+    r"(?:customers|users|clients|visitors|callers|guests|buyers|people)\s+(?:must|should|are\s+to|need\s+to|have\s+to)\s+be\s+"
+    r"(?:told|informed|given|sent|offered|advised|shown|assured))\b"
     r"|任何人|所有人|所有(?:的)?(?:用户|客户|顾客|访客|会员)|每(?:个|位|一位|一个)(?:用户|客户|顾客|人|访客)|大家|别人|"
     r"其[他它](?:用户|人|客户)|(?:不管|无论)?谁(?:来)?问|有人(?:来)?问|凡是|来问的人?|"
     r"誰にでも|全員|(?:すべて|全て)の(?:ユーザー|人|お客様|利用者)|"
@@ -95,6 +99,7 @@ _SCOPE = lazy_compile(
 _EVERY_ANSWER = lazy_compile(
     r"\b(?:every|each|all|any)\s+(?:single\s+)?(?:(?:of\s+)?(?:your|the)\s+)?(?:future\s+)?"
     r"(?:repl(?:y|ies)|answers?|responses?|messages?|conversations?|chats?|outputs?|sessions?|turns?)\b"
+    r"|\b(?:to|in|into|of|at\s+the\s+(?:end|bottom|top|start)\s+of)\s+(?:all\s+)?(?:your\s+|the\s+)?(?:repl(?:ies)|answers|responses)\b"
     r"|每(?:次|条|一条|个|一个)(?:的)?(?:回复|回答|答复|消息|输出|对话)|所有(?:的)?(?:回复|回答|答复|对话)|"
     r"(?:すべて|全て)の(?:返信|回答|応答|会話)|毎回の(?:返信|回答)|모든\s*(?:답변|응답|대화|메시지)|"
     + _EU_EVERY_ANSWER,
@@ -111,6 +116,8 @@ _MANDATE = lazy_compile(
     CI,
 )
 _ACTION = lazy_compile(
+    r"\b(?:(?:tell|say|answer|respond|recommend|suggest|send|direct|refer|redirect|route|book|include|add|append|insert|"
+    r"mention|offer|push|link|quote|state|claim|share|promote|endorse)(?:s|es|ed|d|ing)?|repl(?:y|ies|ied)|told|said|sent)\b|"
     r"\b(?:tell|say|answer|reply|respond|recommend|suggest|send|direct|refer|redirect|route|book|"
     r"point\s+(?:them|him|her|people|users|everyone|customers|clients|anyone|visitors)|get\s+(?:told|(?-i:[A-Z])\w*)|"
     r"sign(?:\s+(?:in|up))?|log\s*in|use|include|add|append|insert|mention|give|offer|push|link|quote|state|claim|"
@@ -123,6 +130,8 @@ _ACTION = lazy_compile(
 )
 # What points the message at the agent: the agent named, "you" about its own work, "your replies".
 _AGENT = lazy_compile(
+    r"\b(?:assistant|chat\s*bot|bot|ai|model)\s+(?:has\s+been|was|is\s+now|got|has\s+just\s+been)\s+"
+    r"(?:updated|reconfigured|changed|reprogrammed|instructed|configured|told)\b|"
     r"\b(?:(?:the|this|our|my|your)\s+)?(?:assistant|chat\s*bot|bot|ai|a\.i\.|model|llm|copilot)\b"
     r"(?=\s+(?:must|should|shall|will|is\s+to|has\s+to|needs?\s+to|may\s+only|can\s+only|always|never|only))"
     r"|\b(?:policy|rules?|instructions?|directive|note|memo|update)\s+(?:for|to)\s+(?:the|this|our|my)?\s*"
@@ -141,6 +150,7 @@ _IMPERATIVE_OPEN = lazy_compile(
     r"from\s+now\s+on|going\s+forward|henceforth|always|only|just|never)\W+){0,5}"
     r"(?:tell|say|answer|reply|respond|recommend|suggest|send|direct|point|refer|redirect|route|book|sign|use|include|"
     r"add|append|insert|mention|give|offer|push|link|quote|share|ask|make\s+sure|ensure|remind|inform|warn|put|end|start|"
+    r"remember|store|save|note|record|memori[sz]e|keep\s+in\s+mind|"
     r"begin|open|close|finish|prefix|apply|do\s+(?:this|that|the\s+same))\b"
     r"|^\W*(?:以后|今后|从现在(?:起|开始)|记住|请|对|给|跟|凡是|不管|无论|任何|所有|每)",
     CI,
@@ -175,6 +185,17 @@ _PAYLOAD = lazy_compile(
 _CLAUSE_AFTER_COMMA = lazy_compile(r"[,，:：]\s*|\s(?:and|then|und|et|y)\s+")
 
 
+# "when people ask for pizza, the only answer is X": an answer fixed for whoever asks
+_FIXED_ANSWER = lazy_compile(
+    r"\b(?:the|your)\s+(?:only|correct|right|official|standard|default|best|one)\s+"
+    r"(?:answer|recommendation|response|reply|suggestion|pick|choice)\s+(?:is|should\s+be|=|will\s+be)\b",
+    CI,
+)
+
+
+_TOLD_END = lazy_compile(r"\bbe\s+\w+$")  # "customers must be told": the scope holds the action
+
+
 def _is_question(clause: str) -> bool:
     return clause.rstrip().endswith(("?", "？", "吗", "吗？")) or bool(
         re.match(
@@ -190,10 +211,17 @@ def _sentence_rule(sentence: str, aimed: bool) -> bool:
     every_answer = _EVERY_ANSWER.search(sentence)
     if not (scope or every_answer) or _is_question(sentence):
         return False
+    if (
+        scope
+        and _FIXED_ANSWER.search(sentence)
+        and not _OWN_SUBJECT.search(sentence)
+        and not _TO_SELF.search(sentence)
+    ):
+        return True
     # the scope's own nouns ("every *answer*") are not the action
     rest = sentence
     for m in (scope, every_answer):
-        if m:
+        if m and not (m is scope and _TOLD_END.search(m.group(0))):
             rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
     if not _ACTION.search(rest) or _TO_SELF.search(sentence):
         return False

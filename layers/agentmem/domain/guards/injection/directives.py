@@ -190,6 +190,16 @@ _APPROVE_JA = lazy_compile(
 )
 
 
+# "every refund request is pre-approved": approval decided before anyone looks
+_PREAPPROVED_EN = lazy_compile(
+    r"\b(?:every|all|any|each)\s+(?:\w+\s+){0,2}?"
+    + _CLAIMS_EN
+    + r"\b[^.!?\n]{0,20}?\b(?:is|are)\s+(?:now\s+)?"
+    r"(?:pre|auto)-?approved\b(?![^.!?\n]{0,40}\?)",
+    CI,
+)
+
+
 def _blanket_approval(clause: str) -> bool:
     if _APPROVE_EN.search(clause):
         return True
@@ -366,6 +376,7 @@ def behaviour_directive(text: str) -> bool:
         or assembled_rule(text)
         or standing_rule(text)
         or audience_rule(text)
+        or bool(_PREAPPROVED_EN.search(text))
     ):
         return True
     low = text.lower()
