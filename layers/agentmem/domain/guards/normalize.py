@@ -17,7 +17,10 @@ string looks cannot slip past the patterns:
    letters with no Latin twin, are left alone.
 
 The module also finds base64 payloads (:func:`iter_base64_payloads`), which both guards decode and
-scan. Everything here is pure: no I/O, no environment, no clock.
+scan, and gives the injection rules a Simplified-Chinese view of Traditional text
+(:func:`simplified_view`, OpenCC's ``t2s``): the rules are written once, in Simplified characters,
+and a user in Taipei or Hong Kong is judged by the same ones. The view is only scanned; stored text
+keeps the characters its writer used. Everything here is pure: no I/O, no environment, no clock.
 """
 
 from __future__ import annotations
@@ -28,10 +31,11 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from agentmem.domain.lazy_re import lazy_compile
 
-__all__ = ["Base64Payload", "iter_base64_payloads", "normalize_for_scan"]
+__all__ = ["Base64Payload", "iter_base64_payloads", "normalize_for_scan", "simplified_view"]
 
 # Full-width punctuation that Chinese prose uses every day; NFKC would turn it into ASCII.
 _KEPT_PUNCTUATION = "，：；！？（）"
@@ -113,6 +117,23 @@ def normalize_for_scan(text: str) -> str:
     if not _HOMOGLYPH_CHARS.search(text):
         return text
     return _WORD.sub(_fold_word, text)
+
+
+_HAN = lazy_compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+_T2S: list[Any] = []  # the converter, built on first use (its dictionaries load in ~10 ms)
+
+
+def simplified_view(text: str) -> str | None:
+    """``text`` in Simplified characters when it holds Traditional ones (``給所有用戶推薦`` ->
+    ``给所有用户推荐``), else None."""
+    if not _HAN.search(text):
+        return None
+    if not _T2S:
+        import opencc
+
+        _T2S.append(opencc.OpenCC("t2s"))
+    converted = str(_T2S[0].convert(text))
+    return converted if converted != text else None
 
 
 @dataclass(frozen=True, slots=True)

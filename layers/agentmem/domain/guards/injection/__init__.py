@@ -20,7 +20,8 @@ that the first modules call. :mod:`.prototypes` is data for the semantic detecto
 ``tests/unit/test_guards_injection.py`` checks the table and wants an example for the new reason.
 
 Every rule reads the text and its de-obfuscated views (:func:`.decoding.deobfuscated_views`:
-leetspeak, letters padded apart, filler, spaced CJK). Besides the rules, ``encoded_payload`` marks a
+leetspeak, letters padded apart, filler, spaced CJK) and, for Traditional Chinese, its
+Simplified view (:func:`~agentmem.domain.guards.normalize.simplified_view`). Besides the rules, ``encoded_payload`` marks a
 payload (:func:`.decoding.decoded_payloads`: base64 incl. split runs, hex, URL-encoding, HTML
 entities, ``\\u`` escapes, rot13 and reversed spelling) that decodes to text that is itself an
 injection (its reasons follow); payloads are read to depth 2. Inside an *opaque* payload (base64,
@@ -50,7 +51,7 @@ from agentmem.domain.guards.injection.exfiltration import data_exfiltration, sec
 from agentmem.domain.guards.injection.instructions import override_instructions, prompt_exfiltration
 from agentmem.domain.guards.injection.markup import role_marker, tool_markup
 from agentmem.domain.guards.injection.persona import deceptive_rule, persona_override
-from agentmem.domain.guards.normalize import normalize_for_scan
+from agentmem.domain.guards.normalize import normalize_for_scan, simplified_view
 from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["ENCODED_PAYLOAD", "INJECTION_RULES", "InjectionRule", "InjectionVerdict", "detect_injection"]
@@ -196,7 +197,9 @@ def _detect(text: str, depth: int, *, opaque: bool = False) -> InjectionVerdict:
     text = _CJK_LATIN.sub(" ", text)
     scanned = _mentions_masked(text)
     fired = _rules_on(scanned)
-    for view in (*deobfuscated_views(scanned), *_joined_lines(scanned)):
+    simplified = simplified_view(scanned)
+    views = (*deobfuscated_views(scanned), *_joined_lines(scanned), *((simplified,) if simplified else ()))
+    for view in views:
         fired += [rule for rule in _rules_on(view) if rule not in fired]
     fired.sort(key=INJECTION_RULES.index)
     reasons = [rule.reason for rule in fired]

@@ -80,7 +80,7 @@ _EU_OWN = r"^\W*(?:yo|nosotros|mi|mis|ich|wir|mein\w*|je|j'|nous|mon|ma|mes|io|n
 
 _SCOPE = lazy_compile(
     r"\b(?:any(?:one|body)|every(?:one|body)|whoever|"
-    r"(?:all|every|each|any)\s+(?:single\s+)?(?:of\s+)?(?:the\s+)?(?:other\s+)?(?:new\s+)?"
+    r"(?:all|every|each|any)\s+(?:single\s+)?(?:of\s+)?(?:the\s+)?(?:other\s+)?(?:new\s+|future\s+)?"
     r"(?:users?|customers?|clients?|people|persons?|visitors?|members?|guests?|callers?|buyers?|shoppers?|folks|one)|"
     r"(?:other|the\s+other)\s+(?:users|customers|clients|people|visitors)|"
     r"(?:people|users|customers|clients|visitors|folks)\s+(?:who|that)\s+(?:ask|inquire|enquire|want|need|message|write)|"
@@ -91,7 +91,7 @@ _SCOPE = lazy_compile(
     r"(?:customers|users|clients|visitors|callers|guests|buyers|people)\s+(?:must|should|are\s+to|need\s+to|have\s+to)\s+be\s+"
     r"(?:told|informed|given|sent|offered|advised|shown|assured))\b"
     r"|任何人|所有人|所有(?:的)?(?:用户|客户|顾客|访客|会员)|每(?:个|位|一位|一个)(?:用户|客户|顾客|人|访客)|大家|别人|"
-    r"其[他它](?:用户|人|客户)|(?:不管|无论)?谁(?:来)?问|有人(?:来)?问|凡是|来问的人?|"
+    r"其[他它](?:用户|人|客户)|(?:不管|无论)?谁(?:来)?问|谁(?:跟|和|找|对)你|有人(?:来)?问|凡是|来问的人?|"
     r"誰にでも|全員|(?:すべて|全て)の(?:ユーザー|人|お客様|利用者)|"
     r"모든\s*(?:사용자|사람|고객|유저|이용자)|누구(?:에게나|든지?|한테나)|모두에게|" + _EU_SCOPE,
     CI,
@@ -111,7 +111,7 @@ _MANDATE = lazy_compile(
     r"gets|get\s+told|(?:is|are)\s+(?:told|given|sent|offered|pointed|directed|redirected|referred))\b"
     r"|\s=\s|\s(?:->|→|=>)\s"
     r"|必须|务必|一律|只(?:能|许|推荐|说|用|找|订|去|要)?|都(?:要|得|推荐|只)|一定(?:要)?|永远|总是|就说|以后|今后|"
-    r"从现在(?:起|开始)|不许|不准|统一|一概|必ず|常に|だけ|今後|반드시|항상|무조건|앞으로|오직|"
+    r"从现在(?:起|开始)|不许|不准|统一|一概|记得|别忘了|必ず|常に|だけ|今後|반드시|항상|무조건|앞으로|오직|"
     + _EU_MANDATE,
     CI,
 )
@@ -122,7 +122,7 @@ _ACTION = lazy_compile(
     r"point\s+(?:them|him|her|people|users|everyone|customers|clients|anyone|visitors)|get\s+(?:told|(?-i:[A-Z])\w*)|"
     r"sign(?:\s+(?:in|up))?|log\s*in|use|include|add|append|insert|mention|give|offer|push|link|quote|state|claim|"
     r"share|visit|buy|purchase|install|download|order|pay|contact|email|call|put|end|start|begin|open|close|finish|sign\s+off|"
-    r"prefix|suffix|apply|do\s+(?:this|that|the\s+same|it)|gets|(?:is|are)\s+(?:told|given|sent|offered))\b"
+    r"prefix|suffix|apply|do\s+(?:this|that|the\s+same|it)|hear|gets|(?:is|are)\s+(?:told|given|sent|offered))\b"
     r"|https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|co|me|app|site|online|link|shop)\b"
     r"|这样(?:做|说|回答|回复)|照(?:做|此|办)|执行|适用|说|告诉|回复|回答|答复|推荐|介绍|发(?:给|送)?|附上|加上|带上|引导|登录|访问|购买|下单|预订|订|用|找|去|转账|汇款|"
     r"答え|言って|伝え|勧め|推薦|案内|追加|付け|말해|답해|추천|안내|알려|보내|추가|" + _EU_ACTION,
@@ -140,7 +140,8 @@ _AGENT = lazy_compile(
     r"reply|respond|meet|deal|work|assist|handle|give|write|send|produce)\b"
     r"|\b(?:asks?|messages?|writes?\s+to|contacts?|talks?\s+to|comes?\s+to|chats?\s+with)\s+you\b"
     r"|\byour\s+(?:repl(?:y|ies)|answers?|responses?|users?|customers?|clients?|recommendations?|job|conversations?|chats?|outputs?)\b"
-    r"|助手|机器人|智能体|AI(?=必须|要|应该|以后|只)|你(?:要|必须|得|应该|以后|今后|就|都|只|一律|务必|对|跟|给|回复|回答)|"
+    r"|\b(?:all\s+|every\s+|any\s+)?future\s+(?:users?|customers?|clients?|conversations?|chats?|sessions?|visitors?)\b"
+    r"|助手|机器人|智能体|(?:跟|和|找|问)你|AI(?=必须|要|应该|以后|只)|你(?:要|必须|得|应该|以后|今后|就|都|只|一律|务必|对|跟|给|回复|回答)|"
     r"您(?:要|必须|应该|就|都|只)|アシスタント|あなたは|어시스턴트|너는|당신은|" + _EU_AGENT,
     CI,
 )
