@@ -17,10 +17,19 @@ scope. Updated or deleted text documents leave dead slots behind (masked at quer
 they outnumber the live ones the inverted index is reloaded. Only the most recently used scopes
 stay cached. Measured at 100k memories of one user (384-d): k-NN ~8 ms, BM25 ~2 ms, cold loads
 ~1.5 s (vectors) and ~2.5 s (terms).
+
+BLAS threads: a k-NN query is one matrix-vector product, which OpenBLAS splits over every core and
+whose idle threads then spin; on 2 cores that doubled the CPU time of a context call (26 -> 12 ms
+at 10k with one thread) and, when the cores are busy (``serve --workers``, other processes), the
+spinning threads took the caller's core. So whenever it loads a scope's vectors the index limits
+the process's BLAS pools to ``blas_threads`` (default 1, ``None`` leaves them; through
+``threadpoolctl``): a server process handles one request at a time, like a Lambda execution
+environment.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import Counter, OrderedDict
@@ -35,6 +44,8 @@ from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, projection_st
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms, top_hits
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -56,6 +67,20 @@ CREATE TABLE IF NOT EXISTS generations (pk TEXT PRIMARY KEY, gen INTEGER NOT NUL
 def document_text(record: MemoryRecord) -> str:
     """What BM25 sees of a memory: its content, key and tags."""
     return " ".join([record.content, record.key or "", *record.tags])
+
+
+def limit_blas_threads(threads: int | None) -> None:
+    """Limit the process's BLAS thread pools to ``threads`` (``None``: leave them). Called when a
+    scope's vectors are loaded (rarely: once per scope and process, unless evicted). Without
+    ``threadpoolctl`` installed the pools are left as they are."""
+    if threads is None:
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a declared dependency
+        log.warning("search_index.blas_threads_unlimited", extra={"reason": "threadpoolctl missing"})
+        return
+    threadpool_limits(limits=threads, user_api="blas")
 
 
 def _normalised(vector: np.ndarray) -> np.ndarray:
@@ -162,8 +187,11 @@ class _ScopeCache:
 class LocalSearchIndex:
     """:class:`agentmem.ports.SearchIndex` over one SQLite file (or ``":memory:"``)."""
 
-    def __init__(self, path: str | Path, *, max_cached_scopes: int = 64) -> None:
+    def __init__(
+        self, path: str | Path, *, max_cached_scopes: int = 64, blas_threads: int | None = 1
+    ) -> None:
         self._db = SqliteDatabase(path, _SCHEMA, name="search_index")
+        self._blas_threads = blas_threads
         self._lock = threading.RLock()
         self._caches: OrderedDict[str, _ScopeCache] = OrderedDict()
         self._max_cached = max(1, max_cached_scopes)
@@ -211,6 +239,7 @@ class LocalSearchIndex:
         with self._db.read() as conn:
             cache = self._scope(conn, pk)
             if cache.vectors is None:
+                limit_blas_threads(self._blas_threads)
                 cache.vectors, cache.vector_key = _load_vectors(conn, pk)
             return cache.vectors
 
