@@ -93,7 +93,9 @@ def test_first_query_limits_the_blas_pools_to_the_configured_threads(tmp_path: P
         index.knn(S1, np.asarray(unit(1.0)), 5, MODEL)
         after = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
         assert after == [1] * len(after)
-    restored = {p["filepath"]: p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"}
+    restored = {
+        p["filepath"]: p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"
+    }
     assert restored == before
 
 
