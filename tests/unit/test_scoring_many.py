@@ -1,4 +1,4 @@
-"""Scorer.score_many, lexical_matcher and recency_of give, bit for bit, what the one-memory-at-a-time
+"""Scorer.score_many and lexical_matcher give, bit for bit, what the one-memory-at-a-time
 scorer gives: recall and the context slots rank through them, so any drift would change answers."""
 
 from __future__ import annotations
@@ -88,9 +88,8 @@ def test_lexical_matcher_equals_lexical_match_for_any_text(query: str, content: 
     assert lexical_matcher(query)(content) == lexical_match(query, content)
 
 
-def test_recency_of_equals_recency_pinned_permanent_and_hour_boundaries() -> None:
+def test_score_many_recency_equals_recency_pinned_permanent_and_hour_boundaries() -> None:
     scorer = Scorer(half_life_hours=48.0)
-    of = scorer.recency_of(NOW)
     records = [record(i, "x", minutes=m) for i, m in enumerate((0, 59, 60, 61, 119, 120, 60 * 24 * 400, -30))]
     records += [
         record(90, "pinned", minutes=600, pinned=True),
@@ -98,9 +97,13 @@ def test_recency_of_equals_recency_pinned_permanent_and_hour_boundaries() -> Non
         record(92, "accessed later", minutes=6000, last_accessed_at=NOW - timedelta(hours=2)),
         record(93, "no times", minutes=0, created_at=None, valid_from=None),
     ]
-    for r in records:
-        assert of(r) == scorer.recency(r, NOW), r.content
-    assert of(records[-4]) == 1.0 and of(records[-3]) == 1.0
+    got = scorer.score_many(
+        [(r.memory_id, r) for r in records], now=NOW, query="", similarities={}, lexical_floor={}
+    )
+    recency = [parts[2] for _, _, _, parts, _ in got]
+    assert recency == [scorer.recency(r, NOW) for r in records]
+    assert recency[-4:] == [1.0, 1.0, scorer.recency(records[-2], NOW), 1.0]
+    assert recency[1] == recency[0] > recency[2] > recency[-6]  # whole hours: 59 min is still hour 0
 
 
 def test_score_many_equals_the_one_at_a_time_scorer_bit_for_bit() -> None:

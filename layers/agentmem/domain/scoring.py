@@ -17,8 +17,8 @@ a memory whose time (``valid_from``, else ``created_at``) lies in it gets ``peri
 (:meth:`Scorer.period_match`, ``components["period"] = 1``).
 
 Many memories for one query (:meth:`Scorer.score_many`): the query's side of the lexical match
-(:func:`lexical_matcher`) and each whole-hour recency (:meth:`Scorer.recency_of`) are computed once
-per call instead of once per memory; the figures are the same, bit for bit, as
+(:func:`lexical_matcher`) and each whole-hour decay are computed once per call instead of once per
+memory; the figures are the same, bit for bit, as
 :meth:`Scorer.components` and :meth:`Scorer.total` give one memory at a time.
 """
 
@@ -137,26 +137,6 @@ class Scorer:
         hours = max(0, math.floor((now - reference).total_seconds() / 3600))
         return float(0.5 ** (hours / self.half_life_hours))
 
-    def recency_of(self, now: datetime) -> Callable[[MemoryRecord], float]:
-        """:meth:`recency` at ``now`` as a function of the record, each whole hour's decay
-        computed once (many memories share an hour)."""
-        half_life = self.half_life_hours
-        by_hours: dict[int, float] = {}
-
-        def of(record: MemoryRecord) -> float:
-            if record.pinned or record.layer is Layer.PERMANENT:  # never_decays, inlined
-                return 1.0
-            reference = _reference(record)
-            if reference is None:
-                return 1.0
-            hours = max(0, math.floor((now - reference).total_seconds() / 3600))
-            value = by_hours.get(hours)
-            if value is None:
-                value = by_hours[hours] = float(0.5 ** (hours / half_life))
-            return value
-
-        return of
-
     def components(
         self,
         record: MemoryRecord,
@@ -190,14 +170,34 @@ class Scorer:
         w = self.weights
         ws, wl, wr, wi = w.semantic, w.lexical, w.recency, w.importance
         period_weight = self.period_weight
+        half_life = self.half_life_hours
         lexical_of = lexical_matcher(query)
-        recency_of = self.recency_of(now)
+        similarity_of, floor_of = similarities.get, lexical_floor.get
+        decay: dict[int, float] = {}  # whole hours -> recency
+        permanent, floor = Layer.PERMANENT, math.floor
         out: list[tuple[float, str, MemoryRecord, Parts, float]] = []
         append = out.append
+        # The loop inlines components() / recency() / total() (a call costs more than the
+        # arithmetic); each line computes what they do, in the same order of operations.
         for memory_id, record in records:
-            sem = min(1.0, max(0.0, similarities.get(memory_id, 0.0)))
-            lex = min(1.0, max(0.0, max(lexical_of(record.content), lexical_floor.get(memory_id, 0.0))))
-            rec = recency_of(record)
+            sem = similarity_of(memory_id, 0.0)
+            sem = 1.0 if sem > 1.0 else (sem if sem > 0.0 else 0.0)  # min(1, max(0, x)), NaN -> 0
+            lex = lexical_of(record.content)
+            other = floor_of(memory_id, 0.0)
+            if other > lex:
+                lex = other
+            lex = 1.0 if lex > 1.0 else (lex if lex > 0.0 else 0.0)
+            if record.pinned or record.layer is permanent:
+                rec = 1.0
+            else:
+                reference = _reference(record)
+                if reference is None:
+                    rec = 1.0
+                else:
+                    hours = max(0, floor((now - reference).total_seconds() / 3600))
+                    rec = decay.get(hours, -1.0)
+                    if rec < 0.0:
+                        rec = decay[hours] = float(0.5 ** (hours / half_life))
             imp = record.importance
             when = 0.0 if period is None else self.period_match(record, period)
             total = ws * sem + wl * lex + wr * rec + wi * imp + period_weight * when
