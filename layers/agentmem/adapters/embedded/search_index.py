@@ -18,13 +18,11 @@ they outnumber the live ones the inverted index is reloaded. Only the most recen
 stay cached. Measured at 100k memories of one user (384-d): k-NN ~8 ms, BM25 ~2 ms, cold loads
 ~1.5 s (vectors) and ~2.5 s (terms).
 
-BLAS threads: a k-NN query is one matrix-vector product, which OpenBLAS splits over every core and
-whose idle threads then spin; on 2 cores that doubled the CPU time of a context call (26 -> 12 ms
-at 10k with one thread) and, when the cores are busy (``serve --workers``, other processes), the
-spinning threads took the caller's core. So whenever it loads a scope's vectors the index limits
-the process's BLAS pools to ``blas_threads`` (default 1, ``None`` leaves them; through
-``threadpoolctl``): a server process handles one request at a time, like a Lambda execution
-environment.
+BLAS threads: a k-NN query is one matrix-vector product, which OpenBLAS splits over the cores;
+its idle workers spin, which doubled a context call's CPU time on 2 cores and took the caller's
+core under load. So loading a scope's vectors limits the process's BLAS pools to
+``blas_threads`` (1; ``None`` leaves them; ``threadpoolctl``): a server process handles one
+request at a time, like a Lambda execution environment.
 """
 
 from __future__ import annotations
@@ -70,9 +68,7 @@ def document_text(record: MemoryRecord) -> str:
 
 
 def limit_blas_threads(threads: int | None) -> None:
-    """Limit the process's BLAS thread pools to ``threads`` (``None``: leave them). Called when a
-    scope's vectors are loaded (rarely: once per scope and process, unless evicted). Without
-    ``threadpoolctl`` installed the pools are left as they are."""
+    """Limit the process's BLAS pools to ``threads`` (``None``: leave them; see the module)."""
     if threads is None:
         return
     try:
