@@ -72,11 +72,13 @@ def limit_blas_threads(threads: int | None) -> None:
     if threads is None:
         return
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_info, threadpool_limits
     except ImportError:  # pragma: no cover - a declared dependency
         log.warning("search_index.blas_threads_unlimited", extra={"reason": "threadpoolctl missing"})
         return
-    threadpool_limits(limits=threads, user_api="blas")
+    # Set only when it differs: resizing a pool while another thread is inside BLAS is not safe.
+    if any(p["user_api"] == "blas" and p["num_threads"] != threads for p in threadpool_info()):
+        threadpool_limits(limits=threads, user_api="blas")
 
 
 def _normalised(vector: np.ndarray) -> np.ndarray:
