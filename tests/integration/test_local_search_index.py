@@ -75,3 +75,38 @@ def test_many_rewrites_compact_the_cache(tmp_path: Path) -> None:
         index.upsert(record)
     assert ids(index.keyword(S1, "word1099", 5)) == ["m1"]
     assert index.keyword(S1, "word5", 5) == []
+
+
+def test_first_query_limits_the_blas_pools_to_the_configured_threads(tmp_path: Path) -> None:
+    """One k-NN query is one matrix-vector product: spread over every core, its idle threads
+    spin and take the caller's core when the machine is busy, so the index keeps BLAS to
+    ``blas_threads`` (1 by default) from its first query on."""
+    import threadpoolctl
+
+    blas = [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+    if not blas:
+        return  # numpy without a BLAS library: nothing to limit
+    before = {p["filepath"]: p["num_threads"] for p in blas}
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        index = LocalSearchIndex(tmp_path / "a.db")
+        index.upsert(rec("m1", "the lighthouse review 灯塔评审"))
+        index.knn(S1, np.asarray(unit(1.0)), 5, MODEL)
+        after = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+        assert after == [1] * len(after)
+    restored = {
+        p["filepath"]: p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"
+    }
+    assert restored == before
+
+
+def test_blas_threads_none_leaves_the_pools_alone(tmp_path: Path) -> None:
+    import threadpoolctl
+
+    if not [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]:
+        return
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        index = LocalSearchIndex(tmp_path / "b.db", blas_threads=None)
+        index.upsert(rec("m1", "budget 预算"))
+        index.knn(S1, np.asarray(unit(1.0)), 5, MODEL)
+        threads = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+        assert threads == [2] * len(threads)

@@ -41,6 +41,8 @@ def test_recall_bench() -> None:
     assert in_process["total_memories"] == 120 + 50 * 1  # 10 % spread over 50 other users, at least one each
     assert in_process["ratio_p50_vs_index_only"] is not None
     assert in_process["ratio_p50_vs_floor"] is not None and in_process["ratio_p95_vs_floor"] is not None
+    assert all(r["cpu_ms_per_call"] >= 0 for r in rows) and in_process["ratio_cpu_vs_floor"] is not None
+    assert "CPU ms/call" in render("recall", result) and in_process["load_average_1m"] >= 0
 
 
 def test_ingest_bench() -> None:

@@ -34,7 +34,6 @@ from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
 from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
 from agentmem.domain.scoring import Scorer
 from agentmem.domain.temporal import query_period
-from agentmem.domain.text import lexical_match
 from agentmem.errors import AgentMemError
 from agentmem.ports import Embedder, GraphStore, MemoryStore, SearchIndex
 
@@ -301,16 +300,17 @@ class RecallService:
             scope = next(iter(usable.values())).scope
             cosines = self._cosines(scope, usable, vector, known, degraded)
         scorer = self.scorer
-        period = query_period(query, now)
-        ranked: list[tuple[float, str, MemoryRecord, tuple[float, float, float, float], float]] = []
-        for memory_id, record in usable.items():
-            cosine = cosines.get(memory_id)
-            similarity = 0.0 if cosine is None else calibration.query(cosine)
-            lexical = max(lexical_match(query, record.content), bm25.get(memory_id, 0.0))
-            parts = scorer.components(record, now=now, query=query, similarity=similarity, lexical=lexical)
-            when = scorer.period_match(record, period)
-            total = scorer.total(parts) + scorer.period_weight * when
-            ranked.append((round(total, 9), memory_id, record, parts, when))
+        calibrate = calibration.query
+        similarities = {m: calibrate(c) for m, c in cosines.items()}
+        ranked = scorer.score_many(
+            usable.items(),
+            now=now,
+            query=query,
+            similarities=similarities,
+            lexical_floor=bm25,
+            period=query_period(query, now),
+        )
+        ranked = [(round(total, 9), m, r, parts, when) for total, m, r, parts, when in ranked]
         # The order of _rank_key: score (to 9 places), then the newer id. Only the kept ones are
         # explained (a ScoredMemory each): scoring is cheap, the explanation is not.
         if top is not None and len(ranked) > top:

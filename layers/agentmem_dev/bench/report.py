@@ -49,6 +49,7 @@ def _recall(r: dict[str, Any]) -> list[str]:
         "p95 est. with embedder",
         "vs index-only (p50)",
         "vs floor (p50 / p95)",
+        "CPU ms/call",
         "cold first ms",
         "fill s",
     ]
@@ -66,6 +67,7 @@ def _recall(r: dict[str, Any]) -> list[str]:
             None
             if row.get("ratio_p50_vs_floor") is None
             else f"{_v(row.get('ratio_p50_vs_floor'))} / {_v(row.get('ratio_p95_vs_floor'))}",
+            row.get("cpu_ms_per_call"),
             row.get("cold_first_ms"),
             row.get("fill_seconds"),
         ]
@@ -79,7 +81,11 @@ def _recall(r: dict[str, Any]) -> list[str]:
         if targets
         else ""
     )
-    return [*out, *_table(head, rows), "", f"Baseline: {r['baseline']}.", target_line, ""]
+    loads = [row["load_average_1m"] for row in r["results"] if row.get("load_average_1m") is not None]
+    load_line = (
+        f"1-minute load average after the in-process runs: {', '.join(map(_v, loads))}." if loads else ""
+    )
+    return [*out, *_table(head, rows), "", f"Baseline: {r['baseline']}.", target_line, load_line, ""]
 
 
 def _ingest(r: dict[str, Any]) -> list[str]:

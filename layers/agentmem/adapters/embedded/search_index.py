@@ -17,10 +17,17 @@ scope. Updated or deleted text documents leave dead slots behind (masked at quer
 they outnumber the live ones the inverted index is reloaded. Only the most recently used scopes
 stay cached. Measured at 100k memories of one user (384-d): k-NN ~8 ms, BM25 ~2 ms, cold loads
 ~1.5 s (vectors) and ~2.5 s (terms).
+
+BLAS threads: a k-NN query is one matrix-vector product, which OpenBLAS splits over the cores;
+its idle workers spin, which doubled a context call's CPU time on 2 cores and took the caller's
+core under load. So loading a scope's vectors limits the process's BLAS pools to
+``blas_threads`` (1; ``None`` leaves them; ``threadpoolctl``): a server process handles one
+request at a time, like a Lambda execution environment.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import Counter, OrderedDict
@@ -35,6 +42,8 @@ from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, projection_st
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms, top_hits
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -56,6 +65,20 @@ CREATE TABLE IF NOT EXISTS generations (pk TEXT PRIMARY KEY, gen INTEGER NOT NUL
 def document_text(record: MemoryRecord) -> str:
     """What BM25 sees of a memory: its content, key and tags."""
     return " ".join([record.content, record.key or "", *record.tags])
+
+
+def limit_blas_threads(threads: int | None) -> None:
+    """Limit the process's BLAS pools to ``threads`` (``None``: leave them; see the module)."""
+    if threads is None:
+        return
+    try:
+        from threadpoolctl import threadpool_info, threadpool_limits
+    except ImportError:  # pragma: no cover - a declared dependency
+        log.warning("search_index.blas_threads_unlimited", extra={"reason": "threadpoolctl missing"})
+        return
+    # Set only when it differs: resizing a pool while another thread is inside BLAS is not safe.
+    if any(p["user_api"] == "blas" and p["num_threads"] != threads for p in threadpool_info()):
+        threadpool_limits(limits=threads, user_api="blas")
 
 
 def _normalised(vector: np.ndarray) -> np.ndarray:
@@ -162,8 +185,11 @@ class _ScopeCache:
 class LocalSearchIndex:
     """:class:`agentmem.ports.SearchIndex` over one SQLite file (or ``":memory:"``)."""
 
-    def __init__(self, path: str | Path, *, max_cached_scopes: int = 64) -> None:
+    def __init__(
+        self, path: str | Path, *, max_cached_scopes: int = 64, blas_threads: int | None = 1
+    ) -> None:
         self._db = SqliteDatabase(path, _SCHEMA, name="search_index")
+        self._blas_threads = blas_threads
         self._lock = threading.RLock()
         self._caches: OrderedDict[str, _ScopeCache] = OrderedDict()
         self._max_cached = max(1, max_cached_scopes)
@@ -211,6 +237,7 @@ class LocalSearchIndex:
         with self._db.read() as conn:
             cache = self._scope(conn, pk)
             if cache.vectors is None:
+                limit_blas_threads(self._blas_threads)
                 cache.vectors, cache.vector_key = _load_vectors(conn, pk)
             return cache.vectors
 
