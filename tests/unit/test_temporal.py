@@ -69,3 +69,16 @@ def test_a_query_without_a_period_names_none(query: str) -> None:
 def test_an_impossible_date_names_none() -> None:
     assert query_period("on February 30, 2023", NOW) is None
     assert query_period("2023年13月", NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "written"),
+    [
+        ("我五月去了哪里", "我5月去了哪里"),
+        ("二〇二三年三月我在哪", "2023年3月我在哪"),
+        ("我九月十二号搬的家", "我9月12号搬的家"),
+        ("十月份的事", "10月份的事"),
+    ],
+)
+def test_chinese_numerals_name_the_same_period_as_digits(query: str, written: str) -> None:
+    assert query_period(query, NOW) == query_period(written, NOW) is not None

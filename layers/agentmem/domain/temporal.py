@@ -166,9 +166,28 @@ def _resolve(name: str, groups: tuple[str, ...], now: datetime) -> Period | None
     return _year(now, now.year)  # this_year
 
 
+_ZH_DATE_NUMBER = re.compile(r"[〇零一二两三四五六七八九十]+(?=\s*[年月日号])")
+_ZH_DIGIT = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "两": 2}
+
+
+def _zh_number(run: str) -> str:
+    """``五`` -> ``5``, ``十二`` -> ``12``, ``三十一`` -> ``31``, ``二〇二三`` -> ``2023``."""
+    if "十" not in run:
+        return "".join(str(_ZH_DIGIT[c]) for c in run)
+    tens, _, ones = run.partition("十")
+    return str((_ZH_DIGIT.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGIT.get(ones, 0) if ones else 0))
+
+
+def _arabic_dates(query: str) -> str:
+    """Chinese numerals before 年 / 月 / 日 / 号 written as digits (``我五月去了哪`` -> ``我5月去了哪``)."""
+    return _ZH_DATE_NUMBER.sub(lambda m: _zh_number(m.group(0)), query)
+
+
 def query_period(query: str, now: datetime) -> Period | None:
     """The span of time ``query`` asks about (see the module), or ``None``: the first rule,
-    most specific first, that matches and names a real date."""
+    most specific first, that matches and names a real date. Chinese numerals count as digits
+    (``五月``, ``二〇二三年三月``)."""
+    query = _arabic_dates(query)
     for name, pattern in _RULES:
         match = pattern.search(query)
         if match is not None and (period := _resolve(name, match.groups(), now)) is not None:
