@@ -16,8 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.api_gateway import Route, Router
+from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, Response, Route, Router
 from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from agentmem import __version__

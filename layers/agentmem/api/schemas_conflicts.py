@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from agentmem.api.examples import EXAMPLES
+from agentmem.api.schemas import ApiModel
 from agentmem.domain.pending import PendingConflict
 
 
-class ConflictOut(BaseModel):
+class ConflictOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ConflictOut"]})
 
     conflict_id: str
@@ -42,14 +43,14 @@ class ConflictOut(BaseModel):
         )
 
 
-class ConflictsOut(BaseModel):
+class ConflictsOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ConflictsOut"]})
 
     conflicts: list[ConflictOut]
     next_cursor: str | None = None
 
 
-class ConflictDecisionIn(BaseModel):
+class ConflictDecisionIn(ApiModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES["ConflictDecisionIn"]})
 
     decision: Literal["confirm", "reject"] = Field(

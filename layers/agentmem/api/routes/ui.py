@@ -16,8 +16,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
 from agentmem.errors import NotFound
 
