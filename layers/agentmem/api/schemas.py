@@ -2,7 +2,8 @@
 models (:func:`responses`), so the OpenAPI document carries each real status code and the one
 error schema. The SQS turn message is :class:`agentmem.messages.TurnMessage`."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
+# compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -169,7 +170,7 @@ class MemoryOut(ApiModel):
     channels: list[str] | None = None
 
     @staticmethod
-    def of(record: MemoryRecord, scored: ScoredMemory | None = None) -> MemoryOut:
+    def of(record: MemoryRecord, scored: ScoredMemory | None = None) -> "MemoryOut":
         return MemoryOut(
             id=record.memory_id,
             content=record.content,

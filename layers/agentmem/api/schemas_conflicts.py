@@ -1,7 +1,8 @@
 """Request and response models of pending conflicts (``GET /v1/conflicts``,
 ``POST /v1/conflicts/{id}``; route contracts: pending conflicts)."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
+# compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
 from typing import Literal
@@ -29,7 +30,7 @@ class ConflictOut(ApiModel):
     )
 
     @staticmethod
-    def of(conflict: PendingConflict) -> ConflictOut:
+    def of(conflict: PendingConflict) -> "ConflictOut":
         return ConflictOut(
             conflict_id=conflict.conflict_id,
             memory_id=conflict.memory_id,

@@ -1,7 +1,8 @@
 """Response models of a memory's history (``GET /v1/memories/{id}/history``): the supersede
 chain, oldest first, one entry per record with its validity (route contracts: history)."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
+# compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
 from typing import Any
@@ -34,7 +35,7 @@ class HistoryEntryOut(ApiModel):
     version: int
 
     @staticmethod
-    def of(record: MemoryRecord) -> HistoryEntryOut:
+    def of(record: MemoryRecord) -> "HistoryEntryOut":
         return HistoryEntryOut(
             memory_id=record.memory_id,
             content=record.content,

@@ -2,7 +2,8 @@
 import (``docs/operations.md``). The shared models and :func:`~agentmem.api.schemas.responses`
 live in :mod:`agentmem.api.schemas`."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
+# compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -37,7 +38,7 @@ class TurnStatusOut(ApiModel):
     updated_at: datetime | None = Field(None, description="When the status was reached, where known.")
 
     @staticmethod
-    def of(report: TurnReport) -> TurnStatusOut:
+    def of(report: "TurnReport") -> "TurnStatusOut":
         return TurnStatusOut(
             message_id=report.message_id,
             status=report.status.value,
@@ -57,7 +58,7 @@ class DeadLetterOut(ApiModel):
     failed_at: datetime
 
     @staticmethod
-    def of(entry: DeadLetterEntry) -> DeadLetterOut:
+    def of(entry: "DeadLetterEntry") -> "DeadLetterOut":
         return DeadLetterOut(
             message_id=entry.message_id,
             session_id=entry.session_id,
