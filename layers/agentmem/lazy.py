@@ -33,7 +33,6 @@ package whose ``__init__`` does anything else, or that is already imported, is l
 
 from __future__ import annotations
 
-import ast
 import functools
 import importlib
 import importlib.util
@@ -118,6 +117,8 @@ class LazyTracer:
 def _reexports(source: str, package: str) -> tuple[dict[str, tuple[str, str]], list[str] | None] | None:
     """The names a package ``__init__`` binds -> (module, name), and its ``__all__``; None when the
     ``__init__`` does more than ``from ... import ...``, a docstring and a literal ``__all__``."""
+    import ast
+
     names: dict[str, tuple[str, str]] = {}
     exported: list[str] | None = None
     for node in ast.parse(source).body:
