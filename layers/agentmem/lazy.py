@@ -164,7 +164,7 @@ def defer_package_init(name: str) -> bool:
     names, exported = found
     module = importlib.util.module_from_spec(spec)
     if exported is not None:
-        module.__all__ = exported
+        module.__dict__["__all__"] = exported
     loader = spec.loader
     lock = threading.RLock()
 
