@@ -1,7 +1,7 @@
 """What a cold start imports (issue 11): each handler module, imported in a fresh interpreter,
 leaves X-Ray, the services and numpy for later (the first traced event, the first event); the api
 handler also leaves the Powertools resolvers and event classes it does not use, the domain's
-text machinery, and every API model's validator (built on first use). Which modules are loaded
+text machinery, every API model's validator and the resolver itself (built on first use). Which modules are loaded
 and what is built, not how long it takes: the timings are ``agentmem bench cold-start``."""
 
 from __future__ import annotations
@@ -57,6 +57,12 @@ def test_the_api_handler_leaves_what_the_api_does_not_use() -> None:
     assert "aws_lambda_powertools.event_handler.bedrock_agent" not in loaded
     assert "aws_lambda_powertools.utilities.data_classes.sqs_event" not in loaded
     assert "aws_lambda_powertools.utilities.data_classes.api_gateway_proxy_event" in loaded  # the one it uses
+    # the resolver is built by the first request: its validation machinery (Powertools' pydantic
+    # bridge, which builds a model, and pydantic's plugin discovery with it) and the route regexes
+    assert "aws_lambda_powertools.event_handler.openapi.compat" not in loaded
+    assert "aws_lambda_powertools.event_handler.openapi.params" not in loaded
+    assert "aws_lambda_powertools.event_handler.middlewares.openapi_validation" not in loaded
+    assert "pydantic.plugin._loader" not in loaded
     # the domain's text machinery (regex tables) and the ports' types come with the container
     assert not {"agentmem.domain.context", "agentmem.domain.text", "agentmem.domain.sentences"} & loaded
     assert "agentmem.port_types" not in loaded and "agentmem.ports" not in loaded
@@ -76,6 +82,8 @@ def test_no_api_model_builds_its_validator_at_import() -> None:
         assert len(models) > 30, models
         built = [c.__qualname__ for c in models if c.__pydantic_complete__]
         assert built == [], built
+        import agentmem.api.app
+        assert agentmem.api.app._built == []  # nor the resolver
         """
     )
     _loaded_after(code)

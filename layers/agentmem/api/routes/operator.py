@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Response, Router
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
+from agentmem.api.params import Body, Query
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import MemoryOut, responses
 from agentmem.api.schemas_operator import (

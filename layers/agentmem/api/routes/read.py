@@ -7,9 +7,9 @@ from typing import Annotated
 
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agentmem.api.params import Body
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import ContextIn, ContextOut, MemoryOut, RecallIn, RecallOut, SlotOut, responses
 
