@@ -63,6 +63,7 @@ def test_the_api_handler_leaves_what_the_api_does_not_use() -> None:
     assert "aws_lambda_powertools.event_handler.openapi.params" not in loaded
     assert "aws_lambda_powertools.event_handler.middlewares.openapi_validation" not in loaded
     assert "pydantic.plugin._loader" not in loaded
+    assert "tempfile" not in loaded  # importlib.resources: with the inspector's first asset
     # the domain's text machinery (regex tables) and the ports' types come with the container
     assert not {"agentmem.domain.context", "agentmem.domain.text", "agentmem.domain.sentences"} & loaded
     assert "agentmem.port_types" not in loaded and "agentmem.ports" not in loaded
