@@ -1,6 +1,6 @@
-"""What a handler builds on its first event rather than at import: the composition root and the
-X-Ray tracer. A Lambda cold start pays for its imports before the first event can be served;
-these two were most of it.
+"""What a handler builds on its first event rather than at import: the composition root, the
+X-Ray tracer and the unused parts of two Powertools packages. A Lambda cold start pays for its
+imports before the first event can be served; these were most of it.
 
 :func:`default_container` is :func:`agentmem.bootstrap.default_container` with the import of
 :mod:`agentmem.bootstrap` (every service, and numpy with them) deferred to its first call, so a
@@ -18,12 +18,26 @@ every local process. :class:`LazyTracer` is what a handler decorates itself with
   ``Tracer(service=...)`` (which patches boto3 and the other supported libraries before the
   container builds its clients) and every invocation runs under ``capture_lambda_handler``:
   the same ``## handler`` subsegment, ``ColdStart`` and ``Service`` annotations as before.
+
+:func:`defer_package_init`: importing ``aws_lambda_powertools.event_handler.api_gateway`` first
+runs the package's ``__init__``, which imports every resolver (AppSync, and asyncio with it,
+Bedrock, VPC Lattice, the HTTP resolver ...), and ``api_gateway`` imports
+``utilities.data_classes``, whose ``__init__`` imports ~30 event classes: ~60 modules, ~40 ms of
+the api handler's import, none of them used by the api. For a package whose ``__init__`` only
+re-exports (``from .x import y`` lines, a docstring, a literal ``__all__``), the package is
+registered without running it: a name it re-exports is imported from its submodule on first
+access (PEP 562 ``__getattr__``; the same object the ``__init__`` would bind), a submodule imports
+as usual, and any other name runs the whole ``__init__`` first, so nothing reads differently. A
+package whose ``__init__`` does anything else, or that is already imported, is left alone.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
 import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -36,7 +50,7 @@ if TYPE_CHECKING:
 
     from agentmem.bootstrap import Container
 
-__all__ = ["LazyTracer", "default_container", "tracing_enabled"]
+__all__ = ["LazyTracer", "default_container", "defer_package_init", "tracing_enabled"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,3 +112,82 @@ class LazyTracer:
             return traced[0](event, context, **kwargs)
 
         return decorate  # type: ignore[return-value]
+
+
+def _reexports(source: str, package: str) -> tuple[dict[str, tuple[str, str]], list[str] | None] | None:
+    """The names a package ``__init__`` binds -> (module, name), and its ``__all__``; None when the
+    ``__init__`` does more than ``from ... import ...``, a docstring and a literal ``__all__``."""
+    import ast
+
+    names: dict[str, tuple[str, str]] = {}
+    exported: list[str] | None = None
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__":
+            module = importlib.util.resolve_name("." * node.level + node.module, package)
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                names[alias.asname or alias.name] = (module, alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        elif (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["__all__"]
+            and exported is None
+        ):
+            try:
+                exported = [str(name) for name in ast.literal_eval(node.value)]
+            except ValueError:
+                return None
+        else:
+            return None
+    return names, exported
+
+
+def defer_package_init(name: str) -> bool:
+    """Register package ``name`` without running its ``__init__`` (see the module docstring);
+    True when it was deferred, False when it is imported already or its ``__init__`` does more
+    than re-export."""
+    if name in sys.modules:
+        return False
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return False
+    if not (spec.origin or "").endswith("__init__.py"):
+        return False
+    with open(spec.origin or "", encoding="utf-8") as file:
+        found = _reexports(file.read(), name)
+    if found is None:
+        return False
+    names, exported = found
+    module = importlib.util.module_from_spec(spec)
+    if exported is not None:
+        module.__dict__["__all__"] = exported
+    loader = spec.loader
+    lock = threading.RLock()
+
+    def __getattr__(attr: str) -> Any:
+        if attr in names:
+            source, original = names[attr]
+            value = getattr(importlib.import_module(source), original)
+            setattr(module, attr, value)
+            return value
+        if not attr.startswith("__") and importlib.util.find_spec(f"{name}.{attr}") is not None:
+            return importlib.import_module(f"{name}.{attr}")
+        with lock:  # any other name: the package as its __init__ builds it
+            if "__getattr__" in module.__dict__:
+                del module.__dict__["__getattr__"]
+                loader.exec_module(module)
+        try:
+            return module.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}") from None
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, module)
+    return True

@@ -49,7 +49,8 @@ Speaker = Annotated[str, Field(max_length=64, description="Name of the speaker i
 class TurnMessage(BaseModel):
     """One finished turn with the scope it belongs to: the ingest queue's message body."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)  # newer senders may add fields
+    # newer senders may add fields; validator built on first use, not at import (cold start)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     tenant_id: Identifier
     user_id: Identifier

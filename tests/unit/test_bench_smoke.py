@@ -81,6 +81,8 @@ def test_cold_start_bench() -> None:
     _common(result)
     ingest = result["handlers"]["ingest"]
     assert ingest["import_ms"] > 0 and ingest["modules_imported"] > 10
+    assert ingest["cpu_ms"] > 0 and ingest["wall_ms"] > 0  # CPU time reported beside the wall time
+    assert "module CPU ms" in render("cold-start", result)
     assert any(h["module"].startswith("agentmem") for h in ingest["heaviest"])
     deps = result["dependencies"]
     assert deps["total_mb"] > 0

@@ -6,18 +6,19 @@ routes live in :mod:`agentmem.api.routes`, one router per resource; errors becom
 :mod:`agentmem.api.errors`. :func:`resolve` is the entry point: it gates size, content type,
 JSON shape (depth, number literals, NaN: :func:`agentmem.api.request.check_json_body`) and query
 parameters the route does not declare before the resolver — each a 4xx with a reason — and runs
-the request against the container it is given.
+the request against the container it is given. The routers are defined at import; the resolver
+that includes them is built on its first use (:func:`resolver`), as the container is.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.api_gateway import Route, Router
+from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, Response, Route, Router
 from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from agentmem import __version__
@@ -29,12 +30,6 @@ from agentmem.messages import MAX_BODY_BYTES
 
 if TYPE_CHECKING:  # importing the API imports no service (nor numpy): each request brings its container
     from agentmem.bootstrap import Container
-
-app = APIGatewayRestResolver(
-    enable_validation=True,
-    serializer=partial(json.dumps, separators=(",", ":"), cls=Encoder, ensure_ascii=False),
-)
-errors.register(app)
 
 # How a caller authenticates. Locally (``agentmem serve``, agentmem_dev.emulator.server): a bearer
 # token (AGENTMEM_API_TOKEN / AGENTMEM_OPERATOR_TOKEN), or without one the scope headers, accepted
@@ -106,7 +101,7 @@ def openapi() -> Response[Any]:
     return Response(status_code=200, content_type="application/json", body=openapi_json())
 
 
-for _router in (
+ROUTERS: tuple[Router, ...] = (
     turns.router,
     read.router,
     memories.router,
@@ -118,8 +113,36 @@ for _router in (
     operator.router,  # turn status, dead letters, export / import
     meta,
     ui.router,  # the inspector's static files (not in the OpenAPI document)
-):
-    app.include_router(_router)
+)
+_built: list[APIGatewayRestResolver] = []
+_building = threading.Lock()
+
+
+def resolver() -> APIGatewayRestResolver:
+    """The Powertools resolver with every router included, built on the first call (the first
+    request, or the OpenAPI document) and kept for the process. Built at import it cost the cold
+    start its validation machinery (the resolver's validation middleware imports the pydantic
+    bridge, which builds a model and so runs pydantic's plugin discovery) and a compiled regular
+    expression per route; the routers and their routes are defined at import all the same."""
+    if not _built:
+        with _building:
+            if not _built:
+                app = APIGatewayRestResolver(
+                    enable_validation=True,
+                    serializer=partial(json.dumps, separators=(",", ":"), cls=Encoder, ensure_ascii=False),
+                )
+                errors.register(app)
+                for router in ROUTERS:
+                    app.include_router(router)
+                _built.append(app)
+    return _built[0]
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: :func:`resolver` for code that reads the resolver as this module's attribute."""
+    if name == "app":
+        return resolver()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
@@ -131,7 +154,7 @@ def openapi_json() -> str:
     schemes = {
         name: TypeAdapter(SecurityScheme).validate_python(spec) for name, spec in SECURITY_SCHEMES.items()
     }
-    document = app.get_openapi_json_schema(
+    document = resolver().get_openapi_json_schema(
         title="agentmem",
         version=__version__,
         description=__doc__,
@@ -212,6 +235,7 @@ def declared_query_parameters() -> Mapping[tuple[str, str], frozenset[str]]:
     """(method, path template) -> the query parameter names the route declares (see
     :class:`_DeclaredQueryParameters`; ``{name}`` segments as in the OpenAPI document)."""
     # Powertools keeps its routes in these two lists (its OpenAPI generator reads them the same way).
+    app = resolver()
     return _DeclaredQueryParameters([*app._static_routes, *app._dynamic_routes])
 
 
@@ -245,5 +269,6 @@ def resolve(event: dict[str, Any], context: Any, container: Container) -> dict[s
     )
     if unknown:
         return _refusal(400, "invalid_request", "unknown query parameters: " + ", ".join(unknown)[:200])
+    app = resolver()
     app.context["container"] = container  # routing context: cleared by the resolver when it ends
     return app.resolve(event, context)

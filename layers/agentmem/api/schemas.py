@@ -2,7 +2,8 @@
 models (:func:`responses`), so the OpenAPI document carries each real status code and the one
 error schema. The SQS turn message is :class:`agentmem.messages.TurnMessage`."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
+# compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -33,7 +34,14 @@ from agentmem.messages import (
 )
 
 
-class _Strict(BaseModel):
+class ApiModel(BaseModel):
+    """The base of the API's models: each builds its validator and serializer on first use, not
+    at import (``defer_build``), so a cold start pays only for the models its request touches."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class _Strict(ApiModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
 
@@ -59,7 +67,7 @@ class TurnsIn(_Strict):
     turns: list[TurnIn] = Field(min_length=1, max_length=100)
 
 
-class TurnsAccepted(BaseModel):
+class TurnsAccepted(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["TurnsAccepted"]})
     accepted: int = Field(description="How many turns were enqueued.")
     message_ids: list[str] = Field(description="Their message ids (generated where absent), in order.")
@@ -134,7 +142,7 @@ class SessionStateIn(_Strict):
             raise ValidationFailed(exc.message, details=exc.details) from exc
 
 
-class MemoryOut(BaseModel):
+class MemoryOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryOut"]})
     id: str
     content: str
@@ -162,7 +170,7 @@ class MemoryOut(BaseModel):
     channels: list[str] | None = None
 
     @staticmethod
-    def of(record: MemoryRecord, scored: ScoredMemory | None = None) -> MemoryOut:
+    def of(record: MemoryRecord, scored: ScoredMemory | None = None) -> "MemoryOut":
         return MemoryOut(
             id=record.memory_id,
             content=record.content,
@@ -191,7 +199,7 @@ class MemoryOut(BaseModel):
         )
 
 
-class ErrorOut(BaseModel):
+class ErrorOut(ApiModel):
     """Every error answer: a stable code, a human message, and details where they help."""
 
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ErrorOut"]})
@@ -218,13 +226,13 @@ ERROR_DESCRIPTIONS = {
 }
 
 
-class SlotOut(BaseModel):
+class SlotOut(ApiModel):
     items: list[str]
     chars: int
     dropped: int = Field(description="Items left out by the slot's or the global budget.")
 
 
-class ContextOut(BaseModel):
+class ContextOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ContextOut"]})
 
     context: str = Field(description="The system-prompt prefix; empty when nothing is worth injecting.")
@@ -235,30 +243,30 @@ class ContextOut(BaseModel):
     missing_required_slots: list[str]
 
 
-class RecallOut(BaseModel):
+class RecallOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["RecallOut"]})
     memories: list[MemoryOut]
     degraded: list[str]
 
 
-class MemoryPage(BaseModel):
+class MemoryPage(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryPage"]})
     memories: list[MemoryOut]
     next_cursor: str | None = Field(None, description="Pass as ?cursor= for the next page; null at the end.")
 
 
-class MemoryCreated(BaseModel):
+class MemoryCreated(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryCreated"]})
     memory: MemoryOut
     redacted: list[str] = Field(description="Kinds of PII replaced by placeholders before storing.")
 
 
-class DeletedOut(BaseModel):
+class DeletedOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["DeletedOut"]})
     deleted: int = Field(description="How many records were affected (0 when already deleted).")
 
 
-class EraseReportOut(BaseModel):
+class EraseReportOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["EraseReportOut"]})
 
     memories: int
@@ -277,13 +285,13 @@ class EraseReportOut(BaseModel):
     )
 
 
-class SessionStateOut(BaseModel):
+class SessionStateOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["SessionStateOut"]})
     session_id: str
     state: dict[str, Any]
 
 
-class AuditEventOut(BaseModel):
+class AuditEventOut(ApiModel):
     id: str
     action: str
     at: datetime
@@ -292,13 +300,13 @@ class AuditEventOut(BaseModel):
     details: dict[str, Any] = {}
 
 
-class AuditOut(BaseModel):
+class AuditOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["AuditOut"]})
 
     events: list[AuditEventOut]
 
 
-class JsonRpcRequest(BaseModel):
+class JsonRpcRequest(ApiModel):
     """One JSON-RPC 2.0 request to ``POST /v1/mcp`` (documentation only: the route reads the raw
     body, so a malformed one gets a JSON-RPC error, not a 422). Without ``id`` it is a
     notification (no answer)."""
@@ -310,12 +318,12 @@ class JsonRpcRequest(BaseModel):
     params: dict[str, Any] | None = None
 
 
-class JsonRpcError(BaseModel):
+class JsonRpcError(ApiModel):
     code: int = Field(description="-32700 parse, -32600 invalid request, -32601 method, -32602 params")
     message: str
 
 
-class JsonRpcResponse(BaseModel):
+class JsonRpcResponse(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["JsonRpcResponse"]})
     jsonrpc: Literal["2.0"]
     id: int | float | str | None
@@ -323,7 +331,7 @@ class JsonRpcResponse(BaseModel):
     error: JsonRpcError | None = None
 
 
-class HealthOut(BaseModel):
+class HealthOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["HealthOut"]})
     status: str
     backend: str

@@ -1,18 +1,20 @@
 """Request and response models of pending conflicts (``GET /v1/conflicts``,
 ``POST /v1/conflicts/{id}``; route contracts: pending conflicts)."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
+# compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from agentmem.api.examples import EXAMPLES
+from agentmem.api.schemas import ApiModel
 from agentmem.domain.pending import PendingConflict
 
 
-class ConflictOut(BaseModel):
+class ConflictOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ConflictOut"]})
 
     conflict_id: str
@@ -28,7 +30,7 @@ class ConflictOut(BaseModel):
     )
 
     @staticmethod
-    def of(conflict: PendingConflict) -> ConflictOut:
+    def of(conflict: PendingConflict) -> "ConflictOut":
         return ConflictOut(
             conflict_id=conflict.conflict_id,
             memory_id=conflict.memory_id,
@@ -42,14 +44,14 @@ class ConflictOut(BaseModel):
         )
 
 
-class ConflictsOut(BaseModel):
+class ConflictsOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ConflictsOut"]})
 
     conflicts: list[ConflictOut]
     next_cursor: str | None = None
 
 
-class ConflictDecisionIn(BaseModel):
+class ConflictDecisionIn(ApiModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES["ConflictDecisionIn"]})
 
     decision: Literal["confirm", "reject"] = Field(

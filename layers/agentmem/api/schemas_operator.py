@@ -2,24 +2,26 @@
 import (``docs/operations.md``). The shared models and :func:`~agentmem.api.schemas.responses`
 live in :mod:`agentmem.api.schemas`."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
+# compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from agentmem.api.examples import EXAMPLES
+from agentmem.api.schemas import ApiModel
 from agentmem.domain.models import Category
-from agentmem.port_types import DeadLetterEntry
 
-if TYPE_CHECKING:  # the services are loaded with the container, not by the API's import
+if TYPE_CHECKING:  # the services (and the port types) are loaded with the container, not by the API's import
+    from agentmem.port_types import DeadLetterEntry
     from agentmem.services.turns import TurnReport
 
 MAX_IMPORT_ITEMS = 100
 
 
-class TurnStatusOut(BaseModel):
+class TurnStatusOut(ApiModel):
     """What happened to one turn sent to ``POST /v1/turns``."""
 
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["TurnStatusOut"]})
@@ -36,7 +38,7 @@ class TurnStatusOut(BaseModel):
     updated_at: datetime | None = Field(None, description="When the status was reached, where known.")
 
     @staticmethod
-    def of(report: TurnReport) -> TurnStatusOut:
+    def of(report: "TurnReport") -> "TurnStatusOut":
         return TurnStatusOut(
             message_id=report.message_id,
             status=report.status.value,
@@ -46,7 +48,7 @@ class TurnStatusOut(BaseModel):
         )
 
 
-class DeadLetterOut(BaseModel):
+class DeadLetterOut(ApiModel):
     """A turn the ingest queue gave up on: ids, the reason and the count, never the turn's text."""
 
     message_id: str
@@ -56,7 +58,7 @@ class DeadLetterOut(BaseModel):
     failed_at: datetime
 
     @staticmethod
-    def of(entry: DeadLetterEntry) -> DeadLetterOut:
+    def of(entry: "DeadLetterEntry") -> "DeadLetterOut":
         return DeadLetterOut(
             message_id=entry.message_id,
             session_id=entry.session_id,
@@ -66,20 +68,20 @@ class DeadLetterOut(BaseModel):
         )
 
 
-class DeadLettersOut(BaseModel):
+class DeadLettersOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["DeadLettersOut"]})
 
     dead_letters: list[DeadLetterOut]
     next_cursor: str | None = Field(None, description="Pass as ?cursor= for the next page; null at the end.")
 
 
-class RedriveOut(BaseModel):
+class RedriveOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["RedriveOut"]})
 
     redriven: int = Field(description="How many dead letters went back to the ingest queue.")
 
 
-class ImportItemIn(BaseModel):
+class ImportItemIn(ApiModel):
     """One memory to import; the same fields and limits as ``POST /v1/memories``."""
 
     model_config = ConfigDict(extra="forbid")
@@ -91,18 +93,18 @@ class ImportItemIn(BaseModel):
     tags: list[str] = Field(default_factory=list, max_length=20)
 
 
-class ImportIn(BaseModel):
+class ImportIn(ApiModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": EXAMPLES["ImportIn"]})
 
     memories: list[ImportItemIn] = Field(min_length=1, max_length=MAX_IMPORT_ITEMS)
 
 
-class ImportRejectedOut(BaseModel):
+class ImportRejectedOut(ApiModel):
     index: int = Field(description="The item's position in the request's memories.")
     reasons: list[str] = Field(description="Why it was not stored (a guard, duplicate, a permission).")
 
 
-class ImportOut(BaseModel):
+class ImportOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["ImportOut"]})
 
     imported: int

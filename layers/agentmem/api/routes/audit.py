@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from agentmem.api.params import Query
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import AuditEventOut, AuditOut, responses
 from agentmem.domain.models import AuditAction

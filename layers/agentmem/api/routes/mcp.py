@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
 from agentmem.api.errors import error_response
 from agentmem.api.request import RequestContext

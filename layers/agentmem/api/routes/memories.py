@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from pydantic import Field
 
+from agentmem.api.params import Body, Query
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import (
     DeletedOut,

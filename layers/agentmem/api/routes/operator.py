@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
+from agentmem.api.params import Body, Query
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import MemoryOut, responses
 from agentmem.api.schemas_operator import (

@@ -7,12 +7,11 @@ from typing import Annotated
 
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agentmem.api.params import Body
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import ContextIn, ContextOut, MemoryOut, RecallIn, RecallOut, SlotOut, responses
-from agentmem.domain.context import Mode
 
 router = Router()
 req = RequestContext(router)
@@ -31,6 +30,8 @@ def _count_degraded(degraded: list[str]) -> None:
     responses=responses(200, ContextOut, "The context and what it used", 400, 403, 413, 415, 422, 503),
 )
 def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
+    from agentmem.domain.context import Mode  # with the container: not a cold start's import
+
     p = req.principal()
     result = req.container().context.build(
         p.scope,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body
 
+from agentmem.api.params import Body
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import SessionStateIn, SessionStateOut, responses
 

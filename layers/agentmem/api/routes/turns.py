@@ -7,8 +7,8 @@ import uuid
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Body
 
+from agentmem.api.params import Body
 from agentmem.api.request import RequestContext
 from agentmem.api.schemas import TurnIn, TurnsAccepted, TurnsIn, responses
 from agentmem.api.schemas_operator import TurnStatusOut

@@ -13,11 +13,9 @@ they are a page, not part of the API.
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
 from agentmem.errors import NotFound
 
@@ -63,6 +61,8 @@ def asset_text(name: str) -> str:
     """The text of the shipped asset ``name`` (one of :data:`ASSETS`); raises NotFound otherwise."""
     if name not in ASSETS:
         raise NotFound(f"no inspector asset named {name[:64]!r}")
+    from importlib import resources  # with the first file asked for: it imports tempfile and shutil
+
     return (resources.files("agentmem.api") / "ui" / name).read_text(encoding="utf-8")
 
 
