@@ -1,7 +1,8 @@
 """projector λ (DynamoDB Streams, NEW_AND_OLD_IMAGES): keep the search index and the graph in
 step with the source of truth. Partial batch failures; replays and reordering are harmless. The
 batch's index writes go first, in one bulk request (``Projector.prepare``); each record is then
-finished on its own, so a failure still fails only its record."""
+finished on its own, so a failure still fails only its record. A record is decoded once: the
+change ``prepare`` decoded is the one its record handler applies."""
 
 from __future__ import annotations
 
@@ -28,15 +29,19 @@ processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire
 
 
 def record_handler(
-    record: DynamoDBRecord, container: Container, decisions: Mapping[str, Decision | None] | None = None
+    record: DynamoDBRecord,
+    container: Container,
+    decisions: Mapping[str, tuple[Change, Decision | None]] | None = None,
 ) -> None:
     # The DynamoDB codec (and its SDK and numpy) is imported with the first record, like the container.
     from agentmem.adapters.codec import change_from_stream_record
 
-    change = change_from_stream_record(record.raw_event)
+    prepared = (decisions or {}).get(str(record.raw_event.get("dynamodb", {}).get("SequenceNumber")))
+    change, decision = (
+        prepared if prepared is not None else (change_from_stream_record(record.raw_event), None)
+    )
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return
-    decision = (decisions or {}).get(str(record.raw_event.get("dynamodb", {}).get("SequenceNumber")))
     report = container.projector.apply(change, now=container.clock.now(), decision=decision)
     counts = (report.applied, report.stale, report.conflicts, report.deleted)
     names = ("ProjectionsApplied", "ProjectionsStale", "ProjectionConflicts", "ProjectionsDeleted")
@@ -52,8 +57,9 @@ def handler(event: dict[str, Any], context: Any, container: Container | None = N
     return handle(event, context, container or default_container())
 
 
-def prepare(event: dict[str, Any], container: Container) -> dict[str, Decision | None]:
-    """The batch's decisions by sequence number (a record that does not decode fails alone)."""
+def prepare(event: dict[str, Any], container: Container) -> dict[str, tuple[Change, Decision | None]]:
+    """The batch's changes and decisions by sequence number (a record that does not decode is
+    left out: its record handler decodes it again and fails alone)."""
     from agentmem.adapters.codec import change_from_stream_record
 
     changes: dict[str, Change] = {}
@@ -66,7 +72,8 @@ def prepare(event: dict[str, Any], container: Container) -> dict[str, Decision |
             changes[str(raw.get("dynamodb", {}).get("SequenceNumber"))] = change
     if not changes:
         return {}
-    return dict(zip(changes, container.projector.prepare(list(changes.values())), strict=True))
+    decided = container.projector.prepare(list(changes.values()))
+    return {seq: (change, decision) for (seq, change), decision in zip(changes.items(), decided, strict=True)}
 
 
 def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
