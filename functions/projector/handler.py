@@ -1,8 +1,7 @@
 """projector λ (DynamoDB Streams, NEW_AND_OLD_IMAGES): keep the search index and the graph in
 step with the source of truth. Partial batch failures; replays and reordering are harmless. The
 batch's index writes go first, in one bulk request (``Projector.prepare``); each record is then
-finished on its own, so a failure still fails only its record. A record is decoded once: the
-change ``prepare`` decoded is the one its record handler applies."""
+finished on its own, so a failure still fails only its record."""
 
 from __future__ import annotations
 
@@ -22,24 +21,20 @@ if TYPE_CHECKING:
     from agentmem.ports import Change
     from agentmem.services.projector import Decision
 
+    Prepared = Mapping[str, tuple[Change, Decision | None]]  # by sequence number
+
 logger = Logger(service="agentmem-projector")
 tracer = LazyTracer(service="agentmem-projector")
 metrics = Metrics(namespace="agentmem", service="projector")
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
 
 
-def record_handler(
-    record: DynamoDBRecord,
-    container: Container,
-    decisions: Mapping[str, tuple[Change, Decision | None]] | None = None,
-) -> None:
+def record_handler(record: DynamoDBRecord, container: Container, decisions: Prepared | None = None) -> None:
     # The DynamoDB codec (and its SDK and numpy) is imported with the first record, like the container.
     from agentmem.adapters.codec import change_from_stream_record
 
     prepared = (decisions or {}).get(str(record.raw_event.get("dynamodb", {}).get("SequenceNumber")))
-    change, decision = (
-        prepared if prepared is not None else (change_from_stream_record(record.raw_event), None)
-    )
+    change, decision = prepared or (change_from_stream_record(record.raw_event), None)
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return
     report = container.projector.apply(change, now=container.clock.now(), decision=decision)
@@ -57,9 +52,8 @@ def handler(event: dict[str, Any], context: Any, container: Container | None = N
     return handle(event, context, container or default_container())
 
 
-def prepare(event: dict[str, Any], container: Container) -> dict[str, tuple[Change, Decision | None]]:
-    """The batch's changes and decisions by sequence number (a record that does not decode is
-    left out: its record handler decodes it again and fails alone)."""
+def prepare(event: dict[str, Any], container: Container) -> Prepared:
+    """Each change, decoded once, and its decision (a record that does not decode fails alone)."""
     from agentmem.adapters.codec import change_from_stream_record
 
     changes: dict[str, Change] = {}
