@@ -16,7 +16,9 @@ embedded store serves them from its per-process cache), then completed from a
 :class:`RecordCache` of full records the store decoded for earlier turns: a cached record is used
 only while it equals the store's current vector-less copy field for field, so the pool is the one
 a full read would give. A user's recent window is mostly the same from one turn to the next:
-decoding every vector of it again each turn was a tenth of the write path.
+decoding every vector of it again each turn was a tenth of the write path. A record erased by
+another process is never served again (the store no longer returns it) and leaves the bounded
+cache as newer records come in; a turn that meets its user's erase empties the user's entries.
 """
 
 from __future__ import annotations
@@ -66,6 +68,12 @@ class RecordCache:
                 self._records.move_to_end(slot)
             while len(self._records) > self.capacity:
                 self._records.popitem(last=False)
+
+    def forget(self, scope: Scope) -> None:
+        """Drop every record of ``scope`` (its user was erased)."""
+        with self._lock:
+            for slot in [slot for slot in self._records if slot[0] == scope.key]:
+                del self._records[slot]
 
     def complete(
         self, store: MemoryStore, scope: Scope, light: dict[str, MemoryRecord]

@@ -6,6 +6,7 @@ cached neighbour too."""
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,9 @@ import numpy as np
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.extraction import Candidate
 from agentmem.domain.models import MemoryRecord, Source, Status
+from agentmem.messages import TurnMessage
 from agentmem.services.neighbours import NeighbourPool, RecordCache
+from agentmem.services.outcome import TurnStatus
 from support.fake_world import T0, S, World, turn
 
 EMBEDDER = HashEmbedder()
@@ -100,3 +103,16 @@ def test_the_write_pipeline_keeps_its_cache_across_turns(world: World) -> None:
     hits = cache.hits
     world.c.pipeline.ingest(turn("m10", "I play the violin on Sundays.", hours=10))
     assert cache.hits > hits
+
+
+def test_a_turn_that_meets_its_users_erase_empties_the_users_cached_records(world: World) -> None:
+    _stored(world)
+    cache = world.c.pipeline.neighbour_cache
+    world.c.pipeline.ingest(turn("m9", "我住在北京。", hours=9))
+    assert len(cache) > 0
+    world.c.admin.erase_user(S, now=T0 + timedelta(hours=10), actor="admin")
+    outcome = world.c.ingest.handle(
+        TurnMessage.from_turn(turn("m10", "I play the violin.", hours=8)).to_body(), now=T0
+    )
+    assert outcome.status is TurnStatus.REJECTED
+    assert len(cache) == 0
