@@ -21,22 +21,22 @@ if TYPE_CHECKING:
     from agentmem.ports import Change
     from agentmem.services.projector import Decision
 
+    Prepared = Mapping[str, tuple[Change, Decision | None]]  # by sequence number
+
 logger = Logger(service="agentmem-projector")
 tracer = LazyTracer(service="agentmem-projector")
 metrics = Metrics(namespace="agentmem", service="projector")
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
 
 
-def record_handler(
-    record: DynamoDBRecord, container: Container, decisions: Mapping[str, Decision | None] | None = None
-) -> None:
+def record_handler(record: DynamoDBRecord, container: Container, decisions: Prepared | None = None) -> None:
     # The DynamoDB codec (and its SDK and numpy) is imported with the first record, like the container.
     from agentmem.adapters.codec import change_from_stream_record
 
-    change = change_from_stream_record(record.raw_event)
+    prepared = (decisions or {}).get(str(record.raw_event.get("dynamodb", {}).get("SequenceNumber")))
+    change, decision = prepared or (change_from_stream_record(record.raw_event), None)
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return
-    decision = (decisions or {}).get(str(record.raw_event.get("dynamodb", {}).get("SequenceNumber")))
     report = container.projector.apply(change, now=container.clock.now(), decision=decision)
     counts = (report.applied, report.stale, report.conflicts, report.deleted)
     names = ("ProjectionsApplied", "ProjectionsStale", "ProjectionConflicts", "ProjectionsDeleted")
@@ -52,8 +52,8 @@ def handler(event: dict[str, Any], context: Any, container: Container | None = N
     return handle(event, context, container or default_container())
 
 
-def prepare(event: dict[str, Any], container: Container) -> dict[str, Decision | None]:
-    """The batch's decisions by sequence number (a record that does not decode fails alone)."""
+def prepare(event: dict[str, Any], container: Container) -> Prepared:
+    """Each change, decoded once, and its decision (a record that does not decode fails alone)."""
     from agentmem.adapters.codec import change_from_stream_record
 
     changes: dict[str, Change] = {}
@@ -66,7 +66,8 @@ def prepare(event: dict[str, Any], container: Container) -> dict[str, Decision |
             changes[str(raw.get("dynamodb", {}).get("SequenceNumber"))] = change
     if not changes:
         return {}
-    return dict(zip(changes, container.projector.prepare(list(changes.values())), strict=True))
+    decided = container.projector.prepare(list(changes.values()))
+    return {seq: (change, decision) for (seq, change), decision in zip(changes.items(), decided, strict=True)}
 
 
 def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:

@@ -133,6 +133,7 @@ class IngestService:
         """Remove whatever this turn left (records citing it, its L0 line and processed mark),
         audit the drop in the user's scope, and report it as rejected (never retried)."""
         scope = message.scope
+        self.pipeline.neighbour_cache.forget(scope)
         removed = self._remove_records_of(scope, message.message_id)
         self.turn_log.forget_turn(scope, message.message_id)
         self.audit.append(

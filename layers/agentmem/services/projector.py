@@ -19,7 +19,7 @@ from datetime import datetime
 
 import numpy as np
 
-from agentmem.domain.models import AuditAction, AuditEvent, MemoryRecord
+from agentmem.domain.models import AuditAction, AuditEvent, MemoryRecord, Scope
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.errors import AgentMemError
 from agentmem.ports import (
@@ -75,29 +75,67 @@ class Projector:
 
     def decide(self, change: Change) -> Decision:
         """What ``change`` projects, read through to the source of truth."""
+        return self._decide(change, *self._read_through([change]))
+
+    def _read_through(
+        self, changes: Sequence[Change]
+    ) -> tuple[dict[Scope, datetime | None], dict[tuple[Scope, str], MemoryRecord]]:
+        """What deciding ``changes`` needs from the source of truth, in one read of each kind per
+        scope: the erase barrier of every scope with a new image, and the stored record of every
+        change whose new image is active and not erased."""
+        barriers: dict[Scope, datetime | None] = {}
+        if self.store is None:
+            return barriers, {}
+        wanted: dict[Scope, list[str]] = {}
+        for change in changes:
+            record = change.new if change.event_name != "REMOVE" else None
+            if record is None:
+                continue
+            if change.scope not in barriers:
+                barriers[change.scope] = self.store.erase_barrier(change.scope)
+            if record.is_active and not erased_before(barriers[change.scope], record.created_at):
+                wanted.setdefault(change.scope, []).append(change.memory_id)
+        current: dict[tuple[Scope, str], MemoryRecord] = {}
+        for scope, memory_ids in wanted.items():
+            for memory_id, stored in self.store.get_many(scope, memory_ids).items():
+                current[(scope, memory_id)] = stored
+        return barriers, current
+
+    def _decide(
+        self,
+        change: Change,
+        barriers: dict[Scope, datetime | None],
+        current: dict[tuple[Scope, str], MemoryRecord],
+    ) -> Decision:
         record = change.new if change.event_name != "REMOVE" else None
         erased = False
         if record is not None and self.store is not None:
-            erased = erased_before(self.store.erase_barrier(change.scope), record.created_at)
+            erased = erased_before(barriers[change.scope], record.created_at)
             record = None if erased else record
         if record is not None and record.is_active:
             # Read through to the source of truth: a replayed INSERT of a record that was since
             # erased, superseded or deleted must not bring it back.
-            current = self.store.get(change.scope, change.memory_id) if self.store is not None else record
-            if current is None or not current.is_active:
+            stored = current.get((change.scope, change.memory_id)) if self.store is not None else record
+            if stored is None or not stored.is_active:
                 record = None
-            elif current.version > record.version:
-                record = current
+            elif stored.version > record.version:
+                record = stored
         return Decision(record, erased)
 
     def prepare(self, changes: Sequence[Change]) -> list[Decision | None]:
-        """A batch's decisions, with the index writes of its active records done in one request
-        (:meth:`SearchIndex.upsert_many`). None where deciding failed: :meth:`apply` then does
-        that change alone (and raises for it, so only that record is retried)."""
+        """A batch's decisions (the source of truth read once per scope for the whole batch),
+        with the index writes of its active records done in one request
+        (:meth:`SearchIndex.upsert_many`). None where deciding failed (a read of the batch
+        failed: every change): :meth:`apply` then does that change alone (and raises for it, so
+        only that record is retried)."""
         decisions: list[Decision | None] = []
+        try:
+            known = self._read_through(changes)
+        except AgentMemError:
+            return [None] * len(changes)
         for change in changes:
             try:
-                decisions.append(self.decide(change))
+                decisions.append(self._decide(change, *known))
             except AgentMemError:
                 decisions.append(None)
         writes = [(i, d.record) for i, d in enumerate(decisions) if d and d.record and d.record.is_active]

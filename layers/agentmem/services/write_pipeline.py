@@ -46,7 +46,7 @@ from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRec
 from agentmem.services.audit_trail import append_audit
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.guard import WriteGuard
-from agentmem.services.neighbours import NeighbourPool
+from agentmem.services.neighbours import NeighbourPool, RecordCache
 from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 
@@ -80,6 +80,7 @@ class WritePipeline:
     observer: PipelineObserver = field(default_factory=NullObserver)  # sees decisions, changes none
     guard: WriteGuard = field(default_factory=WriteGuard)  # the one guard of every entrance
     conflicts: ConflictService | None = None  # asks before superseding a permanent/pinned memory
+    neighbour_cache: RecordCache = field(default_factory=RecordCache)  # full neighbours across turns
 
     # ------------------------------------------------------------------ turns
     def ingest(self, turn: Turn) -> TurnOutcome:
@@ -255,7 +256,7 @@ class WritePipeline:
         candidates, vectors = self._semantic_gate(turn, candidates, vectors, outcome)
         if not candidates:
             return
-        neighbours = NeighbourPool(self.store, self.index).gather(
+        neighbours = NeighbourPool(self.store, self.index, cache=self.neighbour_cache).gather(
             turn.scope, candidates, vectors, self.embedder.model_id
         )
         records = [

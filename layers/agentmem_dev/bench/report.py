@@ -139,6 +139,14 @@ def _ingest(r: dict[str, Any]) -> list[str]:
             "Flatness (turns/s excl. embed, largest user size / smallest, baseline the smallest): "
             f"{_v(r.get('flatness'))}."
         )
+        loads = [
+            f"{_v(res.get('memories_per_user_before'))}: {_v(res.get('cache_load_seconds'))} s"
+            for res in r["by_size"]
+        ]
+        out.append(
+            "Search-index caches loaded once per process after the fill (not in the figures), "
+            "memories/user: " + ", ".join(loads) + "."
+        )
     embed, embed_base = r.get("embedder_throughput"), r.get("embedder_throughput_baseline")
     if embed and embed_base:
         out += [

@@ -52,9 +52,9 @@ def _scan_limits(world: World) -> list[int]:
     limits: list[int] = []
     inner = world.store.scan_active
 
-    def spy(scope: Any, limit: int) -> list[MemoryRecord]:
+    def spy(scope: Any, limit: int, **kwargs: Any) -> list[MemoryRecord]:
         limits.append(limit)
-        return inner(scope, limit)
+        return inner(scope, limit, **kwargs)
 
     world.store.scan_active = spy  # type: ignore[method-assign]
     return limits

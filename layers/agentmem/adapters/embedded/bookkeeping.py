@@ -140,13 +140,12 @@ class ScopeBookkeeping:
     def mark_pending(self, scope: Scope, writes: int) -> int:
         now = format_sortable(self._clock())
         with self._db.write() as conn:
-            conn.execute(
+            row = conn.execute(
                 "INSERT INTO pending_scopes (pk, writes, updated_at, since) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (pk) DO UPDATE SET writes = writes + excluded.writes,"
-                " updated_at = excluded.updated_at",
+                " updated_at = excluded.updated_at RETURNING writes",
                 (scope.key, int(writes), now, now),
-            )
-            row = conn.execute("SELECT writes FROM pending_scopes WHERE pk = ?", (scope.key,)).fetchone()
+            ).fetchone()
         return int(row[0])
 
     def pending_scopes(self, limit: int) -> builtins.list[tuple[Scope, int]]:

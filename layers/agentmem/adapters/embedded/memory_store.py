@@ -50,11 +50,10 @@ from agentmem.adapters.codec import (
     format_sortable,
     memory_sort_key,
     parse_datetime,
-    record_to_json_image,
 )
 from agentmem.adapters.embedded import bookkeeping, rows
 from agentmem.adapters.embedded.bookkeeping import ScopeBookkeeping
-from agentmem.adapters.embedded.outbox import OutboxReader
+from agentmem.adapters.embedded.outbox import OutboxReader, image_json
 from agentmem.adapters.embedded.read_cache import ReadCache
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope, Status
@@ -164,7 +163,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
         ).fetchone()
         if row is None:
             return None
-        return int(row[0]), record_to_json_image(rows.decode(scope, row[1], row[2]))
+        return int(row[0]), image_json(rows.decode(scope, row[1], row[2]))
 
     @staticmethod
     def _version(conn: Any, pk: str, memory_id: str) -> int | None:
@@ -176,7 +175,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
     def _write(self, conn: Any, record: MemoryRecord, old_image: str | None, gen: int) -> None:
         conn.execute(rows.INSERT_ROW, rows.row_values(record, gen))
         event = "INSERT" if old_image is None else "MODIFY"
-        self._outbox(conn, event, record.scope.key, record.memory_id, record_to_json_image(record), old_image)
+        self._outbox(conn, event, record.scope.key, record.memory_id, image_json(record), old_image)
 
     def create(self, record: MemoryRecord) -> None:
         with self._db.write() as conn:
