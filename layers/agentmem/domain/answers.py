@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from agentmem.domain.entities import find_entities
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.smalltalk import is_small_talk
 
 __all__ = ["chosen_name", "fills_slot", "is_acceptance", "question_slots", "recommendation"]
@@ -69,7 +70,7 @@ _SLOT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("steps", re.compile(r"\bhow (?:do|can|should|to|would)\b|怎么(?!样)|如何|怎样", re.I)),
     ("thing", re.compile(r"\bwhat\b|\bwhich\b|什么|哪[个些款种家门位条只件本部台]", re.I)),
 )
-_TIME = re.compile(
+_TIME = lazy_compile(
     r"\d{1,2}[:：]\d{2}|\d+\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{4}\b|"
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|"
     r"august|september|october|november|december|tomorrow|tonight|weekend|next (?:week|month|year)|"
@@ -78,20 +79,20 @@ _TIME = re.compile(
     r"[一二三四五六七八九十\d]+\s*(?:月|日|号|点|时|天后|周后)|明天|后天|今晚|下周|下个月|明年|周[一二三四五六日末]|星期[一二三四五六日天]|上午|下午|晚上|早上",
     re.I,
 )
-_NUMBER = re.compile(
+_NUMBER = lazy_compile(
     r"\d|[一二两三四五六七八九十百千万]+\s*(?:个|岁|元|块|米|公里|分钟|小时|天|次|本|件|台|位|人)", re.I
 )
-_REASON = re.compile(
+_REASON = lazy_compile(
     r"\bbecause\b|\bsince\b|\bdue to\b|\bso that\b|\bthat's why\b|因为|由于|所以|原因|导致|是为了", re.I
 )
-_STEPS = re.compile(
+_STEPS = lazy_compile(
     r"^(?:first|then|next|finally|start|stop|open|run|use|try|add|set|go|click|install|make|put|mix|preheat|check|"
     r"keep|skip|avoid|limit|cut|get|take|turn|drink|eat|write|call|ask|book|choose|pick|buy|read|switch|restart)\b|"
     r"\b(?:first|then|step \d|you can|you could|you need to|you should)\b|^(?:先|然后|再|最后|打开|运行|使用|用|试试|把|将|点击|安装)|"
     r"步骤|可以先|需要先|第一步",
     re.I,
 )
-_ADVICE = re.compile(
+_ADVICE = lazy_compile(
     r"\b(?:i'd recommend|i recommend|i suggest|i'd suggest|i'd go with|go with|consider|you should|you could|your best bet|"
     r"best (?:option|choice|bet)|(?:a|the) (?:good|great|solid|safe|top|better) (?:fit|choice|option|pick|bet)|would (?:work|suit|fit)|(?:is|are) ideal|"
     r"fits? (?:your|you)|suits? (?:your|you)|works? (?:well|best)|recommended)\b|"
@@ -141,10 +142,10 @@ _COMMIT_ZH = (
     r"就它了?|就这么(?:办|做|定|干)(?:了|吧)?|听你的|按你说的(?:办|做)?|照(?:你说的|这个)(?:办|做)?|"
     r"(?:用|装|选|买|订)(?:这|那|它)(?:个|款|家)?(?:吧|了)?)"
 )
-_ACCEPT_RE = re.compile(
+_ACCEPT_RE = lazy_compile(
     rf"^(?:{_ASSENT}[\s,，.!！。~]*)*(?:{_COMMIT_EN}|{_COMMIT_ZH}|{_ASSENT})[\s,，.!！。~]*$", re.I
 )
-_COMMIT_RE = re.compile(rf"{_COMMIT_EN}|{_COMMIT_ZH}|\bsold\b|\bdeal\b|成交|听你的", re.I)
+_COMMIT_RE = lazy_compile(rf"{_COMMIT_EN}|{_COMMIT_ZH}|\bsold\b|\bdeal\b|成交|听你的", re.I)
 
 
 def is_acceptance(text: str, *, strict: bool = True) -> bool:

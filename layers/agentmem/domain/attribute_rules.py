@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 
+from agentmem.domain.lazy_re import LazyPattern, Regex, lazy_compile
 
-def _r(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+
+def _r(pattern: str) -> LazyPattern:
+    return lazy_compile(pattern, re.IGNORECASE)
 
 
 # ------------------------------------------------------------------------------ evidence
@@ -30,7 +32,7 @@ WEAK = _r(r"\b(?:now|currently|these days|nowadays|at the moment)\b|现在|目�
 
 # ------------------------------------------------------------------------------ multi-valued
 VISITED = _r(r"\b(?:been to|visited|got back from|trip to|years? in|months? in)\b|去过|去了")
-MULTI: tuple[tuple[str, re.Pattern[str]], ...] = (
+MULTI: tuple[tuple[str, Regex], ...] = (
     ("allergy", _r(r"\ballerg|过敏")),
     ("language", _r(r"\bspeak\b|\bfluent\b|会说|会讲|(?:学|说)\S{0,3}(?:语|话)\b|[日韩法德英西俄粤]语")),
     (
@@ -109,7 +111,7 @@ VALUE_ZH = r"(?P<v>[\u4e00-\u9fffA-Za-z0-9·\s]{1,14}?)"
 STOP_ZH = r"(?=[，,。.!！;；]|$|了|啦|住|上班|工作|上学|读书|办|玩|自驾|管)"
 
 # (attribute, pattern with a value group "v"; or None to take the value from the object type)
-ENTITY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+ENTITY_RULES: tuple[tuple[str, Regex], ...] = (
     (
         "favourite",
         _r(r"\bfavou?rite\s+(?P<what>[a-z]+(?:\s[a-z]+)?)\s+(?:is|are|was)\s+(?:now\s+)?" + VALUE_EN),
@@ -277,8 +279,8 @@ RULE_CUES = {
 # The choice an accepted recommendation states and the question it answers
 # (agentmem.domain.exchange.extract_acceptance):
 # ("I chose Hugo (Should I move my blog to Ghost or Hugo?)", "我选定了微信输入法（输入法用哪个好？）")
-ASKED = re.compile(r"\s*[（(]((?:[^（）()]*?)[?？])\s*[）)]\s*$")
-CHOICE = re.compile(
+ASKED = lazy_compile(r"\s*[（(]((?:[^（）()]*?)[?？])\s*[）)]\s*$")
+CHOICE = lazy_compile(
     r"^(?:I chose|I went with:?|我选定了|我选了|我采纳了建议[:：]?)\s*(?P<c>.+?)[.。]?$", re.IGNORECASE
 )
 ENTITY_CUES = {  # the object types that stand for the attribute without its own predicate
@@ -291,7 +293,7 @@ EVENTS_EN = (
     "graduation|housewarming|presentation|hearing|checkup|check-up"
 )
 EVENT_EN = _r(rf"\b({EVENTS_EN})\b")
-EVENT_ZH = re.compile(
+EVENT_ZH = lazy_compile(
     r"(上线|发布会|发布|婚礼|截止|航班|周会|例会|会议|面试|考试|聚会|手术|演出|生日会|国庆|春节|五一|中秋|行程|flight|launch)"
 )
 EVENT_CANON = {"stand-up": "standup", "kick-off": "kickoff", "发布": "上线", "例会": "周会", "行程": "国庆"}
@@ -314,7 +316,7 @@ PLURAL_EVENTS = frozenset(
         "聚会",
     }
 )
-DESTINATION_ZH = re.compile(r"去(?P<v>[\u4e00-\u9fff]{2,4}?)(?:玩|旅游|旅行|度假|自驾|出差|了|。|，|$)")
+DESTINATION_ZH = lazy_compile(r"去(?P<v>[\u4e00-\u9fff]{2,4}?)(?:玩|旅游|旅行|度假|自驾|出差|了|。|，|$)")
 NOT_QUALIFIER = frozenset(
     [
         "my",
@@ -342,7 +344,7 @@ NOT_QUALIFIER = frozenset(
 )
 
 
-AMOUNT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+AMOUNT_CUES: tuple[tuple[str, Regex], ...] = (
     ("rent", _r(r"\brent\b|房租|租金")),
     ("salary", _r(r"\b(?:salary|pay|raise|earn)\b|月薪|年薪|工资|薪水")),
     ("weight", _r(r"\b(?:weigh|weight|kilos?|kg|pounds|lbs)\b|体重|公斤|斤")),
@@ -373,12 +375,12 @@ NEGATED_BEFORE = _r(
     r"\b(?:not|no longer|never|don't|doesn't|didn't|isn't|aren't|wasn't|won't|can't|cannot)\s+(?:\w+\s+){0,2}$"
     r"|(?:不再?|没有?|别|并非|不是)$"
 )
-INTENT = re.compile(
+INTENT = lazy_compile(
     r"我想|想要|想换|想买|想搬|想去|想用|打算|准备|考虑|要不要|是否|希望|\b(?:want|wanna|thinking (?:of|about)|planning|plan to|might|maybe|"
     r"should I|considering|hoping|would like)\b",
     re.IGNORECASE,
 )
-PHRASE_BREAK = re.compile(r"\band\b|[,;，；]|然后|又|再", re.IGNORECASE)
+PHRASE_BREAK = lazy_compile(r"\band\b|[,;，；]|然后|又|再", re.IGNORECASE)
 # Relations that name the attribute itself ("my boss is Karen" is the user's manager).
 ROLES = {
     "manager": {"boss"},

@@ -58,6 +58,7 @@ from agentmem.domain.attribute_rules import (
     VISITED,
     WEAK,
 )
+from agentmem.domain.lazy_re import LazyPattern, Regex, lazy_compile
 from agentmem.domain.models import MemoryRecord, Source
 from agentmem.domain.text import normalize
 
@@ -85,8 +86,8 @@ def evidence_of(text: str) -> int:
     return 1 if WEAK.search(text) else 0
 
 
-def _r(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+def _r(pattern: str) -> LazyPattern:
+    return lazy_compile(pattern, re.IGNORECASE)
 
 
 # ------------------------------------------------------------------------------ subjects
@@ -100,12 +101,12 @@ _RELATIONS_ZH = (
     "女儿|儿子|老婆|老公|妻子|丈夫|太太|妈妈|爸爸|母亲|父亲|姐姐|妹妹|哥哥|弟弟|朋友|同事|爷爷|奶奶|外公|外婆|"
     "室友|邻居|猫|狗"
 )
-_RELATION_ZH = re.compile(rf"(?:^|[，,。；\s]|我|我们|的|家|给|把|大|小|二)({_RELATIONS_ZH})(?!子)")
+_RELATION_ZH = lazy_compile(rf"(?:^|[，,。；\s]|我|我们|的|家|给|把|大|小|二)({_RELATIONS_ZH})(?!子)")
 _MANY_MEMBERS = frozenset(
     {"friend", "colleague", "coworker", "cousin", "neighbour", "neighbor", "kid", "朋友", "同事", "邻居"}
 )
 _NAMED = _MANY_MEMBERS | {"son", "daughter", "sister", "brother", "dog", "cat"}  # "my son Leo", "my son Max"
-_LEADING_NAME = re.compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\s+(?:is|was|has|goes|attends|lives|works))\b")
+_LEADING_NAME = lazy_compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\s+(?:is|was|has|goes|attends|lives|works))\b")
 _RELATION_CANON = {
     "mum": "mom",
     "mother": "mom",
@@ -121,7 +122,7 @@ _RELATION_CANON = {
 }
 
 
-_SPEAKER = re.compile(r"^((?-i:[A-Z][\w'\-]*(?: [A-Z][\w'\-]*)?)|[\u4e00-\u9fff]{2,4}):\s+")
+_SPEAKER = lazy_compile(r"^((?-i:[A-Z][\w'\-]*(?: [A-Z][\w'\-]*)?)|[\u4e00-\u9fff]{2,4}):\s+")
 
 
 def subject(text: str) -> str:
@@ -232,7 +233,7 @@ def _phrase_of(body: str, found: re.Match[str]) -> str:
     return PHRASE_BREAK.split(body[: found.start()])[-1] + found.group(0)
 
 
-def _stated(pattern: re.Pattern[str], body: str) -> re.Match[str] | None:
+def _stated(pattern: Regex, body: str) -> re.Match[str] | None:
     """The match of ``pattern`` that states the current value: after "sold my Civic and bought a
     Tesla" the last one; a value only named as disposed of ("I traded in my Subaru") is none."""
     matches = list(pattern.finditer(body))

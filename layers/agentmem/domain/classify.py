@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Category
 
 _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
@@ -65,7 +66,7 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
     ),
 )
 
-_FACT_HINT = re.compile(r"是|有|在|为|\b(?:is|are|was|were|has|have)\b|\d", re.IGNORECASE)
+_FACT_HINT = lazy_compile(r"是|有|在|为|\b(?:is|are|was|were|has|have)\b|\d", re.IGNORECASE)
 
 
 def classify(text: str, hint: str | None = None) -> Category:

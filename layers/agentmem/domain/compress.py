@@ -14,10 +14,10 @@ Chinese and English alike. Pure.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.text import estimate_tokens, language, split_sentences
 
 __all__ = ["CompressedNotes", "compress_notes", "is_key", "key_parts"]
@@ -44,7 +44,7 @@ _CONCLUSION_ZH = (
     "完成|通过|批准|同意|拒绝|必须|需要"
 )
 
-_KEY = re.compile(
+_KEY = lazy_compile(
     r"[0-9０-９]"  # numbers, amounts, times, ISO dates, versions
     rf"|[{_CN_NUM}]+[{_CN_UNIT}]"  # 三天, 两个, 五公里, 十点
     rf"|(?i:\b(?:{_MONTHS}|{_DAYS}|today|tomorrow|yesterday|tonight|noon|midnight|weekend)\b)"
@@ -54,7 +54,7 @@ _KEY = re.compile(
     r"|《[^》]+》|“[^”]+”|「[^」]+」"  # titles and quoted names
     rf"|(?i:\b(?:{_CONCLUSION_EN})\b)|{_CONCLUSION_ZH}"
 )
-_CLAUSE = re.compile(r"(?<=[,，、;；:：])\s*")
+_CLAUSE = lazy_compile(r"(?<=[,，、;；:：])\s*")
 
 _EARLIER = {"zh": "此前记录：", "en": "earlier notes: "}
 _OMITTED = {"zh": "（另有 {n} 条更早的内容从略）", "en": "(+{n} earlier parts omitted)"}

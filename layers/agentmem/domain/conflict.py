@@ -17,12 +17,13 @@ import numpy.typing as npt
 
 from agentmem.domain.attributes import infer_all, is_multi_valued, same_attribute_conflict
 from agentmem.domain.keys import MULTI_VALUED_KEYS, SINGLE_VALUED_KEYS
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Category, MemoryRecord
 from agentmem.domain.similarity import Calibration, SimilarityThresholds
 from agentmem.domain.text import normalize, terms
 
 CONFLICT_CATEGORIES = frozenset({Category.IDENTITY, Category.PREFERENCE, Category.FACT, Category.POLICY})
-_NEGATION = re.compile(
+_NEGATION = lazy_compile(
     r"不|没|别|非|无|\b(?:not|no|never|don't|doesn't|didn't|isn't|aren't|won't|can't|no longer)\b",
     re.IGNORECASE,
 )
@@ -94,16 +95,16 @@ def judge_update(
     return shared and similarity >= thresholds.update_alone
 
 
-_SPEAKER_PREFIX = re.compile(r"^[^:：\n]{1,40}[:：]\s*")
-_RELATION_EN = re.compile(
+_SPEAKER_PREFIX = lazy_compile(r"^[^:：\n]{1,40}[:：]\s*")
+_RELATION_EN = lazy_compile(
     r"^(?:my|our)\s+(?:new\s+|old\s+|current\s+|younger\s+|older\s+|little\s+|big\s+)?"
     r"(sister|brother|son|daughter|wife|husband|partner|girlfriend|boyfriend|mom|mum|mother|dad|father|friend|"
     r"boss|manager|colleague|coworker|kids?|children|parents?|grand\w+|aunt|uncle|cousin|neighbou?r|roommate|"
     r"dog|cat|team|company)\b",
     re.IGNORECASE,
 )
-_SELF_EN = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our)\b", re.IGNORECASE)
-_RELATION_ZH = re.compile(
+_SELF_EN = lazy_compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our)\b", re.IGNORECASE)
+_RELATION_ZH = lazy_compile(
     r"^我(?:的|们的|们|家的?)?(?:新|老)?(女儿|儿子|老婆|老公|妻子|丈夫|太太|先生|妈妈|爸爸|母亲|父亲|姐姐|妹妹|哥哥|弟弟|"
     r"朋友|同事|老板|领导|上司|经理|孩子|爷爷|奶奶|外公|外婆|猫|狗|室友|邻居|团队|公司)"
 )

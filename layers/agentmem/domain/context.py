@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import StrEnum
 
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.text import language, lexical_match
 
 ABOUT_LEXICAL = 0.3  # lexical match (seed 002) from which a query is about a memory: half its terms
@@ -146,11 +147,11 @@ LANGUAGES: tuple[str, ...] = tuple(_PHRASES)
 # tokens (<|im_start|>, <<SYS>>, </s>, <start_of_turn>), [INST]-style tags, markdown link targets
 # ([system](#...)), code fences and heading marks.
 _ANGLE = str.maketrans({"<": "‹", ">": "›"})
-_TAG = re.compile(r"\[\s*/?\s*(INST|SYS|SYSTEM|ASSISTANT|USER|HUMAN|AI)\s*\]", re.IGNORECASE)
-_LINK_TARGET = re.compile(r"\]\s*\(")
-_FENCE = re.compile(r"`{3,}|~{3,}")
-_HEADING = re.compile(r"(^|\s)#{1,6}(?=\s)")
-_SPACE = re.compile(r"\s+")
+_TAG = lazy_compile(r"\[\s*/?\s*(INST|SYS|SYSTEM|ASSISTANT|USER|HUMAN|AI)\s*\]", re.IGNORECASE)
+_LINK_TARGET = lazy_compile(r"\]\s*\(")
+_FENCE = lazy_compile(r"`{3,}|~{3,}")
+_HEADING = lazy_compile(r"(^|\s)#{1,6}(?=\s)")
+_SPACE = lazy_compile(r"\s+")
 
 
 def as_data(text: str) -> str:

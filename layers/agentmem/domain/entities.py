@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentmem.domain.lazy_re import lazy_compile
+
 __all__ = ["Entity", "find_entities"]
 
 
@@ -56,10 +58,10 @@ _EN_COMMON = _words(
     "stay leave come turn follow drive walk eat drink cook bake mix stir serve enjoy remove replace update"
 )
 _TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Sen|Gov|Gen|Capt|Rev|Sir|Dame|Lady|Lord|Uncle|Aunt)\.?"
-_NAME_RUN = re.compile(
+_NAME_RUN = lazy_compile(
     rf"\b(?:{_TITLE}\s+)?(?:[A-Z]\.\s*)*[A-Z][A-Za-z'’-]+(?:(?:\s+(?:of(?:\s+the)?|de|da|van|von|&))?\s+(?:[A-Z]\.\s*)*[A-Z][A-Za-z0-9'’-]+)*(?:\s+\d+[A-Za-z]*\b)?"
 )
-_SHAPE = re.compile(
+_SHAPE = lazy_compile(
     r"\b(?:[A-Za-z]+-?\d+[A-Za-z0-9]*|[A-Z]{2,}[A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*(?:\s\d+)?|[A-Z][a-z]+[A-Z][A-Za-z0-9]*)\b"
 )
 
@@ -247,16 +249,16 @@ def _person_re() -> re.Pattern[str]:
 
 
 _ZH_PERSON_RE = _person_re()
-_ZH_CALLED_RE = re.compile(rf"叫(?:做)?({_HAN}{{1,4}}?)的")
-_ZH_CITY_RE = re.compile("|".join(sorted(_ZH_CITIES, key=len, reverse=True)))
-_ZH_ORG_LEX_RE = re.compile("|".join(sorted(_ZH_ORGS, key=len, reverse=True)))
-_ZH_PLACE_RE = re.compile(
+_ZH_CALLED_RE = lazy_compile(rf"叫(?:做)?({_HAN}{{1,4}}?)的")
+_ZH_CITY_RE = lazy_compile("|".join(sorted(_ZH_CITIES, key=len, reverse=True)))
+_ZH_ORG_LEX_RE = lazy_compile("|".join(sorted(_ZH_ORGS, key=len, reverse=True)))
+_ZH_PLACE_RE = lazy_compile(
     rf"(?:住在|搬到|来自|在|到|去了?|住|回|从|飞)({_BODY0}{_HAN}{{0,4}}{_ZH_PLACE_SUFFIX})(?!{_HAN}?(?:公司|集团|银行))"
 )
-_ZH_ORG_RE = re.compile(rf"({_BODY0}{_HAN}{{1,7}}?{_ZH_ORG_SUFFIX})")
-_ZH_WORK_AT_RE = re.compile(rf"(?:在|加入了?|入职了?)({_BODY0}{_HAN}{{1,5}}?)(?:工作|上班|实习|任职)")
-_LATIN_IN_ZH = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*(?:\s?\d+[A-Za-z]*)?")
-_QUOTED = re.compile(r"[「“\"《]([^」”\"》]{1,20})[」”\"》]")
+_ZH_ORG_RE = lazy_compile(rf"({_BODY0}{_HAN}{{1,7}}?{_ZH_ORG_SUFFIX})")
+_ZH_WORK_AT_RE = lazy_compile(rf"(?:在|加入了?|入职了?)({_BODY0}{_HAN}{{1,5}}?)(?:工作|上班|实习|任职)")
+_LATIN_IN_ZH = lazy_compile(r"[A-Za-z][A-Za-z0-9.+#-]*(?:\s?\d+[A-Za-z]*)?")
+_QUOTED = lazy_compile(r"[「“\"《]([^」”\"》]{1,20})[」”\"》]")
 
 
 def _is_common(word: str) -> bool:

@@ -34,6 +34,7 @@ from agentmem.domain.extraction import (
     update_strength,
 )
 from agentmem.domain.keys import match_keys
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Confidence, Source
 from agentmem.domain.smalltalk import is_small_talk
 from agentmem.domain.text import language, split_sentences, term_set
@@ -52,7 +53,7 @@ AnswerSimilarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 
 # Anything the exchange must never contribute (seed 000 §4.3 rules 3-4).
-_EXCHANGE_FORBIDDEN = re.compile(
+_EXCHANGE_FORBIDDEN = lazy_compile(
     # other people's data, rule-changing text, redaction placeholders
     r"(?:其他用户|别的用户|其它用户|该用户|这位用户|other users?|another user|this user|the user'?s|"
     r"忽略|请记住|记住|以后|从现在|ignore|disregard|remember|from now on|system prompt|系统提示|\[[A-Z_]+\])"
@@ -62,17 +63,17 @@ _EXCHANGE_FORBIDDEN = re.compile(
     re.IGNORECASE,
 )
 # A user message that tries to change the rules anchors nothing ("帮我记住一条规则：以后…").
-_RULE_CHANGE = re.compile(
+_RULE_CHANGE = lazy_compile(
     r"请记住|记住.{0,6}规则|以后(?:不管|无论|都|一律)|从现在起|忽略|\bremember (?:this|that|to)\b|\bfrom now on\b|"
     r"\bignore\b|\bdisregard\b|system prompt|系统提示",
     re.IGNORECASE,
 )
-_ASSISTANT_CHATTER = re.compile(
+_ASSISTANT_CHATTER = lazy_compile(
     r"^(?:sure|of course|certainly|great question|happy to help|no problem|ok(?:ay)?|got it|understood|"
     r"好的|当然|没问题|收到|明白)[\s,，!！.。:：]*",
     re.IGNORECASE,
 )
-_ASSISTANT_SELF = re.compile(
+_ASSISTANT_SELF = lazy_compile(
     r"^(?:i can|i will|i'll|i'd|let me|i'm happy|i am happy|here(?:'s| is| are)|我来|我会|我可以|希望|以下是|下面是)",
     re.IGNORECASE,
 )
@@ -84,7 +85,7 @@ def topic_terms(question: str) -> frozenset[str]:
 
 # Requests that ask to be remembered or reminded are not answered with information: the reply
 # to them ("麻烦记一下" -> "不建议保存手机号。") is never a fact of the user's.
-_NO_ANSWER_REQUEST = re.compile(
+_NO_ANSWER_REQUEST = lazy_compile(
     r"记(?:一下|住|下来?|着)|提醒我|备忘|\bremember\b|\bremind me\b|\bnote (?:that|this|down|it)\b|"
     r"\bkeep in mind\b|\bsave (?:this|that|it)\b",
     re.IGNORECASE,

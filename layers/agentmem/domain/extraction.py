@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from agentmem.domain.answers import is_acceptance
 from agentmem.domain.entities import entity_names
 from agentmem.domain.keys import KeyMatch, match_keys
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Confidence, Source
 from agentmem.domain.smalltalk import is_small_talk
 from agentmem.domain.text import language, split_sentences, terms
@@ -26,47 +27,47 @@ from agentmem.domain.text import language, split_sentences, terms
 USER_IMPORTANCE = 0.7
 EXCHANGE_IMPORTANCE = 0.5
 MAX_CONTENT_CHARS = 500
-_GREETING_RE = re.compile(
+_GREETING_RE = lazy_compile(
     r"^(?:(?:hi|hello|hey|yo|ok(?:ay)?|well|so|oh|um+|uh+|yeah|yes|sure|great|cool|wow|haha|lol"
     r"|thanks|thank you|good (?:morning|afternoon|evening)|also|plus|anyway|by the way|btw|oh and|and|but)\b[\s,!.]*)+"
     r"|^(?:(?:你好|您好|嗨|哈喽|好的|好吧|嗯+|哦+|啊+|哈哈+|谢谢|对了|另外|其实|那个)[\s,，!！。~]*)+",
     re.IGNORECASE,
 )
-_ACK_RE = re.compile(
+_ACK_RE = lazy_compile(
     r"^(?:ok(?:ay)?|got it|sure|thanks?(?: you)?|great|cool|nice|sounds good|noted|yes|no|"
     r"好的?|嗯+|明白了?|知道了|收到|谢谢|没问题|可以|行|对)[\s!！.。~]*$",
     re.IGNORECASE,
 )
-_QUESTION_START_EN = re.compile(
+_QUESTION_START_EN = lazy_compile(
     r"^(?:what|what's|how|why|who|whom|whose|where|when|which|can|could|would|will|should|do|does|"
     r"did|is|are|am|was|were|have|has|may|shall)\b",
     re.IGNORECASE,
 )
-_QUESTION_ZH = re.compile(
+_QUESTION_ZH = lazy_compile(
     r"(?:什么|怎么|为什么|为何|哪里|哪儿|哪个|哪些|多少|几[个点岁次]|是否|是不是|能不能|可不可以|有没有|吗|呢)[\s?？。]*$|^(?:请问|谁|什么|怎么|为什么|哪)"
 )
-_REQUEST_EN = re.compile(
+_REQUEST_EN = lazy_compile(
     r"^(?:please\s+)?(?:can you|could you|would you|will you|help me|let's|let me|write|draft|"
     r"make|create|give me|show me|tell me|explain|translate|summari[sz]e|find|search|check|look up|"
     r"generate|list|book|send|remind me)\b",
     re.IGNORECASE,
 )
-_REQUEST_ZH = re.compile(
+_REQUEST_ZH = lazy_compile(
     r"^(?:请|麻烦)?(?:你)?(?:帮我|帮忙|给我|替我|能不能|可以帮|写一|生成|翻译|总结|查一下|搜一下|看看|介绍一下|解释一下|推荐|"
     r"(?:帮我)?记(?:一下|住|下来?)|提醒我)"
 )
-_POLICY_RE = re.compile(
+_POLICY_RE = lazy_compile(
     r"(?:以后|今后|往后|从现在(?:开始|起)|每次|所有.{0,12}都|一律|务必|必须|永远|始终|总是|不要|别再|"
     r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\balways\b|\bnever\b|\bmake sure\b|"
     r"\bplease (?:always|never|don't|do not)\b|\bdon't ever\b)",
     re.IGNORECASE,
 )
-_FIRST_PERSON_RE = re.compile(
+_FIRST_PERSON_RE = lazy_compile(
     r"(?:^|[^a-z])(?:i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)(?:[^a-z]|$)|我|咱", re.IGNORECASE
 )
 # Update markers. Strong: an explicit change ("搬到", "推迟到", "switched to", "no longer").
 # Weak: a present-tense cue ("现在", "now") that only counts together with a shared topic.
-_UPDATE_STRONG_RE = re.compile(
+_UPDATE_STRONG_RE = lazy_compile(
     r"(?:搬到|搬去|搬家|改成|改为|改到|改用|换成|换到|换了|换人|换用|调整为|调整成|调到|调岗|跳槽|转到|转去|迁到|迁移|"
     r"推迟|延期|提前到|提到|压到|降到|涨到|升级|卖掉|不再|已经不|不用再|取消了|新的|最新|"
     r"\bno longer\b|\banymore\b|\bnot anymore\b|\bmoved\b|\bchanged?\b|\bswitched\b|\bswapped\b|"
@@ -75,7 +76,7 @@ _UPDATE_STRONG_RE = re.compile(
     r"\bnew\b|\bstarting (?:monday|tomorrow|next \w+ )?as\b|\bhanded in my notice\b|\bfrom now on\b|\bgoing forward\b)",
     re.IGNORECASE,
 )
-_UPDATE_WEAK_RE = re.compile(
+_UPDATE_WEAK_RE = lazy_compile(
     r"(?:现在|目前|如今|这阵子|\bnow\b|\bthese days\b|\bnowadays\b|\bcurrently\b)", re.IGNORECASE
 )
 
@@ -87,19 +88,19 @@ def update_strength(text: str) -> int:
     return 1 if _UPDATE_WEAK_RE.search(text) else 0
 
 
-_CLAUSE_SPLIT_EN = re.compile(
+_CLAUSE_SPLIT_EN = lazy_compile(
     r"\s*;\s*|,?\s+(?:and|but|so)\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)|,\s+(?=(?:i|i'm|i've|my)\b)"
     r"|,?\s*\b(?:by the way|btw|oh and)\b,?\s+|,\s*(?:also|anyway|plus)\b,?\s+"
     r"|,\s+(?=(?:any|what|how|can|could|would|do|does|is|are|where|which|who|should)\b[^,]*\?\s*$)",
     re.IGNORECASE,
 )
-_ZH_MARKER = re.compile(r"^(?:对了|另外|顺便(?:说一下|提一下)?|还有|其实|话说|补充一下)[，,\s]*")
-_VOCATIVE = re.compile(r"(?:,\s*|^)(?-i:[A-Z][a-z]+)(?=\s*[!.?,]*$)|(?<=[,!]\s)(?-i:[A-Z][a-z]+)(?=[!.,])")
+_ZH_MARKER = lazy_compile(r"^(?:对了|另外|顺便(?:说一下|提一下)?|还有|其实|话说|补充一下)[，,\s]*")
+_VOCATIVE = lazy_compile(r"(?:,\s*|^)(?-i:[A-Z][a-z]+)(?=\s*[!.?,]*$)|(?<=[,!]\s)(?-i:[A-Z][a-z]+)(?=[!.,])")
 _SOCIAL_WORDS = "absolutely amazing awesome beautiful bye care catch chat congrats congratulations cool cute day definitely doing excited exciting fantastic feel feels fun glad good gorgeous great happy hard hear hope incredible later look looks love lovely meet meeting nice pretty proud really see soon sorry sound sounds super sweet take talk thank thanks thing time totally tough true wonderful wow yeah"
 # Stemmed like the terms they are compared with ("amazing" -> "amaz").
 _SOCIAL_EN = frozenset(terms(_SOCIAL_WORDS))
-_CLAUSE_SPLIT_ZH = re.compile(r"[，,；;]\s*")
-_ZH_SUBJECTLESS = re.compile(
+_CLAUSE_SPLIT_ZH = lazy_compile(r"[，,；;]\s*")
+_ZH_SUBJECTLESS = lazy_compile(
     r"^(?:今年|明年|去年|在|做|是|住|喜欢|不喜欢|爱|讨厌|有|养|负责|主要|目前|现在|也|还|平时|最近|正在|刚|已经|不|没|会|想|打算|准备|希望)"
 )
 
@@ -126,7 +127,7 @@ class Candidate:
     tags: tuple[str, ...] = field(default_factory=tuple)
 
 
-_ZH_INDIRECT_QUESTION = re.compile(
+_ZH_INDIRECT_QUESTION = lazy_compile(
     r"^(?:请问|想问一下|想问问|我想知道|我想问|不知道)|(?:为什么|为何|怎么|怎样|如何|多少|哪里|哪儿|哪[个些家门款种位条只件本部台]|几点|是否|能不能|可不可以|有没有|是不是)"
 )
 
@@ -148,7 +149,7 @@ def is_question(text: str) -> bool:
 
 
 # "请记住我喜欢美式" / "remember that I'm vegan": the lead-in goes, the fact stays.
-_REMEMBER_LEAD = re.compile(
+_REMEMBER_LEAD = lazy_compile(
     r"^(?:请|麻烦你?)?(?:帮我)?(?:记住|记一下|记下来?|记着)[：:，,\s]*|"
     r"^(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?[:,]?\s+(?=\S)",
     re.IGNORECASE,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentmem.domain.lazy_re import LazyPattern, Regex, lazy_compile
+
 
 @dataclass(frozen=True, slots=True)
 class KeyMatch:
@@ -25,7 +27,7 @@ class KeyMatch:
 @dataclass(frozen=True, slots=True)
 class _Rule:
     key: str
-    pattern: re.Pattern[str]
+    pattern: Regex
     category: str
     single_valued: bool = True
     value: str | None = None  # fixed value (style rules); else group "v"
@@ -39,8 +41,8 @@ _V_EN_ANY = r"(?P<v>[A-Za-z][\w'\- ]{1,40}?)"
 _END = r"(?=[，,。.!！;；\s]|$|了|啦)"
 
 
-def _r(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+def _r(pattern: str) -> LazyPattern:
+    return lazy_compile(pattern, re.IGNORECASE)
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -218,8 +220,8 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 
-_TRAILING_WORDS = re.compile(r"(?:\s+(?:too|also|as well|either|now|then)|也)+$", re.IGNORECASE)
-_LEADING_MEASURE = re.compile(r"^(?:一名|一个|一位|一枚|个|名|位)")
+_TRAILING_WORDS = lazy_compile(r"(?:\s+(?:too|also|as well|either|now|then)|也)+$", re.IGNORECASE)
+_LEADING_MEASURE = lazy_compile(r"^(?:一名|一个|一位|一枚|个|名|位)")
 
 
 def _clean(value: str) -> str:

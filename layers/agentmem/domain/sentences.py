@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from agentmem.domain.lazy_re import lazy_compile
+
 __all__ = ["ABBREVIATIONS", "TITLES", "split_sentences"]
 
 
@@ -55,18 +57,18 @@ _OPENERS = _words(
 )
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_CJK_RE = re.compile(f"[{_CJK}]")
+_CJK_RE = lazy_compile(f"[{_CJK}]")
 _CLOSERS = "”’」』）)]】》\"'"
 _HARD_END = "。！？；!?;\n…"
 _RUN = "。！？；!?;…."
-_CANDIDATE_RE = re.compile(r"[。！？；!?;\n….]")
-_URL_RE = re.compile(
+_CANDIDATE_RE = lazy_compile(r"[。！？；!?;\n….]")
+_URL_RE = lazy_compile(
     r"(?:https?://|www\.)[^\s<>\"'“”「」]+[^\s<>\"'“”「」.,;:!?。，；！？)]"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
     re.IGNORECASE,
 )
-_TOKEN_BEFORE_RE = re.compile(r"([A-Za-z][A-Za-z.']*|\d+)$")
-_WORD_AFTER_RE = re.compile(r"\s*[\"'“‘(]*([A-Za-z][A-Za-z']*|\d|[" + _CJK + "])")
+_TOKEN_BEFORE_RE = lazy_compile(r"([A-Za-z][A-Za-z.']*|\d+)$")
+_WORD_AFTER_RE = lazy_compile(r"\s*[\"'“‘(]*([A-Za-z][A-Za-z']*|\d|[" + _CJK + "])")
 
 
 def _mask_urls(text: str) -> str:

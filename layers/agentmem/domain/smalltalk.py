@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.text import language, terms
 
 __all__ = ["is_small_talk"]
@@ -171,17 +172,17 @@ _SOCIAL_ZH = sorted(
     key=len,
     reverse=True,
 )
-_SOCIAL_ZH_RE = re.compile("|".join(re.escape(w) for w in _SOCIAL_ZH))
-_FIRST_PERSON_EN = re.compile(
+_SOCIAL_ZH_RE = lazy_compile("|".join(re.escape(w) for w in _SOCIAL_ZH))
+_FIRST_PERSON_EN = lazy_compile(
     r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|we|we're|we've|our|ours|us)\b", re.IGNORECASE
 )
-_SECOND_PERSON_EN = re.compile(
+_SECOND_PERSON_EN = lazy_compile(
     r"^(?:you|you're|you are|your|thank you|thanks)\b|\byou(?:'re| are)\b", re.IGNORECASE
 )
-_LAUGHTER = re.compile(
+_LAUGHTER = lazy_compile(
     r"^(?:(?:ha|he|hi|ho){2,}h?|l+o+l+|lmf?ao+|rofl|xd+|233+|哈{2,}|呵{2,}|嘿{2,}|嘻{2,})$", re.I
 )
-_DURABLE_SHAPE = re.compile(
+_DURABLE_SHAPE = lazy_compile(
     r"\d|[A-Z][a-z]+[A-Z]|[A-Z]{2,}|[「《“\"][^」》”\"]+[」》”\"]|(?<=[\u4e00-\u9fff])[A-Za-z]{2,}"
 )
 

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from agentmem.domain.lazy_re import lazy_compile
+
 _MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
     "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
@@ -166,7 +168,7 @@ def _resolve(name: str, groups: tuple[str, ...], now: datetime) -> Period | None
     return _year(now, now.year)  # this_year
 
 
-_ZH_DATE_NUMBER = re.compile(r"[〇零一二两三四五六七八九十]+(?=\s*[年月日号])")
+_ZH_DATE_NUMBER = lazy_compile(r"[〇零一二两三四五六七八九十]+(?=\s*[年月日号])")
 _ZH_DIGIT = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "两": 2}
 
 

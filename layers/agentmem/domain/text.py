@@ -7,6 +7,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.sentences import split_sentences as _split_sentences
 
 _CJK_RANGES = (
@@ -26,7 +27,7 @@ _CJK_RANGES = (
     (0x20000, 0x3134F),  # CJK extensions B-G
 )
 
-_WORD_RE = re.compile(r"[0-9a-z]+(?:['’][a-z]+)?")
+_WORD_RE = lazy_compile(r"[0-9a-z]+(?:['’][a-z]+)?")
 
 EN_STOPWORDS = frozenset(
     [
@@ -233,8 +234,8 @@ def _class_of(ranges: tuple[tuple[int, int], ...]) -> str:
     return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
 
 
-_CJK_CHAR_RE = re.compile(f"[{_class_of(_CJK_RANGES)}]")
-_CJK_RUN_RE = re.compile(f"[{_class_of(_CJK_RANGES)}]+")
+_CJK_CHAR_RE = lazy_compile(f"[{_class_of(_CJK_RANGES)}]")
+_CJK_RUN_RE = lazy_compile(f"[{_class_of(_CJK_RANGES)}]+")
 
 
 def is_cjk(ch: str) -> bool:
