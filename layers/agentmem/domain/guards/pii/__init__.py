@@ -38,6 +38,7 @@ from agentmem.domain.guards.normalize import (
     strip_keycaps,
 )
 from agentmem.domain.guards.pii._text import Span
+from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret
 from agentmem.domain.guards.pii.contact import find_email, find_handle
 from agentmem.domain.guards.pii.network import find_ip
 from agentmem.domain.guards.pii.numbers import (
@@ -114,6 +115,18 @@ class RedactionResult:
 
 # ---------------------------------------------------------------- the table
 
+
+def _either(*finders: Callable[[str], Iterator[Span]]) -> Callable[[str], Iterator[Span]]:
+    """One finder from several finders of the same kind (their spans, one after the other)."""
+
+    def find(text: str) -> Iterator[Span]:
+        for finder in finders:
+            yield from finder(text)
+
+    find.__doc__ = "\n\n".join(f.__doc__ or "" for f in finders)
+    return find
+
+
 PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("phone", "[PHONE]", rank=90, find=find_phone),
     PiiRule("id_number", "[ID_NUMBER]", rank=60, find=find_id_number),
@@ -124,7 +137,7 @@ PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("jwt", "[JWT]", rank=20, find=find_jwt),
     PiiRule("private_key", "[PRIVATE_KEY]", rank=10, find=find_private_key),
     PiiRule("api_key", "[API_KEY]", rank=40, find=find_api_key),
-    PiiRule("password", "[PASSWORD]", rank=50, find=find_password),
+    PiiRule("password", "[PASSWORD]", rank=50, find=_either(find_password, find_named_code)),
     PiiRule("ssn", "[SSN]", rank=55, find=find_ssn),
     PiiRule("passport", "[PASSPORT]", rank=62, find=find_passport),
     PiiRule("iban", "[IBAN]", rank=65, find=find_iban),
@@ -133,7 +146,7 @@ PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("handle", "[HANDLE]", rank=88, find=find_handle),
     PiiRule("plate", "[PLATE]", rank=96, find=find_plate),
     PiiRule("address", "[ADDRESS]", rank=110, find=find_address),
-    PiiRule("secret", "[SECRET]", rank=52, find=find_secret),
+    PiiRule("secret", "[SECRET]", rank=52, find=_either(find_secret, find_named_secret)),
 )
 """Every kind of PII or secret ``redact`` replaces; one entry per kind."""
 

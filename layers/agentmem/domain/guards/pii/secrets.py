@@ -128,10 +128,44 @@ _PASSWORD_EN = lazy_compile(
 _PASSWORD_EU = lazy_compile(
     r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
     r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
-    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：]))?"
-    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+)"
+    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：])"
+    r"|[ \t]+(?i:für|fuer|zum|zur|vom|von|bei|del|de|du|des|pour|para|do|da|dos|das|voor|van|dla|di|della|per|của|cho|en)"
+    r"(?:[ \t]+[^\W\d_]{1,14}){1,3}(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]))?"
+    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
+# Words after "mein Passwort ist" / "mi contraseña es" / "mon mot de passe est" that describe it.
+_NOT_A_SECRET_EU = frozenset({
+    "sicher", "unsicher", "falsch", "richtig", "korrekt", "geheim", "abgelaufen", "gesperrt", "geändert",
+    "vergessen", "neu", "alt", "leer", "kurz", "lang", "schwach", "stark", "gültig", "ungültig", "pflicht",
+    "erforderlich", "notwendig", "zu", "sehr", "nicht", "noch", "immer", "dasselbe", "gleich", "weg",
+    "segura", "seguro", "insegura", "incorrecta", "correcta", "débil", "fuerte", "nueva", "vieja", "válida",
+    "inválida", "larga", "corta", "caducada", "obligatoria", "secreta", "muy", "demasiado", "igual", "otra",
+    "sûr", "incorrect", "correct", "faible", "fort", "nouveau", "expiré", "valide", "invalide", "obligatoire",
+    "long", "court", "trop", "secret", "oublié", "différent", "pareil", "bloqué", "incorreta", "correta",
+    "fraca", "forte", "nova", "expirada", "obrigatória", "errada", "certa", "muito", "veilig", "onjuist",
+    "fout", "juist", "zwak", "sterk", "nieuw", "verlopen", "geldig", "ongeldig", "verplicht", "te",
+    "vergeten", "olvidada", "olvidado", "oubliée", "esquecida", "esquecido", "zapomniane", "dimenticata",
+    "kwijt", "perdida", "perdue", "verloren", "cambiada", "changée", "alterada", "veranderd", "zmienione",
+    "bezpieczne", "silne", "słabe", "nowe", "nieprawidłowe", "poprawne", "wymagane", "za",
+})  # fmt: skip
+_POSSESSIVE_EU = lazy_compile(
+    r"(?<![^\W\d_])(?i:mein|meine|mi|mis|mon|ma|minha|meu|mijn|moje|mój|mio|mia|của[ \t]+tôi)[ \t]+$"
+)
+_WORD_AT_CLAUSE_END = lazy_compile(r"[ \t]*(?:[.,;!?。，；！？\n)]|$)")
+
+
+def _owned_word(text: str, match: re.Match[str], end: int) -> bool:
+    """``mein Passwort ist Sommerwind``: after a possessive, a single word that ends its clause
+    (and is no word about the password) is the password."""
+    secret = text[match.start("secret") : end]
+    return (
+        _POSSESSIVE_EU.search(text, max(0, match.start() - 12), match.start()) is not None
+        and _WORD_AT_CLAUSE_END.match(text, end) is not None
+        and len(secret) >= 4
+    )
+
+
 _PASSWORD_EU_HINT = lazy_compile(
     r"passwort|kennwort|passe|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
 )
@@ -143,7 +177,8 @@ _PIN_ZH_NUMERALS = lazy_compile(
 _CJK = lazy_compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
 _UNIT_AFTER = lazy_compile(
     r"[ \t]*(?:-[ \t]*)?(?:位|个字符|个字|字符|文字|桁|자리|글자|자(?![가-힣])|(?i:char(?:acter)?s?|digits?|letters?|symbols?|"
-    r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts)(?![A-Za-z]))"
+    r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts|"
+    r"zeichen|stellen|caract[eè]res|d[íi]gitos|chiffres|caratteri|znak[óo]w|tekens|cijfers)(?![A-Za-z]))"
 )
 _WORDY_SUFFIX = lazy_compile(r"(?i:.+(?:ed|ing|ly|able|ible|ive|less|ful|ous|tion|ment|ness))$")
 _WORKING_DIRECTORY = lazy_compile(r"^(?:/|~|\.{1,2}/|[A-Za-z]:\\)")
@@ -189,7 +224,8 @@ _PASSWORD_HINT = lazy_compile(
 )
 _SECRET_HINT = lazy_compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
-    r"recovery|backup|seed|mnemonic|2fa|mfa|totp)|密钥|秘钥|私钥|令牌|助记词|恢复码|备用码|验证码|救援码"
+    r"recovery|backup|seed|mnemonic|2fa|mfa|totp|code|c[óo]digo|codici|kody)|密钥|秘钥|私钥|令牌|助记词|恢复|备用|备份|验证码|救援码|紧急代码|"
+    r"コード|코드"
 )
 
 
@@ -228,8 +264,15 @@ def find_password(text: str) -> Iterator[Span]:
         stated = ":" in match["lead"] or "=" in match["lead"] or "：" in match["lead"]
         if _PLACEHOLDER_VALUE.match(secret) or _UNIT_AFTER.match(text, end):
             continue
-        wordy = secret.lower() in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
-        if not wordy and (re.search(r"[^A-Za-z\-']", secret) or stated):
+        wordy = (
+            secret.lower() in _NOT_A_SECRET
+            or secret.lower() in _NOT_A_SECRET_EU
+            or _WORDY_SUFFIX.fullmatch(secret) is not None
+        )
+        if not match["lead"].strip():  # "contraseña Perro2024": no copula, so the value must look made
+            if re.search(r"\d", secret) and re.search(r"[^\d]", secret) and len(secret) >= 4:
+                yield start, end
+        elif not wordy and (re.search(r"[^A-Za-z\-']", secret) or stated or _owned_word(text, match, end)):
             yield start, end
     for match in (
         _PIN_ZH_NUMERALS.finditer(text) if ("密" in text or "口令" in text or "pin" in lowered) else ()
@@ -273,10 +316,17 @@ _TOTP_SEED = lazy_compile(
 # digit in each, joined by commas, semicolons, slashes or spaces.
 _CODE = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})?(?![A-Za-z0-9])"
 _BACKUP_CODES = lazy_compile(
-    r"(?:(?<![A-Za-z])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch)[ \t]*codes?)(?![A-Za-z])"
-    r"|备用码|恢复码|救援码|备份码|リカバリーコード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드)"
-    r"(?:[ \t]+(?i:are|is|were)|[ \t]*(?:是|为|[:：=]))?[ \t]*"
-    rf"(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+){_CODE})*)"
+    r"(?:(?<![^\W\d_])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch|verification)[ \t-]*codes?|"
+    r"(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|back-?up|reserve)codes?|"
+    r"c[óo]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[óo]n|recupera[çc][ãa]o|seguridad|seguran[çc]a|backup|emergencia|reserva)|"
+    r"codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration|sauvegarde|r[ée]cup)|codici[ \t]+di[ \t]+(?:backup|recupero|emergenza)|"
+    r"kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne))(?![^\W\d_])"
+    r"|备用码|恢复码|救援码|备份码|备用代码|恢复代码|备份代码|恢复密钥|紧急代码|"
+    r"リカバリーコード|バックアップコード|復旧コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|예비[ \t]?코드)"
+    r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"  # "2FA backup codes (keep them safe): ..."
+    r"(?:[ \t]+(?i:are|is|were|sind|son|sont|são|zijn|to)|[ \t]*(?:是|为|[:：=]|は|는|은))?[ \t]*:?\s*"
+    rf"(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+"
+    rf"|[ \t]*\n\s*(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?){_CODE})*)"
 )
 
 

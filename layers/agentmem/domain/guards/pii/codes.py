@@ -1,0 +1,176 @@
+"""Credentials that are named rather than assigned: a PIN or code somewhere after its name,
+passwords named in other languages with the value a few words on, recovery material (backup-code
+lists, TOTP seeds) and keys or tokens whatever the phrasing.
+
+:mod:`.secrets` finds a value that follows its label directly (``password: …``, ``密码是 …``). The
+finders here allow words between the name and the value in the same clause (``支付密码一般用
+739104``, ``my API key for the weather service is …``), and decide by the value's shape: a PIN or
+code is 4-8 digits that no unit, year or amount claims; a key or token is made up (letters and
+digits, 8 or more); a seed is base32 with a digit 2-7.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from agentmem.domain.guards.pii._text import Span, clause_before, is_amount, lower_same_length
+from agentmem.domain.lazy_re import lazy_compile
+
+__all__ = ["find_named_code", "find_named_secret"]
+
+_CLAUSE_END = lazy_compile(r"[。；;！？!?\n]|\.(?:\s|$)")
+_GAP = 40  # characters between a name and its value, within the clause
+
+# ---------------------------------------------------------------- PINs and one-time codes
+
+# Names of a secret number: PINs, passcodes, door and alarm codes, one-time and verification codes,
+# and every password name (a password of digits is a PIN), in the languages the guard reads.
+_PIN_NAME = lazy_compile(
+    r"(?<![a-z])(?:pin(?:[ \t-]?(?:code|number|nummer|no\.?))?|pass[ \t-]?code|passcode|password|passwd|pwd|"
+    r"(?:door|gate|alarm|lock|safe|garage|entry|access|keypad|unlock)[ \t]?code|"
+    r"verification[ \t]?code|confirmation[ \t]?code|one[ \t-]?time[ \t]?(?:code|password|passcode)|otp|"
+    r"(?:2fa|mfa|sms|login|auth(?:entication)?)[ \t]?code|"
+    r"passwort|kennwort|geheimzahl|zugangscode|t[üu]rcode|best[äa]tigungscode|"
+    r"contrase[ñn]a|clave|c[óo]digo(?:[ \t]+(?:pin|de[ \t]+(?:acceso|verificaci[óo]n|seguridad|la[ \t]+puerta|alarma)))|"
+    r"mot[ \t]+de[ \t]+passe|code(?:[ \t]+(?:pin|secret|d['’]acc[èe]s|de[ \t]+(?:v[ée]rification|confirmation|la[ \t]+porte)))|"
+    r"senha|wachtwoord|pincode|has[łl]o|kod(?:[ \t]+pin)?|m[ậa]t[ \t]+kh[ẩa]u|m[ãa][ \t]+pin)(?![a-z])"
+    r"|密码|密碼|口令|验证码|驗證碼|校验码|动态码|动态密码|短信码|门禁码|开门密码|解锁码|取件码|"
+    r"暗証番号|パスワード|パスコード|認証コード|確認コード|ワンタイムパスワード|"
+    r"비밀[ \t]?번호|비번|암호|인증[ \t]?번호|인증[ \t]?코드|핀[ \t]?번호"
+)
+_PIN_HINT = lazy_compile(
+    r"pin|pass|pwd|code|otp|wort|zahl|contrase|clave|c[óo]digo|senha|wachtwoord|has[łl]o|kod|kh[ẩa]u|"
+    r"密|口令|码|碼|暗証|パス|コード|비밀|비번|암호|인증|핀"
+)
+_NUMBER = lazy_compile(r"(?<![\d.,:/\-+A-Za-z])\d{4,8}(?![\d,:/\-A-Za-z]|\.\d)")
+# What turns a number into something else: a unit or count after it, a year or time word before it.
+_NOT_A_CODE_AFTER = lazy_compile(
+    r"[ \t]*(?:位|个|個|次|天|日|年|月|号|號|小时|分钟|秒|元|块|字|桁|回|자리|글자|번|일|년|"
+    r"(?i:char|digit|letter|symbol|time|day|week|month|year|hour|minute|second|try|tries|attempt|"
+    r"zeichen|stellen|caract|d[íi]gito|chiffre|znak|tekens|cijfers|mal|veces|fois|vezes|days|jours|tage|d[íi]as))"
+)
+_NOT_A_CODE_BEFORE = lazy_compile(
+    r"(?<![A-Za-z])(?i:since|in|until|till|before|after|by|from|year|of|seit|bis|im|desde|hasta|en|depuis|"
+    r"jusqu|avant|apr[èe]s|em|até|sinds|tot|od|do)[ \t]+$|自|从|於|于|年$"
+)
+_WORDS_ABOUT = lazy_compile(
+    r"(?i:must|should|needs?|requires?|requirements?|policy|rules?|at[ \t]+least|minimum|maximum|length|long|"
+    r"contain|muss|debe|doit|deve|moet|musi|mindestens|au[ \t]+moins|al[ \t]+menos|pelo[ \t]+menos)"
+    r"|必须|至少|要求|长度|规则|最少|最多|必要|以上|이상|최소"
+)
+
+
+def find_named_code(text: str) -> Iterator[Span]:
+    """A PIN, passcode, door or alarm code, one-time or verification code, or a password of
+    digits, named in any of the guard's languages and followed within its clause by 4-8 digits
+    (``支付密码一般用 739104``, ``my bank PIN is usually 7391``, ``the passcode I use is 908172``,
+    ``验证码 482913``, ``Meine PIN ist 4821``, ``인증번호는 482913``). The digits are no code when a
+    unit or count follows them (``8 位``, ``4 digits``, ``3 times``, ``2024年``), a year word
+    precedes them (``since 2019``), they are an amount, or the clause states a rule (``must``,
+    ``至少``)."""
+    lowered = lower_same_length(text)
+    if _PIN_HINT.search(lowered) is None:
+        return
+    for name in _PIN_NAME.finditer(lowered):
+        window_end = min(len(text), name.end() + _GAP)
+        cut = _CLAUSE_END.search(text, name.end(), window_end)
+        end = cut.start() if cut else window_end
+        number = _NUMBER.search(text, name.end(), end)
+        if number is None or re.search(r"\d", text[name.end() : number.start()]):
+            continue
+        between = text[name.end() : number.start()]
+        if _WORDS_ABOUT.search(between) or _WORDS_ABOUT.search(clause_before(text, name.start(), 16)):
+            continue
+        if _NOT_A_CODE_AFTER.match(text, number.end()) or is_amount(text, *number.span()):
+            continue
+        if _NOT_A_CODE_BEFORE.search(text, max(0, number.start() - 8), number.start()):
+            continue
+        yield number.span()
+
+
+# ---------------------------------------------------------------- keys, tokens and seeds
+
+_COPULA = (
+    r"(?:[ \t]+(?i:is|was|are|ist|lautet|es|est|é|è|là|jest|to|=)[ \t]*[:：]?|[ \t]*(?:[:：=]|是|为|為|は|が|는|은|이|가|：))"
+)
+_KEY_NAME = (
+    r"(?<![A-Za-z])(?i:(?:api|access|secret|private|licen[cs]e|product|activation|app|client|master|encryption|"
+    r"signing|ssh|gpg|pgp|deploy|service|webhook|bot)?[ \t-]?keys?|tokens?|secrets?|seed|"
+    r"api[ \t-]?schl[üu]ssel|schl[üu]ssel|clave[ \t]+(?:de[ \t]+)?api|cl[ée][ \t]+(?:d['’])?api|"
+    r"chave[ \t]+(?:de[ \t]+)?api|chiave[ \t]+api)(?![A-Za-z])"
+    r"|密钥|秘钥|私钥|令牌|(?i:api)[ \t]?(?:key|キー|키)|キー|トークン|シークレット|토큰|시크릿|(?i:api)[ \t]?키"
+)
+# A key named, words in its clause, then a copula or colon, then a made-up value; or the value
+# right after the name.
+_NAMED_KEY = lazy_compile(
+    rf"(?:{_KEY_NAME})(?P<gap>(?:[ \t,]+(?!(?i:is|was|ist|es|est)[ \t])[^\s:：=，。；;]{{1,20}}){{0,5}}?)"
+    rf"(?P<lead>{_COPULA}[ \t]*|[ \t]+)[\"'“]?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-./+=]{{7,}})"
+)
+_CODE_NAME = lazy_compile(
+    r"激活码|授权码|注册码|提取码|取件码|解锁码|访问码|兑换码|卡密|密钥码|序列号密钥|"
+    r"(?<![A-Za-z])(?i:activation|licen[cs]e|product|access|unlock|pairing|redeem|invite)[ \t]?(?:code|key)(?![A-Za-z])"
+    r"|アクティベーションコード|プロダクトキー|ライセンスキー|인증[ \t]?키|제품[ \t]?키|라이선스[ \t]?키"
+)
+_CODE_VALUE = lazy_compile(
+    r"[ \t]*(?:[:：=]|是|为|は|는|은|(?i:is))?[ \t]*"
+    r"(?P<secret>(?=[A-Za-z\-]*\d)[A-Za-z0-9]{4,8}(?![A-Za-z0-9\-])|[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,5}(?![A-Za-z0-9]))"
+)
+_SEED_NAME = lazy_compile(
+    r"(?<![A-Za-z])(?i:(?:totp|2fa|mfa|otp|two[ \t-]?factor|authenticator)(?:[ \t-]*(?:secret|seed|key|setup[ \t]+key|code))?|"
+    r"setup[ \t]+key)(?![A-Za-z])"
+    r"|种子|两步验证(?:密钥)?|二步验证(?:密钥)?|二次验证(?:密钥)?|身份验证器(?:密钥)?|验证器密钥|"
+    r"二段階認証|セットアップキー|シークレットキー|2단계[ \t]?인증|시크릿[ \t]?키|설정[ \t]?키"
+)
+_BASE32 = lazy_compile(
+    r"(?<![A-Za-z0-9])(?P<secret>[A-Z2-7]{16,64}=*|(?:[A-Z2-7]{4}[ \t]){3,15}[A-Z2-7]{4}|(?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{4})"
+    r"(?![A-Za-z0-9])"
+)
+_KEY_HINT = lazy_compile(
+    r"key|token|secret|seed|schl|clave|cl[ée]|chave|chiave|totp|2fa|mfa|otp|auth|factor|setup|code|"
+    r"密钥|秘钥|私钥|令牌|码|卡密|キー|トークン|シークレット|コード|認証|토큰|시크릿|키|인증|种子|验证"
+)
+_ABOUT_A_KEY = frozenset({"rotation", "rotated", "expired", "expires", "required", "missing", "invalid", "revoked"})
+
+
+def _made_up(value: str) -> bool:
+    return bool(re.search(r"\d", value)) and bool(re.search(r"[A-Za-z]", value))
+
+
+def _clause_end(text: str, start: int) -> int:
+    cut = _CLAUSE_END.search(text, start, min(len(text), start + _GAP + 80))
+    return cut.start() if cut else len(text)
+
+
+def _trim(text: str, start: int, end: int) -> Span:
+    while end - start > 1 and text[end - 1] in ".,)\"'”":
+        end -= 1
+    return start, end
+
+
+def find_named_secret(text: str) -> Iterator[Span]:
+    """A key, token, secret or seed named in any phrasing: the name (``API key``/``token``/
+    ``secret``/``密钥``/``令牌``/``APIキー``/``토큰``/``Schlüssel``/``clave de API`` ...), up to five
+    words in its clause (``my API key for the weather service is …``), a copula or colon, then a
+    made-up value (letters and digits, 8 or more characters: no word, no number, no AWS
+    ``…EXAMPLE…`` key); an activation,
+    licence or pick-up code (``激活码``/``提取码``/``product key``/``プロダクトキー``) of 4-8 characters
+    with a digit, or dash-joined groups; a TOTP/2FA seed in base32 anywhere in the clause after
+    ``2FA``/``TOTP``/``authenticator``/``种子``/``两步验证``/``二段階認証``/``2단계 인증``."""
+    lowered = lower_same_length(text)
+    if _KEY_HINT.search(lowered) is None:
+        return
+    for match in _NAMED_KEY.finditer(text):
+        secret = match["secret"]
+        if not match["lead"].strip() and match["gap"]:
+            continue  # words then a bare value: only a stated one counts
+        if _made_up(secret) and secret.lower() not in _ABOUT_A_KEY and "EXAMPLE" not in secret:
+            yield _trim(text, *match.span("secret"))
+    for match in _CODE_NAME.finditer(text):
+        value = _CODE_VALUE.match(text, match.end())
+        if value is not None:
+            yield value.span("secret")
+    for match in _SEED_NAME.finditer(text):
+        seed = _BASE32.search(text, match.end(), _clause_end(text, match.end()))
+        if seed is not None and re.search(r"[2-7]", seed["secret"]) and re.search(r"[A-Za-z]", seed["secret"]):
+            yield seed.span("secret")
