@@ -14,9 +14,11 @@ personal). To add a kind, write its finder and add one entry to the table;
 ``tests/unit/test_guards_pii.py`` checks that the table is consistent and wants a smoke example
 for the new kind.
 
-Besides the rules, a base64 run whose decoded text holds PII is replaced as a whole by the
-placeholder of the first kind found inside: text payloads (:func:`iter_base64_payloads`) and
-payloads of digits only (a card or phone number encoded, :func:`iter_base64_digit_payloads`).
+Besides the rules, an encoded run whose decoded text holds PII is replaced as a whole by the
+placeholder of the first kind found inside (:func:`.encoded.iter_encoded_payloads`): base64,
+standard or URL-safe, padded or not, and hex, whatever the decoded text is (a phone number with
+``+`` and spaces, an e-mail, an ID). :func:`iter_base64_digit_payloads` lists the base64 runs
+that decode to a number only.
 
 Candidates never overlap in the result: the longer span wins, then the more specific kind (the
 lower ``rank``). The text is rebuilt from the disjoint, sorted spans in one pass.
@@ -33,13 +35,13 @@ from dataclasses import dataclass
 from agentmem.domain.guards.normalize import (
     Base64Payload,
     fold_digit_separators,
-    iter_base64_payloads,
     normalize_for_scan,
     strip_keycaps,
 )
 from agentmem.domain.guards.pii._text import Span
 from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret
 from agentmem.domain.guards.pii.contact import find_email, find_handle
+from agentmem.domain.guards.pii.encoded import iter_encoded_payloads
 from agentmem.domain.guards.pii.network import find_ip
 from agentmem.domain.guards.pii.numbers import (
     find_account,
@@ -187,7 +189,7 @@ def _candidates(text: str, depth: int) -> Iterator[_Candidate]:
         for start, end in rule.find(text):
             yield rule.kind, start, end
     if depth < _MAX_DEPTH:
-        for payload in (*iter_base64_payloads(text), *iter_base64_digit_payloads(text)):
+        for payload in iter_encoded_payloads(text):
             inner = _find(payload.decoded, depth + 1)
             if inner:
                 yield inner[0].kind, payload.start, payload.end

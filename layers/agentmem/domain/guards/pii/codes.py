@@ -91,9 +91,7 @@ def find_named_code(text: str) -> Iterator[Span]:
 
 # ---------------------------------------------------------------- keys, tokens and seeds
 
-_COPULA = (
-    r"(?:[ \t]+(?i:is|was|are|ist|lautet|es|est|é|è|là|jest|to|=)[ \t]*[:：]?|[ \t]*(?:[:：=]|是|为|為|は|が|는|은|이|가|：))"
-)
+_COPULA = r"(?:[ \t]+(?i:is|was|are|ist|lautet|es|est|é|è|là|jest|to|=)[ \t]*[:：]?|[ \t]*(?:[:：=]|是|为|為|は|が|는|은|이|가|：))"
 _KEY_NAME = (
     r"(?<![A-Za-z])(?i:(?:api|access|secret|private|licen[cs]e|product|activation|app|client|master|encryption|"
     r"signing|ssh|gpg|pgp|deploy|service|webhook|bot)?[ \t-]?keys?|tokens?|secrets?|seed|"
@@ -130,7 +128,9 @@ _KEY_HINT = lazy_compile(
     r"key|token|secret|seed|schl|clave|cl[ée]|chave|chiave|totp|2fa|mfa|otp|auth|factor|setup|code|"
     r"密钥|秘钥|私钥|令牌|码|卡密|キー|トークン|シークレット|コード|認証|토큰|시크릿|키|인증|种子|验证"
 )
-_ABOUT_A_KEY = frozenset({"rotation", "rotated", "expired", "expires", "required", "missing", "invalid", "revoked"})
+_ABOUT_A_KEY = frozenset(
+    {"rotation", "rotated", "expired", "expires", "required", "missing", "invalid", "revoked"}
+)
 
 
 def _made_up(value: str) -> bool:
@@ -172,5 +172,9 @@ def find_named_secret(text: str) -> Iterator[Span]:
             yield value.span("secret")
     for match in _SEED_NAME.finditer(text):
         seed = _BASE32.search(text, match.end(), _clause_end(text, match.end()))
-        if seed is not None and re.search(r"[2-7]", seed["secret"]) and re.search(r"[A-Za-z]", seed["secret"]):
+        if (
+            seed is not None
+            and re.search(r"[2-7]", seed["secret"])
+            and re.search(r"[A-Za-z]", seed["secret"])
+        ):
             yield seed.span("secret")

@@ -1,0 +1,70 @@
+"""Encoded PII: runs of base64 (standard or URL-safe, padded or not) and of hex whose decoded text
+is readable. ``redact`` runs its finders on the decoded text and replaces the whole run when they
+find something, so ``KzEgKDQxNSkgNTU1LTAxMzI=`` (``+1 (415) 555-0132``) or
+``616c69636540…`` (an e-mail) goes as a whole."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from agentmem.domain.guards.normalize import Base64Payload
+from agentmem.domain.lazy_re import lazy_compile
+
+__all__ = ["iter_encoded_payloads"]
+
+_BASE64_RUN = lazy_compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/_\-]{12,}={0,2}(?![A-Za-z0-9+/=_\-])")
+_HEX_RUN = lazy_compile(
+    r"(?<![0-9A-Za-z])(?:0[xX])?(?P<hex>[0-9A-Fa-f]{14,}|[0-9A-Fa-f]{2}(?:[ :][0-9A-Fa-f]{2}){6,})(?![0-9A-Za-z])"
+)
+_MIN_PRINTABLE = 0.9
+# What PII is made of: a digit or an "@" (a phone, an ID, a card, an e-mail, a password with digits).
+_PII_MATERIAL = lazy_compile(r"[0-9@]")
+
+
+def _readable(raw: bytes) -> str | None:
+    """``raw`` as UTF-8 text that is mostly printable and holds a digit or ``@``, else None."""
+    try:
+        decoded = raw.decode("utf-8")
+    except ValueError:
+        return None
+    if not decoded.strip() or _PII_MATERIAL.search(decoded) is None:
+        return None
+    printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t\r")
+    return decoded if printable >= _MIN_PRINTABLE * len(decoded) else None
+
+
+def _decode_base64(run: str) -> str | None:
+    core = run.rstrip("=")
+    if len(core) % 4 == 1 or (core.isalpha() and (core.islower() or core.isupper())):
+        return None  # no base64 has that length; a word or an identifier is no payload
+    if core.isdigit():
+        return None  # a number is a number (the finders read it as it is)
+    alphabet = "-_" if ("-" in core or "_" in core) else "+/"
+    if alphabet == "-_" and ("+" in core or "/" in core):
+        return None
+    try:
+        raw = base64.b64decode(core + "=" * (-len(core) % 4), altchars=alphabet.encode(), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _readable(raw)
+
+
+def iter_encoded_payloads(text: str) -> Iterator[Base64Payload]:
+    """The runs of ``text`` that decode to readable text holding a digit or ``@``: base64 of 12
+    characters or more (standard ``+/`` or URL-safe ``-_``, with or without its ``=`` padding; a
+    plain word or a number is no payload), and hex of seven bytes or more (compact, after ``0x``,
+    or bytes joined by spaces or colons). A hash or a random key decodes to no readable text."""
+    for match in _BASE64_RUN.finditer(text):
+        decoded = _decode_base64(match.group(0))
+        if decoded is not None:
+            yield Base64Payload(match.start(), match.end(), decoded)
+    for match in _HEX_RUN.finditer(text):
+        digits = re.sub(r"[ :]", "", match["hex"])
+        if len(digits) % 2:
+            continue  # an odd count is no bytes
+        decoded = _readable(bytes.fromhex(digits))
+        if decoded is not None:
+            yield Base64Payload(match.start(), match.end(), decoded)
