@@ -42,6 +42,7 @@ from agentmem.domain.guards.pii._text import Span
 from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret
 from agentmem.domain.guards.pii.contact import find_email, find_handle
 from agentmem.domain.guards.pii.encoded import iter_encoded_payloads
+from agentmem.domain.guards.pii.ids import find_checksum_id
 from agentmem.domain.guards.pii.network import find_ip
 from agentmem.domain.guards.pii.numbers import (
     find_account,
@@ -131,7 +132,7 @@ def _either(*finders: Callable[[str], Iterator[Span]]) -> Callable[[str], Iterat
 
 PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("phone", "[PHONE]", rank=90, find=find_phone),
-    PiiRule("id_number", "[ID_NUMBER]", rank=60, find=find_id_number),
+    PiiRule("id_number", "[ID_NUMBER]", rank=60, find=_either(find_id_number, find_checksum_id)),
     PiiRule("bank_card", "[BANK_CARD]", rank=70, find=find_bank_card),
     PiiRule("email", "[EMAIL]", rank=80, find=find_email),
     PiiRule("ip", "[IP]", rank=100, find=find_ip),

@@ -1,0 +1,71 @@
+"""National identity numbers with no label nearby, found by their shape and kept only when
+``python-stdnum`` validates them: a check digit or letter that a random number passes rarely, and
+for most a birth date inside. An order number that merely passes Luhn never counts, and the
+context rule of every unlabelled number applies (an order, SKU, model or version label, an
+amount: :func:`~agentmem.domain.guards.pii._text.not_personal`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from importlib import import_module
+
+from agentmem.domain.guards.pii._text import Span, digit_count, not_personal
+from agentmem.domain.lazy_re import LazyPattern, lazy_compile
+
+__all__ = ["find_checksum_id"]
+
+_END = r"(?![0-9A-Za-z])"
+_START = r"(?<![0-9A-Za-z.\-])"
+
+# (the stdnum module, its shape). The shapes are written as people print the numbers.
+_SHAPES: tuple[tuple[str, LazyPattern], ...] = (
+    # China resident ID in any grouping of its 18 characters (6-8-4, 6-4-4-4, 4-4-4-4-2 ...)
+    ("cn.ric", lazy_compile(_START + r"[1-9]\d{2,5}(?:[ \-]\d{1,8}){2,5}[0-9Xx]?" + _END)),
+    ("es.dni", lazy_compile(_START + r"\d{8}-?[A-HJ-NP-TV-Z]" + _END)),
+    ("es.nie", lazy_compile(_START + r"[XYZ]-?\d{7}-?[A-HJ-NP-TV-Z]" + _END)),
+    (
+        "it.codicefiscale",
+        lazy_compile(
+            _START + r"[A-Z]{6}[0-9LMNP-V]{2}[A-EHLMPR-T][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]" + _END
+        ),
+    ),
+    (
+        "fr.nir",
+        lazy_compile(
+            _START + r"[12478][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2[AB])[ ]?\d{3}[ ]?\d{3}[ ]?\d{2}" + _END
+        ),
+    ),
+    ("fi.hetu", lazy_compile(_START + r"\d{6}[\-+A-FU-Y]\d{3}[0-9A-Y]" + _END)),
+    ("br.cpf", lazy_compile(_START + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _END)),
+    ("mx.curp", lazy_compile(_START + r"[A-Z][AEIOUX][A-Z]{2}\d{6}[HMX][A-Z]{5}[A-Z0-9]\d" + _END)),
+    ("cl.rut", lazy_compile(_START + r"\d{1,2}\.\d{3}\.\d{3}-[\dkK]" + _END)),
+)
+
+
+@cache
+def _validator(name: str) -> Callable[[str], bool]:
+    module = import_module(f"stdnum.{name}")
+    return module.is_valid  # type: ignore[no-any-return]
+
+
+def _cn_ric_valid(value: str) -> bool:
+    compact = re.sub(r"[ \-]", "", value)
+    return len(compact) == 18 and _validator("cn.ric")(compact)
+
+
+def find_checksum_id(text: str) -> Iterator[Span]:
+    """A national ID with no label, valid by ``python-stdnum``: a China resident ID in any
+    grouping of its 18 characters (``110105 1949 1231 002X``: date and MOD 11-2 check), a Spanish
+    DNI ``12345678Z`` or NIE ``X1234567L`` (check letter), an Italian codice fiscale, a French NIR
+    (``1 85 05 78 006 084 91``: key MOD 97), a Finnish HETU ``131052-308T``, a Brazilian CPF
+    ``123.456.789-09`` and a Chilean RUT ``12.345.678-5`` as they are printed, a Mexican CURP;
+    unless its context says it is no one's (:func:`not_personal`)."""
+    if digit_count(text) < 6:
+        return
+    for name, shape in _SHAPES:
+        valid = _cn_ric_valid if name == "cn.ric" else _validator(name)
+        for match in shape.finditer(text):
+            if valid(match.group(0)) and not not_personal(text, *match.span()):
+                yield match.span()
