@@ -29,6 +29,8 @@ _GAP = 40  # characters between a name and its value, within the clause
 _PIN_NAME = lazy_compile(
     r"(?<![a-z])(?:pin(?:[ \t-]?(?:code|number|nummer|no\.?))?|pass[ \t-]?code|passcode|password|passwd|pwd|"
     r"(?:door|gate|alarm|lock|safe|garage|entry|access|keypad|unlock)[ \t]?code|"
+    r"code(?=[ \t]+(?:for|to|of|on)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?(?:front[ \t]+|back[ \t]+|main[ \t]+|side[ \t]+)?"
+    r"(?:door|gate|garage|alarm|safe|lock|locker|building|house|apartment|flat|entrance|keypad|phone|card|bank|account))|"
     r"verification[ \t]?code|confirmation[ \t]?code|one[ \t-]?time[ \t]?(?:code|password|passcode)|otp|"
     r"(?:2fa|mfa|sms|login|auth(?:entication)?)[ \t]?code|"
     r"passwort|kennwort|geheimzahl|zugangscode|t[üu]rcode|best[äa]tigungscode|"
@@ -43,7 +45,9 @@ _PIN_HINT = lazy_compile(
     r"pin|pass|pwd|code|otp|wort|zahl|contrase|clave|c[óo]digo|senha|wachtwoord|has[łl]o|kod|kh[ẩa]u|"
     r"密|口令|码|碼|暗証|パス|コード|비밀|비번|암호|인증|핀"
 )
-_NUMBER = lazy_compile(r"(?<![\d.,:/\-+A-Za-z])\d{4,8}(?![\d,:/\-A-Za-z]|\.\d)")
+_NUMBER = lazy_compile(r"(?<![\d+A-Za-z])(?<!\d[.,:/\-])\d{4,8}(?![\dA-Za-z]|[.,:/\-]\d)")
+# "4 digits", "4자리", "6位": how long the code is, not the code
+_LENGTH = lazy_compile(r"\d[ \t-]*(?:位|桁|자리|(?i:digits?|stellig|d[íi]gitos|chiffres))")
 # What turns a number into something else: a unit or count after it, a year or time word before it.
 _NOT_A_CODE_AFTER = lazy_compile(
     r"[ \t]*(?:位|个|個|次|天|日|年|月|号|號|小时|分钟|秒|元|块|字|桁|回|자리|글자|번|일|년|"
@@ -77,9 +81,11 @@ def find_named_code(text: str) -> Iterator[Span]:
         cut = _CLAUSE_END.search(text, name.end(), window_end)
         end = cut.start() if cut else window_end
         number = _NUMBER.search(text, name.end(), end)
-        if number is None or re.search(r"\d", text[name.end() : number.start()]):
+        if number is None:
             continue
         between = text[name.end() : number.start()]
+        if re.search(r"\d", _LENGTH.sub("", between)):
+            continue
         if _WORDS_ABOUT.search(between) or _WORDS_ABOUT.search(clause_before(text, name.start(), 16)):
             continue
         if _NOT_A_CODE_AFTER.match(text, number.end()) or is_amount(text, *number.span()):

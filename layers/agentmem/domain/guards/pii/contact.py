@@ -32,13 +32,13 @@ _BRACKETED = r"[\[({<【〔「『][ \t]*(?i:WORD)[ \t]*[\])}>】〕」』]"
 _AT_WORDS = r"arroba|arobase|chiocciola|klammeraffe|アットマーク|アット|あっと|골뱅이|앳"
 _DOT_WORDS = r"punto|point|ponto|punkt|ドット|どっと|닷|점"
 _AT = (
-    r"(?P<at>[ \t]*(?:@|" + _BRACKETED.replace("WORD", "at|@") + r"|艾特|在|圈a|(?i:\(a\))|"
+    r"(?P<at>[ \t]*(?:@|" + _BRACKETED.replace("WORD", "at|@|" + _AT_WORDS) + r"|艾特|在|圈a|(?i:\(a\))|"
     r"(?<=[A-Za-z0-9])(?i:" + _AT_WORDS + r")(?=[A-Za-z0-9]))[ \t]*"
     r"|[ \t]+(?i:at|" + _AT_WORDS + r")[ \t]+|[ \t]*-(?i:at)-[ \t]*)"
 )
 _DOT = (
     r"(?:[ \t]*(?:\.|"
-    + _BRACKETED.replace("WORD", r"dot|\.")
+    + _BRACKETED.replace("WORD", r"dot|\.|" + _DOT_WORDS)
     + r"|点|點)[ \t]*|[ \t]+(?i:dot|"
     + _DOT_WORDS
     + r")[ \t]+|[ \t]*-(?i:dot)-[ \t]*)"

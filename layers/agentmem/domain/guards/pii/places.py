@@ -260,4 +260,4 @@ def find_plate(text: str) -> Iterator[Span]:
                 yield match.span()
     if digits >= 2 and _CAR_HINT.search(lower_same_length(text)):
         yield from labelled_values(text, _CAR_LABEL, _CAR_PLATE_VALUE, lowered=True)
-    yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12, lowered=True)
+    yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=20, lowered=True)

@@ -129,9 +129,9 @@ _PASSWORD_EU = lazy_compile(
     r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
     r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
     r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：])"
-    r"|[ \t]+(?i:für|fuer|zum|zur|vom|von|bei|del|de|du|des|pour|para|do|da|dos|das|voor|van|dla|di|della|per|của|cho|en)"
-    r"(?:[ \t]+[^\W\d_]{1,14}){1,3}(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]))?"
-    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+|[ \t]+)"
+    r"|(?:[ \t]+[^\W\d_]{1,14}){1,3}(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est)[ \t]))?"
+    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est)[ \t]*[:]?[ \t]+"
+    r"|[ \t]+(?i:auf|in|a|en|para|naar|na|thành)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
 # Words after "mein Passwort ist" / "mi contraseña es" / "mon mot de passe est" that describe it.
@@ -147,7 +147,9 @@ _NOT_A_SECRET_EU = frozenset({
     "fout", "juist", "zwak", "sterk", "nieuw", "verlopen", "geldig", "ongeldig", "verplicht", "te",
     "vergeten", "olvidada", "olvidado", "oubliée", "esquecida", "esquecido", "zapomniane", "dimenticata",
     "kwijt", "perdida", "perdue", "verloren", "cambiada", "changée", "alterada", "veranderd", "zmienione",
-    "bezpieczne", "silne", "słabe", "nowe", "nieprawidłowe", "poprawne", "wymagane", "za",
+    "esta", "este", "eso", "esto", "diese", "dieser", "dieses", "cela", "celle", "celui", "ceci", "isso", "isto",
+    "essa", "esse", "deze", "dat", "dit", "simple", "facile", "fácil", "einfach", "difficile", "difícil",
+    "schwierig", "eenvoudig", "proste", "trudne", "bezpieczne", "silne", "słabe", "nowe", "nieprawidłowe", "poprawne", "wymagane", "za",
 })  # fmt: skip
 _POSSESSIVE_EU = lazy_compile(
     r"(?<![^\W\d_])(?i:mein|meine|mi|mis|mon|ma|minha|meu|mijn|moje|mój|mio|mia|của[ \t]+tôi)[ \t]+$"
@@ -269,7 +271,8 @@ def find_password(text: str) -> Iterator[Span]:
             or secret.lower() in _NOT_A_SECRET_EU
             or _WORDY_SUFFIX.fullmatch(secret) is not None
         )
-        if not match["lead"].strip():  # "contraseña Perro2024": no copula, so the value must look made
+        bare = match["lead"].strip().lower() in ("", "auf", "in", "a", "en", "para", "naar", "na", "thành")
+        if bare:  # "contraseña Perro2024", "Kennwort auf Tiger!88 geändert": the value must look made
             if re.search(r"\d", secret) and re.search(r"[^\d]", secret) and len(secret) >= 4:
                 yield start, end
         elif not wordy and (re.search(r"[^A-Za-z\-']", secret) or stated or _owned_word(text, match, end)):
@@ -321,11 +324,12 @@ _BACKUP_CODES = lazy_compile(
     r"c[óo]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[óo]n|recupera[çc][ãa]o|seguridad|seguran[çc]a|backup|emergencia|reserva)|"
     r"codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration|sauvegarde|r[ée]cup)|codici[ \t]+di[ \t]+(?:backup|recupero|emergenza)|"
     r"kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne))(?![^\W\d_])"
-    r"|备用码|恢复码|救援码|备份码|备用代码|恢复代码|备份代码|恢复密钥|紧急代码|"
+    r"|备用(?:验证)?码|恢复码|救援码|备份码|备用代码|恢复代码|备份代码|恢复密钥|紧急代码|"
     r"リカバリーコード|バックアップコード|復旧コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|예비[ \t]?코드)"
     r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"  # "2FA backup codes (keep them safe): ..."
     r"(?:[ \t]+(?i:are|is|were|sind|son|sont|são|zijn|to)|[ \t]*(?:是|为|[:：=]|は|는|은))?[ \t]*:?\s*"
     rf"(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+"
+    r"|,?[ \t]+(?i:and|und|y|et|e|en|i|og|och)[ \t]+|[ \t]*[和及与][ \t]*"
     rf"|[ \t]*\n\s*(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?){_CODE})*)"
 )
 
