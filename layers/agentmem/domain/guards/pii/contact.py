@@ -26,7 +26,7 @@ _EMAIL = lazy_compile(
 _URL_USERINFO = lazy_compile(r"://[^\s/@]*:$")
 _MENTION = lazy_compile(r"[ \t]@(?![ \t])")  # a space before "@" and none after
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
-_BRACKETED = r"[\[({<【〔「『][ \t]*(?i:WORD)[ \t]*[\])}>】〕」』]"
+_BRACKETED = r"[\[({<【〔「『（][ \t]*(?i:WORD)[ \t]*[\])}>】〕」』）]"
 # "@" and "." spelled out: English, es/pt "arroba"/"punto"/"ponto", fr "arobase"/"point", it
 # "chiocciola", de "Klammeraffe"/"Punkt", ja "アットマーク"/"ドット", ko "골뱅이"/"닷"/"점".
 _AT_WORDS = r"arroba|arobase|chiocciola|klammeraffe|アットマーク|アット|あっと|골뱅이|앳"
@@ -99,7 +99,7 @@ _TLDS = frozenset(
     ]
 )
 _TLD_HINT = lazy_compile(
-    r"(?:[.点點]|(?i:dot|punto|point|ponto|punkt)|ドット|どっと|닷|점)[ \t\]\)}>】〕」』-]*(?i:com|net|org|edu|gov|io|co|cn|uk|de|fr|jp|kr|ru|info|biz|me|us|ca|"
+    r"(?:[.点點]|(?i:dot|punto|point|ponto|punkt)|ドット|どっと|닷|점)[ \t\]\)}>】〕」』）-]*(?i:com|net|org|edu|gov|io|co|cn|uk|de|fr|jp|kr|ru|info|biz|me|us|ca|"
     r"au|in|hk|tw|sg|nl|it|es|br|ai|dev|app|xyz|top|mx|ch|se|no|dk|fi|pl|be|at|nz|ie|email|mail|mil)(?![A-Za-z])"
 )
 _MAIL_PROVIDERS = frozenset(
