@@ -203,7 +203,10 @@ RECOVERY = [
     ("my 2FA seed, in case I lose my phone: JBSWY3DPEHPK3PXP", ["JBSWY3DPEHPK3PXP"]),
     ("the seed for my authenticator app is KRSXG5CTMVRXEZLU", ["KRSXG5CTMVRXEZLU"]),
     # keys and tokens in any phrasing
-    ("my API key for the weather service is 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", ["3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"]),
+    (
+        "my API key for the weather service is 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+        ["3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"],
+    ),
     ("the key is 9f86d081884c7d659a2feaa0c55ad015", ["9f86d081884c7d659a2feaa0c55ad015"]),
     ("here's my token: a8F3kL9qPz2Xv7Bn", ["a8F3kL9qPz2Xv7Bn"]),
     ("my OpenWeather key = 4b8f2c9d1e7a3b5c6d0e9f8a7b6c5d4e", ["4b8f2c9d1e7a3b5c6d0e9f8a7b6c5d4e"]),

@@ -119,7 +119,7 @@ _PASSWORD_EN = lazy_compile(
     r"(?<![A-Za-z])(?i:password|passwd|passphrase|pass[ \t]?word|pwd|pw|pass[ \t]?code|pin(?:[ \t]?(?:code|number|no\.?))?|"
     r"pass(?=[ \t]*[:=]|[ \t]+(?:is|was)[ \t]))(?![A-Za-z])"
     r"(?P<lead>[ \t]+(?i:(?:(?:is|was|has[ \t]+been|got)[ \t]+)?(?:changed|set|updated|reset|switched)[ \t]+to)[ \t]+"
-    r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*"
+    r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：|是|为|為)[ \t]*"
     r"|[ \t]+(?i:of|for|on)(?:[ \t]+(?:(?![\s,;，。]).)+){1,3}[ \t]+(?i:is|was)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
@@ -129,7 +129,8 @@ _PASSWORD_EU = lazy_compile(
     r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
     r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
     r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：])"
-    r"|(?:[ \t]+[^\W\d_]{1,14}){1,3}(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est)[ \t]))?"
+    r"|(?P<words>(?:[ \t]+[^\W\d_](?:[^\W\d_]|-(?=[^\W\d_])){0,19}){1,3})"
+    r"(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est)[ \t]))?"
     r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est)[ \t]*[:]?[ \t]+"
     r"|[ \t]+(?i:auf|in|a|en|para|naar|na|thành)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
@@ -258,6 +259,8 @@ def find_password(text: str) -> Iterator[Span]:
     lowered = lower_same_length(text)
     eu = _PASSWORD_EU_HINT.search(lowered) is not None
     for match in _PASSWORD_EU.finditer(text) if eu else ():
+        if match["words"] and match.group(0)[:8].lower() == "password":
+            continue  # "password manager is 1Password": English phrasings are _PASSWORD_EN's
         if match["quoted"] is not None:
             yield match.span("quoted")
             continue
