@@ -41,6 +41,7 @@ from agentmem.domain.guards.normalize import (
 from agentmem.domain.guards.pii._text import Span
 from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret
 from agentmem.domain.guards.pii.contact import find_email, find_handle
+from agentmem.domain.guards.pii.continued import continued_findings
 from agentmem.domain.guards.pii.encoded import iter_encoded_payloads
 from agentmem.domain.guards.pii.ids import find_checksum_id
 from agentmem.domain.guards.pii.network import find_ip
@@ -77,6 +78,7 @@ __all__ = [
     "iter_base64_digit_payloads",
     "luhn_valid",
     "redact",
+    "redact_continued",
 ]
 
 
@@ -219,7 +221,30 @@ def redact(text: str) -> RedactionResult:
     """Normalise ``text`` (keycap emoji digits read as digits: :func:`strip_keycaps`) and replace
     every PII or secret span with its placeholder."""
     source = normalize_for_scan(strip_keycaps(text))
-    findings = _find(source)
+    return _render(source, _find(source))
+
+
+def _found(text: str) -> tuple[tuple[str, int, int], ...]:
+    return tuple((f.kind, f.start, f.end) for f in _find(text))
+
+
+def redact_continued(previous: str, current: RedactionResult) -> RedactionResult:
+    """``current`` (what :func:`redact` made of a message) with the parts that complete PII begun
+    in ``previous``, the same user's message before it, replaced too (``my phone starts with 138``
+    / ``and the rest is [PHONE]``; :func:`.continued.continued_findings`)."""
+    source = current.source_text
+    taken = list(current.findings)
+    added = False
+    for kind, start, end in continued_findings(previous, source, _found):
+        if all(end <= f.start or start >= f.end for f in taken):
+            taken.append(PiiFinding(kind, start, end))
+            added = True
+    if not added:
+        return current
+    return _render(source, tuple(sorted(taken, key=lambda f: f.start)))
+
+
+def _render(source: str, findings: tuple[PiiFinding, ...]) -> RedactionResult:
     pieces: list[str] = []
     cursor = 0
     for finding in findings:  # sorted and disjoint, so one left-to-right pass rebuilds the text
