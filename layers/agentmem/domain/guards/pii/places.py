@@ -202,7 +202,8 @@ _PLATE_LABEL = lower_case_labels(
         r"licen[cs]e[ \t]*plate(?:[ \t]*(?:number|no\.?|#))?|number[ \t]*plate|plate(?:[ \t]*(?:number|no\.?|#))?|"
         r"reg(?:istration)?(?:[ \t]*(?:number|no\.?|plate))|car[ \t]*reg|tag[ \t]*number|plates|"
         r"(?:kfz-?)?kennzeichen|nummernschild|plaque(?:[ \t]+d['’]immatriculation)?|immatriculation|matr[íi]cula|"
-        r"placa|targa|kenteken|tablica(?:[ \t]+rejestracyjna)?|bi[ểe]n[ \t]+s[ốo](?:[ \t]+xe)?"
+        r"placa(?![ \t]+(?:de[ \t]+v[íi]deo|m[ãa]e|madre|base|gr[áa]fica|de[ \t]+red|de[ \t]+rede|de[ \t]+som|de[ \t]+sonido|solar))|"
+        r"targa|kenteken|tablica(?:[ \t]+rejestracyjna)?|bi[ểe]n[ \t]+s[ốo](?:[ \t]+xe)?"
     )
     + r"|ナンバー(?:プレート)?|車両番号|번호판|차량[ \t]?번호"
 )

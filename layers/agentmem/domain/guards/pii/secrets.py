@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE as _NOT_A_SECRET
+from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE_EU as _NOT_A_SECRET_EU
 from agentmem.domain.guards.pii._text import Span, lower_same_length
 from agentmem.domain.lazy_re import lazy_compile
 
@@ -135,23 +136,6 @@ _PASSWORD_EU = lazy_compile(
     r"|[ \t]+(?i:auf|in|a|en|para|naar|na|thành)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
-# Words after "mein Passwort ist" / "mi contraseña es" / "mon mot de passe est" that describe it.
-_NOT_A_SECRET_EU = frozenset({
-    "sicher", "unsicher", "falsch", "richtig", "korrekt", "geheim", "abgelaufen", "gesperrt", "geändert",
-    "vergessen", "neu", "alt", "leer", "kurz", "lang", "schwach", "stark", "gültig", "ungültig", "pflicht",
-    "erforderlich", "notwendig", "zu", "sehr", "nicht", "noch", "immer", "dasselbe", "gleich", "weg",
-    "segura", "seguro", "insegura", "incorrecta", "correcta", "débil", "fuerte", "nueva", "vieja", "válida",
-    "inválida", "larga", "corta", "caducada", "obligatoria", "secreta", "muy", "demasiado", "igual", "otra",
-    "sûr", "incorrect", "correct", "faible", "fort", "nouveau", "expiré", "valide", "invalide", "obligatoire",
-    "long", "court", "trop", "secret", "oublié", "différent", "pareil", "bloqué", "incorreta", "correta",
-    "fraca", "forte", "nova", "expirada", "obrigatória", "errada", "certa", "muito", "veilig", "onjuist",
-    "fout", "juist", "zwak", "sterk", "nieuw", "verlopen", "geldig", "ongeldig", "verplicht", "te",
-    "vergeten", "olvidada", "olvidado", "oubliée", "esquecida", "esquecido", "zapomniane", "dimenticata",
-    "kwijt", "perdida", "perdue", "verloren", "cambiada", "changée", "alterada", "veranderd", "zmienione",
-    "esta", "este", "eso", "esto", "diese", "dieser", "dieses", "cela", "celle", "celui", "ceci", "isso", "isto",
-    "essa", "esse", "deze", "dat", "dit", "simple", "facile", "fácil", "einfach", "difficile", "difícil",
-    "schwierig", "eenvoudig", "proste", "trudne", "bezpieczne", "silne", "słabe", "nowe", "nieprawidłowe", "poprawne", "wymagane", "za",
-})  # fmt: skip
 _POSSESSIVE_EU = lazy_compile(
     r"(?<![^\W\d_])(?i:mein|meine|mi|mis|mon|ma|minha|meu|mijn|moje|mój|mio|mia|của[ \t]+tôi)[ \t]+$"
 )
@@ -198,6 +182,9 @@ def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_WORDS_FOLLOW = lazy_compile(r"[ \t]+(?:the|a|an|at|my|your|me|him|her|them|us|for|to|in|on)[ \t]")
+
+
 def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin: bool) -> bool:
     """Whether the value after a password/PIN label is the secret and not words about it."""
     secret = text[start:end]
@@ -206,6 +193,8 @@ def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin:
         return False  # "8 characters minimum", "密码是8位数字"
     if pin and not re.fullmatch(r"\d{4,8}", secret):
         return False
+    if secret.isalpha() and secret.islower() and _WORDS_FOLLOW.match(text, end):
+        return False  # "wifi password: ask the front desk" is an instruction, not the password
     label = text[match.start() : match.start("lead")].lower()
     if label == "pass" and lead in ("is", "was") and secret.isalpha():
         return False  # "the bus pass is free": only a made-up value after a bare "pass is"
@@ -268,6 +257,8 @@ def find_password(text: str) -> Iterator[Span]:
         secret = text[start:end]
         stated = ":" in match["lead"] or "=" in match["lead"] or "：" in match["lead"]
         if _PLACEHOLDER_VALUE.match(secret) or _UNIT_AFTER.match(text, end):
+            continue
+        if secret.isalpha() and secret.islower() and _WORDS_FOLLOW.match(text, end):
             continue
         wordy = (
             secret.lower() in _NOT_A_SECRET
@@ -379,6 +370,8 @@ def find_secret(text: str) -> Iterator[Span]:
             continue
         if _EXAMPLE_KEY in value or _PLACEHOLDER_VALUE.match(value) or _WORKING_DIRECTORY.match(value):
             continue
+        if value.isalpha() and value.islower() and _WORDS_FOLLOW.match(text, match.end("value")):
+            continue  # "wifi password: ask the front desk"
         if value:
             yield _trim_secret(text, *match.span("value"))
     for match in _URL_CREDENTIALS.finditer(text):
