@@ -19,28 +19,30 @@ __all__ = ["find_checksum_id"]
 _END = r"(?![0-9A-Za-z])"
 _START = r"(?<![0-9A-Za-z.\-])"
 
-# (the stdnum module, its shape). The shapes are written as people print the numbers.
-_SHAPES: tuple[tuple[str, LazyPattern], ...] = (
+# (the stdnum module, the fewest digits it holds, its shape), the shapes as people print them.
+_SHAPES: tuple[tuple[str, int, LazyPattern], ...] = (
     # China resident ID in any grouping of its 18 characters (6-8-4, 6-4-4-4, 4-4-4-4-2 ...)
-    ("cn.ric", lazy_compile(_START + r"[1-9]\d{2,5}(?:[ \-]\d{1,8}){2,5}[0-9Xx]?" + _END)),
-    ("es.dni", lazy_compile(_START + r"\d{8}-?[A-HJ-NP-TV-Z]" + _END)),
-    ("es.nie", lazy_compile(_START + r"[XYZ]-?\d{7}-?[A-HJ-NP-TV-Z]" + _END)),
+    ("cn.ric", 17, lazy_compile(_START + r"[1-9]\d{2,5}(?:[ \-]\d{1,8}){2,5}[0-9Xx]?" + _END)),
+    ("es.dni", 8, lazy_compile(_START + r"\d{8}-?[A-HJ-NP-TV-Z]" + _END)),
+    ("es.nie", 7, lazy_compile(_START + r"[XYZ]-?\d{7}-?[A-HJ-NP-TV-Z]" + _END)),
     (
         "it.codicefiscale",
+        7,
         lazy_compile(
             _START + r"[A-Z]{6}[0-9LMNP-V]{2}[A-EHLMPR-T][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]" + _END
         ),
     ),
     (
         "fr.nir",
+        13,
         lazy_compile(
             _START + r"[12478][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2[AB])[ ]?\d{3}[ ]?\d{3}[ ]?\d{2}" + _END
         ),
     ),
-    ("fi.hetu", lazy_compile(_START + r"\d{6}[\-+A-FU-Y]\d{3}[0-9A-Y]" + _END)),
-    ("br.cpf", lazy_compile(_START + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _END)),
-    ("mx.curp", lazy_compile(_START + r"[A-Z][AEIOUX][A-Z]{2}\d{6}[HMX][A-Z]{5}[A-Z0-9]\d" + _END)),
-    ("cl.rut", lazy_compile(_START + r"\d{1,2}\.\d{3}\.\d{3}-[\dkK]" + _END)),
+    ("fi.hetu", 9, lazy_compile(_START + r"\d{6}[\-+A-FU-Y]\d{3}[0-9A-Y]" + _END)),
+    ("br.cpf", 11, lazy_compile(_START + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _END)),
+    ("mx.curp", 8, lazy_compile(_START + r"[A-Z][AEIOUX][A-Z]{2}\d{6}[HMX][A-Z]{5}[A-Z0-9]\d" + _END)),
+    ("cl.rut", 8, lazy_compile(_START + r"\d{1,2}\.\d{3}\.\d{3}-[\dkK]" + _END)),
 )
 
 
@@ -62,9 +64,10 @@ def find_checksum_id(text: str) -> Iterator[Span]:
     (``1 85 05 78 006 084 91``: key MOD 97), a Finnish HETU ``131052-308T``, a Brazilian CPF
     ``123.456.789-09`` and a Chilean RUT ``12.345.678-5`` as they are printed, a Mexican CURP;
     unless its context says it is no one's (:func:`not_personal`)."""
-    if digit_count(text) < 6:
-        return
-    for name, shape in _SHAPES:
+    digits = digit_count(text)
+    for name, least, shape in _SHAPES:
+        if digits < least:
+            continue
         valid = _cn_ric_valid if name == "cn.ric" else _validator(name)
         for match in shape.finditer(text):
             if valid(match.group(0)) and not not_personal(text, *match.span()):
