@@ -75,6 +75,10 @@ CREDENTIALS = [
     ("Meine PIN ist 4821", "4821"),
     ("mi PIN es 4821", "4821"),
     ("mon code PIN est 4821", "4821"),
+    ("我的六位数支付密码一般用739104", "739104"),
+    ("my 6-digit code, usually 739104", "739104"),
+    ("the six-digit passcode: usually 739104", "739104"),
+    ("password for room 1204 is 5521", "5521"),
     ("验证码 482913，五分钟内有效", "482913"),
     ("短信验证码是 827364", "827364"),
     ("my one-time code is 552913", "552913"),
@@ -123,6 +127,9 @@ ABOUT_CREDENTIALS = [
     "verification code valid for 10 minutes",
     "验证码5分钟内有效",
     "price 4821 USD, PIN pad included",
+    "the wifi password is on the card in room 1204",
+    "wifi password: ask the front desk",
+    "flight 1234, password reset needed",
 ]
 
 
@@ -186,6 +193,17 @@ RECOVERY = [
     ("激活码 7KQ2-M9XP-4RTZ-8WBN", ["7KQ2-M9XP-4RTZ-8WBN"]),
     ("百度网盘提取码 x7k2", ["x7k2"]),
     ("Windows product key: VK7JG-NPHTM-C97JM-9MPGT-3V66T", ["VK7JG-NPHTM-C97JM-9MPGT-3V66T"]),
+    ("my recovery key: ABCD-EFGH-2345-JKLM", ["ABCD-EFGH-2345-JKLM"]),
+    ("JBSWY3DPEHPK3PXP is my 2FA secret", ["JBSWY3DPEHPK3PXP"]),
+    ("Google Authenticator: add JBSWY3DPEHPK3PXP manually", ["JBSWY3DPEHPK3PXP"]),
+    (
+        "my seed phrase is: witch collapse practice feed shame open despair creek road again ice least",
+        ["witch collapse practice feed shame open despair creek road again ice least"],
+    ),
+    (
+        "助记词是 witch collapse practice feed shame open despair creek road again ice least",
+        ["witch collapse practice feed shame open despair creek road again ice least"],
+    ),
 ]
 
 
@@ -215,6 +233,9 @@ ABOUT_KEYS = [
     "验证码已发送",
     "commit a1b2c3d4e5f6a7b8c9d0",
     "the sha is 9f86d081884c7d659a2feaa0c55ad015",
+    "the seed phrase has twelve words",
+    "my recovery phrase is written down on paper because losing access would hurt badly and cost money forever",
+    "JBSWY3DPEHPK3PXP without any context",
 ]
 
 

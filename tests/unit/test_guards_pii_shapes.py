@@ -77,6 +77,25 @@ ENCODED = [
     "bytes " + " ".join(f"{c:02x}" for c in b"+1 415 555 0132"),
 ]
 
+SPLIT_B64 = b64("+1 (415) 555-0132")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "split: " + " ".join(SPLIT_B64[i : i + 4] for i in range(0, len(SPLIT_B64), 4)),
+        "lines:\n"
+        + b64("my email is alice@example.com ok")[:16]
+        + "\n"
+        + b64("my email is alice@example.com ok")[16:],
+        "url %2B86%20138%200013%208000 done",
+        "mail alice%40example.com",
+    ],
+)
+def test_split_base64_and_url_encoding_are_decoded(text: str) -> None:
+    result = redact(text)
+    assert result.findings and result.text.count("[") == 1, result.text
+
 
 @pytest.mark.parametrize("text", ENCODED)
 def test_encoded_pii_is_replaced_as_a_whole(text: str) -> None:
@@ -97,6 +116,9 @@ def test_encoded_pii_is_replaced_as_a_whole(text: str) -> None:
         "MAC 00:1A:2B:3C:4D:5E",
         "internationalization and localization",
         "hex " + b"the weather is nice".hex(),  # decodes, but to no PII
+        "this text with some many word list here okay",  # groups of four letters, no payload
+        "search?q=hello%20world%21 ok",
+        "discount 50%25 off",
     ],
 )
 def test_encoded_runs_without_pii_are_kept(text: str) -> None:

@@ -32,12 +32,13 @@ _PIN_NAME = lazy_compile(
     r"code(?=[ \t]+(?:for|to|of|on)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?(?:front[ \t]+|back[ \t]+|main[ \t]+|side[ \t]+)?"
     r"(?:door|gate|garage|alarm|safe|lock|locker|building|house|apartment|flat|entrance|keypad|phone|card|bank|account))|"
     r"verification[ \t]?code|confirmation[ \t]?code|one[ \t-]?time[ \t]?(?:code|password|passcode)|otp|"
+    r"(?:\d|four|six|eight)[ \t-]?digit[ \t]+(?:code|number|pin)|"
     r"(?:2fa|mfa|sms|login|auth(?:entication)?)[ \t]?code|"
     r"passwort|kennwort|geheimzahl|zugangscode|t[üu]rcode|best[äa]tigungscode|"
     r"contrase[ñn]a|clave|c[óo]digo(?:[ \t]+(?:pin|de[ \t]+(?:acceso|verificaci[óo]n|seguridad|la[ \t]+puerta|alarma)))|"
     r"mot[ \t]+de[ \t]+passe|code(?:[ \t]+(?:pin|secret|d['’]acc[èe]s|de[ \t]+(?:v[ée]rification|confirmation|la[ \t]+porte)))|"
     r"senha|wachtwoord|pincode|has[łl]o|kod(?:[ \t]+pin)?|m[ậa]t[ \t]+kh[ẩa]u|m[ãa][ \t]+pin)(?![a-z])"
-    r"|密码|密碼|口令|验证码|驗證碼|校验码|动态码|动态密码|短信码|门禁码|开门密码|解锁码|取件码|"
+    r"|密码|密碼|口令|[六四八\d]位(?:数字?)?(?:码|密码|数)|验证码|驗證碼|校验码|动态码|动态密码|短信码|门禁码|开门密码|解锁码|取件码|"
     r"暗証番号|パスワード|パスコード|認証コード|確認コード|ワンタイムパスワード|"
     r"비밀[ \t]?번호|비번|암호|인증[ \t]?번호|인증[ \t]?코드|핀[ \t]?번호"
 )
@@ -56,7 +57,11 @@ _NOT_A_CODE_AFTER = lazy_compile(
 )
 _NOT_A_CODE_BEFORE = lazy_compile(
     r"(?<![A-Za-z])(?i:since|in|until|till|before|after|by|from|year|of|seit|bis|im|desde|hasta|en|depuis|"
-    r"jusqu|avant|apr[èe]s|em|até|sinds|tot|od|do)[ \t]+$|自|从|於|于|年$"
+    r"jusqu|avant|apr[èe]s|em|até|sinds|tot|od|do|"
+    # a number that belongs to something else: "room 1204", "flight 1234", "page 2048"
+    r"room|rm|apt|suite|unit|floor|gate|flight|bus|train|line|route|page|step|chapter|version|model|order|"
+    r"ticket|case|building|block|house|street|ext|extension|zimmer|habitaci[óo]n|chambre|quarto)[ \t]*#?$"
+    r"|自|从|於|于|年$|房间?[ \t]*$|[室楼层站页][ \t]*$|第[ \t]*$"
 )
 _WORDS_ABOUT = lazy_compile(
     r"(?i:must|should|needs?|requires?|requirements?|policy|rules?|at[ \t]+least|minimum|maximum|length|long|"
@@ -90,7 +95,7 @@ def find_named_code(text: str) -> Iterator[Span]:
             continue
         if _NOT_A_CODE_AFTER.match(text, number.end()) or is_amount(text, *number.span()):
             continue
-        if _NOT_A_CODE_BEFORE.search(text, max(0, number.start() - 8), number.start()):
+        if _NOT_A_CODE_BEFORE.search(text, max(0, number.start() - 12), number.start()):
             continue
         yield number.span()
 
@@ -131,11 +136,28 @@ _BASE32 = lazy_compile(
     r"(?![A-Za-z0-9])"
 )
 _KEY_HINT = lazy_compile(
-    r"key|token|secret|seed|schl|clave|cl[ée]|chave|chiave|totp|2fa|mfa|otp|auth|factor|setup|code|"
-    r"密钥|秘钥|私钥|令牌|码|卡密|キー|トークン|シークレット|コード|認証|토큰|시크릿|키|인증|种子|验证"
+    r"key|token|secret|seed|schl|clave|cl[ée]|chave|chiave|totp|2fa|mfa|otp|auth|factor|setup|code|phrase|mnemonic|words|"
+    r"密钥|秘钥|私钥|令牌|码|卡密|キー|トークン|シークレット|コード|認証|토큰|시크릿|키|인증|种子|验证|助记词|短语|フレーズ|구문"
 )
 _ABOUT_A_KEY = frozenset(
     {"rotation", "rotated", "expired", "expires", "required", "missing", "invalid", "revoked"}
+)
+
+
+# A wallet's recovery phrase: 12-24 lower-case words after its name.
+_PHRASE_NAME = lazy_compile(
+    r"(?<![A-Za-z])(?i:(?:secret[ \t]+)?(?:seed|recovery|backup|mnemonic|wallet)[ \t]+(?:phrase|words)|mnemonic)(?![A-Za-z])"
+    r"|助记词|恢复短语|シードフレーズ|リカバリーフレーズ|복구[ \t]?구문|시드[ \t]?구문"
+)
+_PHRASE = lazy_compile(
+    r"(?:[ \t]*(?:is|are|was|were|[:：=]|是|为|は|는))+[ \t]*[:：]?[ \t]*[\"'“]?"
+    r"(?P<secret>[a-z]{3,8}(?:[ \t,]+[a-z]{3,8}){11,23})(?![A-Za-z])"
+)
+# Words of a sentence that no recovery-phrase word list holds.
+_SENTENCE_WORDS = frozenset({"the", "and", "was", "were", "with", "that", "this", "have", "has", "are", "you", "your",
+                             "its", "they", "them", "our", "his", "her", "not", "but", "from", "into", "onto"})  # fmt: skip
+_SEED_CONTEXT = lazy_compile(
+    r"(?i:2fa|totp|mfa|otp|two[ \t-]?factor|authenticator|google[ \t]+auth)|两步验证|二步验证|身份验证器|二段階認証|2단계"
 )
 
 
@@ -162,7 +184,9 @@ def find_named_secret(text: str) -> Iterator[Span]:
     ``…EXAMPLE…`` key); an activation,
     licence or pick-up code (``激活码``/``提取码``/``product key``/``プロダクトキー``) of 4-8 characters
     with a digit, or dash-joined groups; a TOTP/2FA seed in base32 anywhere in the clause after
-    ``2FA``/``TOTP``/``authenticator``/``种子``/``两步验证``/``二段階認証``/``2단계 인증``."""
+    ``2FA``/``TOTP``/``authenticator``/``种子``/``两步验证``/``二段階認証``/``2단계 인증``, or in upper
+    case anywhere in a text that speaks of 2FA; a wallet's recovery phrase (12-24 lower-case words
+    after ``seed phrase``/``recovery phrase``/``mnemonic``/``助记词``)."""
     lowered = lower_same_length(text)
     if _KEY_HINT.search(lowered) is None:
         return
@@ -176,6 +200,15 @@ def find_named_secret(text: str) -> Iterator[Span]:
         value = _CODE_VALUE.match(text, match.end())
         if value is not None:
             yield value.span("secret")
+    for match in _PHRASE_NAME.finditer(text):
+        phrase = _PHRASE.match(text, match.end())
+        if phrase is not None and not _SENTENCE_WORDS.intersection(re.split(r"[ \t,]+", phrase["secret"])):
+            yield phrase.span("secret")
+    if _SEED_CONTEXT.search(text) is not None:  # "JBSWY3DPEHPK3PXP is my 2FA secret"
+        for seed in _BASE32.finditer(text):
+            value = seed["secret"]
+            if re.search(r"[2-7]", value) and re.search(r"[A-Za-z]", value) and value.isupper():
+                yield seed.span("secret")
     for match in _SEED_NAME.finditer(text):
         seed = _BASE32.search(text, match.end(), _clause_end(text, match.end()))
         if (

@@ -9,6 +9,7 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 from agentmem.domain.guards.normalize import Base64Payload
 from agentmem.domain.lazy_re import lazy_compile
@@ -19,6 +20,13 @@ _BASE64_RUN = lazy_compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/_\-]{12,}={0,2}(?
 _HEX_RUN = lazy_compile(
     r"(?<![0-9A-Za-z])(?:0[xX])?(?P<hex>[0-9A-Fa-f]{14,}|[0-9A-Fa-f]{2}(?:[ :][0-9A-Fa-f]{2}){6,})(?![0-9A-Za-z])"
 )
+# base64 broken into groups by spaces or line breaks ("KzEg KDQx NSkg NTU1 LTAx MzI=")
+_SPLIT_BASE64 = lazy_compile(
+    r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{4,76}[ \t\n]){1,40}[A-Za-z0-9+/]{2,76}={0,2}(?![A-Za-z0-9+/=])"
+)
+_MIXED = lazy_compile(r"\d|[A-Z][a-z]|[a-z][A-Z]|[+/=]")
+# URL-encoding: "%2B86%20138%200013%208000", "alice%40example.com"
+_PERCENT_RUN = lazy_compile(r"[A-Za-z0-9._~+\-]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9._~+\-]*)+")
 _MIN_PRINTABLE = 0.9
 # What PII is made of: a digit or an "@" (a phone, an ID, a card, an e-mail, a password with digits).
 _PII_MATERIAL = lazy_compile(r"[0-9@]")
@@ -34,6 +42,10 @@ def _readable(raw: bytes) -> str | None:
         return None
     printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t\r")
     return decoded if printable >= _MIN_PRINTABLE * len(decoded) else None
+
+
+def _plain_word(chunk: str) -> bool:
+    return chunk.isalpha() and (chunk.islower() or chunk.isupper() or chunk.istitle())
 
 
 def _decode_base64(run: str) -> str | None:
@@ -55,11 +67,36 @@ def _decode_base64(run: str) -> str | None:
 def iter_encoded_payloads(text: str) -> Iterator[Base64Payload]:
     """The runs of ``text`` that decode to readable text holding a digit or ``@``: base64 of 12
     characters or more (standard ``+/`` or URL-safe ``-_``, with or without its ``=`` padding; a
-    plain word or a number is no payload), and hex of seven bytes or more (compact, after ``0x``,
-    or bytes joined by spaces or colons). A hash or a random key decodes to no readable text."""
+    plain word or a number is no payload), base64 split into groups by spaces or line breaks (the
+    groups of four's multiples, one of them no plain word), URL-encoding (``%2B86%20138…``,
+    ``alice%40example.com``), and hex of seven bytes or more (compact, after ``0x``, or bytes
+    joined by spaces or colons). A hash or a random key decodes to no readable text."""
     for match in _BASE64_RUN.finditer(text):
         decoded = _decode_base64(match.group(0))
         if decoded is not None:
+            yield Base64Payload(match.start(), match.end(), decoded)
+    for match in _SPLIT_BASE64.finditer(text) if (" " in text or "\n" in text) else ():
+        chunks = [(m.start(), m.end()) for m in re.finditer(r"\S+", match.group(0))]
+        while chunks and _plain_word(match.group(0)[slice(*chunks[0])]):
+            chunks.pop(0)  # "blob KzEg…": a word before the payload is no part of it
+        while chunks and _plain_word(match.group(0)[slice(*chunks[-1])]):
+            chunks.pop()
+        groups = [match.group(0)[start:end] for start, end in chunks]
+        if (
+            len(groups) < 2
+            or any(len(c) % 4 for c in groups[:-1])
+            or not any(_MIXED.search(c) for c in groups)
+        ):
+            continue  # words of a sentence, not groups of one payload
+        decoded = _decode_base64("".join(groups))
+        if decoded is not None:
+            yield Base64Payload(match.start() + chunks[0][0], match.start() + chunks[-1][1], decoded)
+    for match in _PERCENT_RUN.finditer(text) if "%" in text else ():
+        try:
+            decoded = unquote(match.group(0), errors="strict")
+        except UnicodeDecodeError:
+            continue
+        if _PII_MATERIAL.search(decoded):
             yield Base64Payload(match.start(), match.end(), decoded)
     for match in _HEX_RUN.finditer(text):
         digits = re.sub(r"[ :]", "", match["hex"])

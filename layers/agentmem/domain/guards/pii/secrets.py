@@ -182,6 +182,7 @@ def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_NUMBER_FOLLOWS = lazy_compile(r"[ \t,]+\d{4,8}(?!\d)")
 _WORDS_FOLLOW = lazy_compile(r"[ \t]+(?:the|a|an|at|my|your|me|him|her|them|us|for|to|in|on)[ \t]")
 
 
@@ -195,6 +196,8 @@ def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin:
         return False
     if secret.isalpha() and secret.islower() and _WORDS_FOLLOW.match(text, end):
         return False  # "wifi password: ask the front desk" is an instruction, not the password
+    if secret.isalpha() and secret.islower() and _NUMBER_FOLLOWS.match(text, end):
+        return False  # "passcode: usually 739104": the number is the secret (codes.find_named_code)
     label = text[match.start() : match.start("lead")].lower()
     if label == "pass" and lead in ("is", "was") and secret.isalpha():
         return False  # "the bus pass is free": only a made-up value after a bare "pass is"
