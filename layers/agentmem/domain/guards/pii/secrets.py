@@ -127,7 +127,7 @@ _PASSWORD_EN = lazy_compile(
 # Labels in European languages and Vietnamese, then a colon or the language's copula; the value
 # must hold a non-letter unless a colon states it ("la clave es importante" is words).
 _PASSWORD_EU = lazy_compile(
-    r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
+    r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|mdp|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
     r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
     r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：])"
     r"|(?P<words>(?:[ \t]+[^\W\d_](?:[^\W\d_]|-(?=[^\W\d_])){0,19}){1,3})"
@@ -143,18 +143,20 @@ _WORD_AT_CLAUSE_END = lazy_compile(r"[ \t]*(?:[.,;!?。，；！？\n)]|$)")
 
 
 def _owned_word(text: str, match: re.Match[str], end: int) -> bool:
-    """``mein Passwort ist Sommerwind``: after a possessive, a single word that ends its clause
-    (and is no word about the password) is the password."""
+    """``mein Passwort ist Sommerwind``, ``la contraseña es Primavera``: a single word that ends
+    its clause (and is no word about the password) is the password after a possessive, or when it
+    is capitalised and the label is not German (whose nouns are all capitalised: ``Das Passwort
+    ist Pflicht``)."""
     secret = text[match.start("secret") : end]
-    return (
-        _POSSESSIVE_EU.search(text, max(0, match.start() - 12), match.start()) is not None
-        and _WORD_AT_CLAUSE_END.match(text, end) is not None
-        and len(secret) >= 4
-    )
+    if _WORD_AT_CLAUSE_END.match(text, end) is None or len(secret) < 4:
+        return False
+    owned = _POSSESSIVE_EU.search(text, max(0, match.start() - 12), match.start()) is not None
+    german = text[match.start() : match.start() + 4].lower() in ("pass", "kenn")
+    return owned or (secret[0].isupper() and secret[1:].islower() and not german)
 
 
 _PASSWORD_EU_HINT = lazy_compile(
-    r"passwort|kennwort|passe|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
+    r"passwort|kennwort|passe|mdp|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
 )
 # A PIN in Chinese numerals after a password label: "密码是八四二零一九".
 _PIN_ZH_NUMERALS = lazy_compile(
@@ -215,7 +217,7 @@ _PASSWORD_ZH_WORDS = lazy_compile(
 
 
 _PASSWORD_HINT = lazy_compile(
-    r"(?i:pass|pw|pin|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
+    r"(?i:pass|pw|pin|mdp|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
 )
 _SECRET_HINT = lazy_compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
@@ -324,6 +326,7 @@ _BACKUP_CODES = lazy_compile(
     r"|备用(?:验证)?码|恢复码|救援码|备份码|备用代码|恢复代码|备份代码|恢复密钥|紧急代码|"
     r"リカバリーコード|バックアップコード|復旧コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|예비[ \t]?코드)"
     r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"  # "2FA backup codes (keep them safe): ..."
+    r"(?:[ \t]+(?i:for|of|from|on|für|von|de|du|pour|para|do|da|di|van|dla)[ \t]+[^\s:：]{1,20}(?=[ \t]*[:：]))?"
     r"(?:[ \t]+(?i:are|is|were|sind|son|sont|são|zijn|to)|[ \t]*(?:是|为|[:：=]|は|는|은))?[ \t]*:?\s*"
     rf"(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+"
     r"|,?[ \t]+(?i:and|und|y|et|e|en|i|og|och)[ \t]+|[ \t]*[和及与][ \t]*"
