@@ -247,6 +247,9 @@ ABOUT_KEYS = [
     "commit a1b2c3d4e5f6a7b8c9d0",
     "the sha is 9f86d081884c7d659a2feaa0c55ad015",
     "the seed phrase has twelve words",
+    "product code 7KQ2-M9XP is out of stock",
+    "产品码 A1B2-C3D4 已下架",
+    "invite code AB12CD for the beta",
     "my recovery phrase is written down on paper because losing access would hurt badly and cost money forever",
     "JBSWY3DPEHPK3PXP without any context",
 ]

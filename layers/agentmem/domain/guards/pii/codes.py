@@ -51,8 +51,8 @@ _NUMBER = lazy_compile(r"(?<![\d+A-Za-z])(?<!\d[.,:/\-])\d{4,8}(?![\dA-Za-z]|[.,
 _LENGTH = lazy_compile(r"\d[ \t-]*(?:位|桁|자리|(?i:digits?|stellig|d[íi]gitos|chiffres))")
 # What turns a number into something else: a unit or count after it, a year or time word before it.
 _NOT_A_CODE_AFTER = lazy_compile(
-    r"[ \t]*(?:位|个|個|次|天|日|年|月|号|號|小时|分钟|秒|元|块|字|桁|回|자리|글자|번|일|년|"
-    r"(?i:char|digit|letter|symbol|time|day|week|month|year|hour|minute|second|try|tries|attempt|"
+    r"[ \t]*(?:位|个|個|次|天|日|年|月|号|號|小时|分钟|秒|元|块|字|桁|回|자리|글자|번|일|년|房|室|楼|樓|层|層|栋|路|站|页|米|公里|斤|克|円|원|호|층|"
+    r"(?i:room|floor|km|kg|mph|miles?|meters?|char|digit|letter|symbol|time|day|week|month|year|hour|minute|second|try|tries|attempt|"
     r"zeichen|stellen|caract|d[íi]gito|chiffre|znak|tekens|cijfers|mal|veces|fois|vezes|days|jours|tage|d[íi]as))"
 )
 _NOT_A_CODE_BEFORE = lazy_compile(
@@ -117,8 +117,8 @@ _NAMED_KEY = lazy_compile(
     rf"(?P<lead>{_COPULA}[ \t]*|[ \t]+)[\"'“]?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-./+=]{{7,}})"
 )
 _CODE_NAME = lazy_compile(
-    r"激活码|授权码|注册码|提取码|取件码|解锁码|访问码|兑换码|卡密|密钥码|序列号密钥|"
-    r"(?<![A-Za-z])(?i:activation|licen[cs]e|product|access|unlock|pairing|redeem|invite)[ \t]?(?:code|key)(?![A-Za-z])"
+    r"激活码|授权码|注册码|提取码|取件码|解锁码|访问码|卡密|密钥码|序列号密钥|"
+    r"(?<![A-Za-z])(?i:(?:activation|licen[cs]e|access|unlock|pairing)[ \t]?(?:code|key)|product[ \t]?key)(?![A-Za-z])"
     r"|アクティベーションコード|プロダクトキー|ライセンスキー|인증[ \t]?키|제품[ \t]?키|라이선스[ \t]?키"
 )
 _CODE_VALUE = lazy_compile(
