@@ -133,6 +133,7 @@ IDS = [
     f"其实就是 {VALID_RIC} 这个",
     f"please note {VALID_RIC} for the booking",
     f"the number {VALID_RIC[:6]} {VALID_RIC[6:10]} {VALID_RIC[10:14]} {VALID_RIC[14:]}",
+    f"号码 {VALID_RIC[:14]} {VALID_RIC[14:]}",
     f"写成 {VALID_RIC[:4]}-{VALID_RIC[4:8]}-{VALID_RIC[8:12]}-{VALID_RIC[12:16]}-{VALID_RIC[16:]}",
     f"{dni('12345678')} on the form",
     f"Mi número {dni('87654321')}",

@@ -22,7 +22,7 @@ _START = r"(?<![0-9A-Za-z.\-])"
 # (the stdnum module, the fewest digits it holds, its shape), the shapes as people print them.
 _SHAPES: tuple[tuple[str, int, LazyPattern], ...] = (
     # China resident ID in any grouping of its 18 characters (6-8-4, 6-4-4-4, 4-4-4-4-2 ...)
-    ("cn.ric", 17, lazy_compile(_START + r"[1-9]\d{2,5}(?:[ \-]\d{1,8}){2,5}[0-9Xx]?" + _END)),
+    ("cn.ric", 17, lazy_compile(_START + r"[1-9]\d{2,16}(?:[ \-]\d{1,16}){1,5}[0-9Xx]?" + _END)),
     ("es.dni", 8, lazy_compile(_START + r"\d{8}-?[A-HJ-NP-TV-Z]" + _END)),
     ("es.nie", 7, lazy_compile(_START + r"[XYZ]-?\d{7}-?[A-HJ-NP-TV-Z]" + _END)),
     (
