@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from agentmem.domain.guards.normalize import Base64Payload
+from agentmem.domain.guards.pii._text import digit_count
 from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = ["iter_encoded_payloads"]
@@ -24,7 +25,7 @@ _HEX_RUN = lazy_compile(
 _SPLIT_BASE64 = lazy_compile(
     r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{4,76}[ \t\n]){1,40}[A-Za-z0-9+/]{2,76}={0,2}(?![A-Za-z0-9+/=])"
 )
-_MIXED = lazy_compile(r"\d|[A-Z][a-z]|[a-z][A-Z]|[+/=]")
+_MIXED = lazy_compile(r"\d|[a-z][A-Z]|[+/=]")
 # URL-encoding: "%2B86%20138%200013%208000", "alice%40example.com"
 _PERCENT_RUN = lazy_compile(r"[A-Za-z0-9._~+\-]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9._~+\-]*)+")
 _MIN_PRINTABLE = 0.9
@@ -75,7 +76,9 @@ def iter_encoded_payloads(text: str) -> Iterator[Base64Payload]:
         decoded = _decode_base64(match.group(0))
         if decoded is not None:
             yield Base64Payload(match.start(), match.end(), decoded)
-    for match in _SPLIT_BASE64.finditer(text) if (" " in text or "\n" in text) else ():
+    # groups of base64 hold digits (prose seldom does); digit_count is shared with the finders
+    split = (" " in text or "\n" in text) and digit_count(text) >= 1
+    for match in _SPLIT_BASE64.finditer(text) if split else ():
         chunks = [(m.start(), m.end()) for m in re.finditer(r"\S+", match.group(0))]
         while chunks and _plain_word(match.group(0)[slice(*chunks[0])]):
             chunks.pop(0)  # "blob KzEg…": a word before the payload is no part of it
@@ -98,7 +101,7 @@ def iter_encoded_payloads(text: str) -> Iterator[Base64Payload]:
             continue
         if _PII_MATERIAL.search(decoded):
             yield Base64Payload(match.start(), match.end(), decoded)
-    for match in _HEX_RUN.finditer(text):
+    for match in _HEX_RUN.finditer(text) if digit_count(text) >= 4 else ():  # hex of text holds "3x"
         digits = re.sub(r"[ :]", "", match["hex"])
         if len(digits) % 2:
             continue  # an odd count is no bytes

@@ -46,6 +46,10 @@ _SHAPES: tuple[tuple[str, int, LazyPattern], ...] = (
 )
 
 
+# One scan for any of the shapes: most texts hold none, and then no shape is tried.
+_ANY_SHAPE = lazy_compile("|".join(f"(?:{shape.pattern})" for _, _, shape in _SHAPES))
+
+
 @cache
 def _validator(name: str) -> Callable[[str], bool]:
     module = import_module(f"stdnum.{name}")
@@ -65,6 +69,8 @@ def find_checksum_id(text: str) -> Iterator[Span]:
     ``123.456.789-09`` and a Chilean RUT ``12.345.678-5`` as they are printed, a Mexican CURP;
     unless its context says it is no one's (:func:`not_personal`)."""
     digits = digit_count(text)
+    if digits < 7 or _ANY_SHAPE.search(text) is None:
+        return
     for name, least, shape in _SHAPES:
         if digits < least:
             continue
