@@ -148,6 +148,10 @@ ABOUT_CREDENTIALS = [
     "the wifi password is on the card in room 1204",
     "wifi password: ask the front desk",
     "flight 1234, password reset needed",
+    "我在上密码学 2023 课程",
+    "买了个密码锁 5678 型号",
+    "zip code 94107",
+    "WiFi 密码贴在 1204 房间的门上",
 ]
 
 

@@ -38,7 +38,7 @@ _PIN_NAME = lazy_compile(
     r"contrase[ñn]a|clave|c[óo]digo(?:[ \t]+(?:pin|de[ \t]+(?:acceso|verificaci[óo]n|seguridad|la[ \t]+puerta|alarma)))|"
     r"mot[ \t]+de[ \t]+passe|code(?:[ \t]+(?:pin|secret|d['’]acc[èe]s|de[ \t]+(?:v[ée]rification|confirmation|la[ \t]+porte)))|"
     r"senha|wachtwoord|pincode|has[łl]o|kod(?:[ \t]+pin)?|m[ậa]t[ \t]+kh[ẩa]u|m[ãa][ \t]+pin)(?![a-z])"
-    r"|密码|密碼|口令|[六四八\d]位(?:数字?)?(?:码|密码|数)|验证码|驗證碼|校验码|动态码|动态密码|短信码|门禁码|开门密码|解锁码|取件码|"
+    r"|(?:密码|密碼)(?![学學锁鎖箱本器机機框表盘盤])|口令|[六四八\d]位(?:数字?)?(?:码|密码|数)|验证码|驗證碼|校验码|动态码|动态密码|短信码|门禁码|开门密码|解锁码|取件码|"
     r"暗証番号|パスワード|パスコード|認証コード|確認コード|ワンタイムパスワード|"
     r"비밀[ \t]?번호|비번|암호|인증[ \t]?번호|인증[ \t]?코드|핀[ \t]?번호"
 )
@@ -117,7 +117,7 @@ _NAMED_KEY = lazy_compile(
     rf"(?P<lead>{_COPULA}[ \t]*|[ \t]+)[\"'“]?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-./+=]{{7,}})"
 )
 _CODE_NAME = lazy_compile(
-    r"激活码|授权码|注册码|提取码|取件码|解锁码|访问码|卡密|密钥码|序列号密钥|"
+    r"激活码|授权码|注册码|提取码|取件码|解锁码|访问码|配对码|卡密|密钥码|序列号密钥|"
     r"(?<![A-Za-z])(?i:(?:activation|licen[cs]e|access|unlock|pairing)[ \t]?(?:code|key)|product[ \t]?key)(?![A-Za-z])"
     r"|アクティベーションコード|プロダクトキー|ライセンスキー|인증[ \t]?키|제품[ \t]?키|라이선스[ \t]?키"
 )
