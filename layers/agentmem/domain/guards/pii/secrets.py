@@ -326,7 +326,7 @@ _BACKUP_CODES = lazy_compile(
     r"|备用(?:验证)?码|恢复码|救援码|备份码|备用代码|恢复代码|备份代码|恢复密钥|紧急代码|"
     r"リカバリーコード|バックアップコード|復旧コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|예비[ \t]?코드)"
     r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"  # "2FA backup codes (keep them safe): ..."
-    r"(?:[ \t]+(?i:for|of|from|on|für|von|de|du|pour|para|do|da|di|van|dla)[ \t]+[^\s:：]{1,20}(?=[ \t]*[:：]))?"
+    r"(?:(?:[ \t,]+[^\s:：,，]{1,15}){1,6}?(?=[ \t]*[:：]))?"  # "backup codes for Google:", "… if I lose my phone:"
     r"(?:[ \t]+(?i:are|is|were|sind|son|sont|são|zijn|to)|[ \t]*(?:是|为|[:：=]|は|는|은))?[ \t]*:?\s*"
     rf"(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+"
     r"|,?[ \t]+(?i:and|und|y|et|e|en|i|og|och)[ \t]+|[ \t]*[和及与][ \t]*"
