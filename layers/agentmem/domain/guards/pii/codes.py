@@ -63,6 +63,11 @@ _NOT_A_CODE_BEFORE = lazy_compile(
     r"ticket|case|building|block|house|street|ext|extension|zimmer|habitaci[óo]n|chambre|quarto)[ \t]*#?$"
     r"|自|从|於|于|年$|房间?[ \t]*$|[室楼层站页][ \t]*$|第[ \t]*$"
 )
+_YEAR = lazy_compile(r"19[5-9]\d|20[0-3]\d")
+# What states a value: a copula or a colon ("my PIN is 1987", "PIN: 2024", "密码是 2019").
+_STATED = lazy_compile(
+    r"(?<![A-Za-z])(?i:is|was|ist|lautet|es|est|é|è|to|là|jest|=)(?![A-Za-z])|[:：=]|是|为|為|は|는|은|用|设"
+)
 _WORDS_ABOUT = lazy_compile(
     r"(?i:must|should|needs?|requires?|requirements?|policy|rules?|at[ \t]+least|minimum|maximum|length|long|"
     r"contain|muss|debe|doit|deve|moet|musi|mindestens|au[ \t]+moins|al[ \t]+menos|pelo[ \t]+menos)"
@@ -97,6 +102,8 @@ def find_named_code(text: str) -> Iterator[Span]:
             continue
         if _NOT_A_CODE_BEFORE.search(text, max(0, number.start() - 12), number.start()):
             continue
+        if _YEAR.fullmatch(number.group(0)) and not _STATED.search(between):
+            continue  # "Das Passwort wurde 2023 geändert", "my PIN expired in March 2024"
         yield number.span()
 
 

@@ -235,8 +235,10 @@ _KO_PLATE = lazy_compile(
 # Upper-case groups (``LK19 ABX``, ``M-AB 1234``, ``1234 BCD``), or lower case as one token or two
 # short groups with a digit (``lk19abx``, ``lk19 abx``): "plate number 3 on the menu" holds none.
 _PLATE_VALUE = lazy_compile(
-    NOT_ALNUM_BEFORE + rf"(?P<value>[{_PROVINCES}]?(?:(?=[A-Z0-9 ·\-]*\d)[A-Z0-9](?:[ ·\-]?[A-Z0-9]){{3,8}}"
-    r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,9}|(?=[a-z]*\d)[a-z0-9]{2,4}[ \-][a-z0-9]{2,4}))" + NOT_ALNUM_AFTER
+    NOT_ALNUM_BEFORE
+    + rf"(?P<value>[{_PROVINCES}]?(?:(?=[A-Z0-9 ·\-]*\d)(?=[0-9 ·\-]*[A-Z])[A-Z0-9](?:[ ·\-]?[A-Z0-9]){{3,8}}"
+    r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,9}|(?=[a-z]*\d)(?=[0-9 \-]*[a-z])[a-z0-9]{2,4}[ \-][a-z0-9]{2,4}))"
+    + NOT_ALNUM_AFTER
 )
 
 

@@ -167,6 +167,7 @@ _CJK = lazy_compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to com
 _UNIT_AFTER = lazy_compile(
     r"[ \t]*(?:-[ \t]*)?(?:位|个字符|个字|字符|文字|桁|자리|글자|자(?![가-힣])|(?i:char(?:acter)?s?|digits?|letters?|symbols?|"
     r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts|"
+    r"年(?!\d)|년|月|월|"
     r"zeichen|stellen|caract[eè]res|d[íi]gitos|chiffres|caratteri|znak[óo]w|tekens|cijfers)(?![A-Za-z]))"
 )
 _WORDY_SUFFIX = lazy_compile(r"(?i:.+(?:ed|ing|ly|able|ible|ive|less|ful|ous|tion|ment|ness))$")
@@ -185,7 +186,9 @@ def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _NUMBER_FOLLOWS = lazy_compile(r"[ \t,]+\d{4,8}(?!\d)")
-_WORDS_FOLLOW = lazy_compile(r"[ \t]+(?:the|a|an|at|my|your|me|him|her|them|us|for|to|in|on)[ \t]")
+# After a lower-case word stated as the value, another word: a phrase ("password: same as before",
+# "Passwort: siehe Zettel", "contraseña: la de siempre"), not a password.
+_WORDS_FOLLOW = lazy_compile(r"[ \t]+[^\W\d_]")
 
 
 def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin: bool) -> bool:
