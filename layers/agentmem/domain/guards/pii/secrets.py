@@ -128,11 +128,12 @@ _PASSWORD_EN = lazy_compile(
 # must hold a non-letter unless a colon states it ("la clave es importante" is words).
 _PASSWORD_EU = lazy_compile(
     r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|mdp|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
-    r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
+    r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave|"
+    r"пароль|şifre(?:m|si)?|sifre|lösenord(?:et)?|adgangskode(?:n)?|passord(?:et)?|salasana|heslo|jelszó|parolă|kata[ \t]+sandi)(?![^\W\d_])"
     r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：])"
     r"|(?P<words>(?:[ \t]+[^\W\d_](?:[^\W\d_]|-(?=[^\W\d_])){0,19}){1,3})"
-    r"(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est)[ \t]))?"
-    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est)[ \t]*[:]?[ \t]+"
+    r"(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est|är|er|je)[ \t]))?"
+    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est|är|er|je)[ \t]*[:]?[ \t]+"
     r"|[ \t]+(?i:auf|in|a|en|para|naar|na|thành)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
@@ -156,7 +157,8 @@ def _owned_word(text: str, match: re.Match[str], end: int) -> bool:
 
 
 _PASSWORD_EU_HINT = lazy_compile(
-    r"passwort|kennwort|passe|mdp|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
+    r"passwort|kennwort|passe|mdp|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password|"
+    r"пароль|şifre|sifre|lösenord|adgangskode|passord|salasana|heslo|jelszó|sandi"
 )
 # A PIN in Chinese numerals after a password label: "密码是八四二零一九".
 _PIN_ZH_NUMERALS = lazy_compile(
@@ -220,7 +222,7 @@ _PASSWORD_ZH_WORDS = lazy_compile(
 
 
 _PASSWORD_HINT = lazy_compile(
-    r"(?i:pass|pw|pin|mdp|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
+    r"(?i:pass|pw|pin|mdp|пароль|şifre|sifre|lösenord|adgangskode|salasana|heslo|jelszó|sandi|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
 )
 _SECRET_HINT = lazy_compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
