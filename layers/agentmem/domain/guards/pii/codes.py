@@ -151,6 +151,27 @@ _ABOUT_A_KEY = frozenset(
 )
 
 
+# A list of backup or recovery codes: each code 4-12 letters or digits (one dash inside allowed), a
+# digit in each, joined by commas, semicolons, slashes or spaces.
+_CODE = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})?(?![A-Za-z0-9])"
+_BACKUP_CODES = lazy_compile(
+    r"(?:(?<![^\W\d_])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch|verification)[ \t-]*codes?|"
+    r"(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|back-?up|reserve)codes?|"
+    r"c[óo]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[óo]n|recupera[çc][ãa]o|seguridad|seguran[çc]a|backup|emergencia|reserva)|"
+    r"codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration|sauvegarde|r[ée]cup)|codici[ \t]+di[ \t]+(?:backup|recupero|emergenza)|"
+    r"kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne))(?![^\W\d_])"
+    r"|备用(?:验证)?码|恢复码|救援码|备份码|备用代码|恢复代码|备份代码|恢复密钥|紧急代码|"
+    r"リカバリーコード|バックアップコード|復旧コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|예비[ \t]?코드)"
+    r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"  # "2FA backup codes (keep them safe): ..."
+    r"(?:(?:[ \t,]+[^\s:：,，]{1,15}){1,6}?(?=[ \t]*[:：]))?"  # "backup codes for Google:", "… if I lose my phone:"
+    r"(?:[ \t]+(?i:are|is|were|sind|son|sont|são|zijn|to)|[ \t]*(?:是|为|[:：=]|は|는|은))?[ \t]*:?\s*"
+    rf"(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+"
+    r"|,?[ \t]+(?i:and|und|y|et|e|en|i|og|och)[ \t]+|[ \t]*[和及与][ \t]*"
+    rf"|[ \t]*\n\s*(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?){_CODE})*)"
+)
+_BACKUP_HINT = lazy_compile(r"(?i:code|c[óo]digo|codici|kody)|码|碼|代码|密钥|コード|코드")
+
+
 # A wallet's recovery phrase: 12-24 lower-case words after its name.
 _PHRASE_NAME = lazy_compile(
     r"(?<![A-Za-z])(?i:(?:secret[ \t]+)?(?:seed|recovery|backup|mnemonic|wallet)[ \t]+(?:phrase|words)|mnemonic)(?![A-Za-z])"
@@ -184,7 +205,9 @@ def _trim(text: str, start: int, end: int) -> Span:
 
 
 def find_named_secret(text: str) -> Iterator[Span]:
-    """A key, token, secret or seed named in any phrasing: the name (``API key``/``token``/
+    """A list of backup or recovery codes in any language and layout (``backup codes: 8472-1934,
+    2291-0043``, ``恢复码 …``, one per line, numbered, ``… and …``), each code holding a digit. A key,
+    token, secret or seed named in any phrasing: the name (``API key``/``token``/
     ``secret``/``密钥``/``令牌``/``APIキー``/``토큰``/``Schlüssel``/``clave de API`` ...), up to five
     words in its clause (``my API key for the weather service is …``), a copula or colon, then a
     made-up value (letters and digits, 8 or more characters: no word, no number, no AWS
@@ -194,6 +217,9 @@ def find_named_secret(text: str) -> Iterator[Span]:
     ``2FA``/``TOTP``/``authenticator``/``种子``/``两步验证``/``二段階認証``/``2단계 인증``, or in upper
     case anywhere in a text that speaks of 2FA; a wallet's recovery phrase (12-24 lower-case words
     after ``seed phrase``/``recovery phrase``/``mnemonic``/``助记词``)."""
+    if _BACKUP_HINT.search(text) is not None:
+        for match in _BACKUP_CODES.finditer(text):
+            yield match.span("secret")
     lowered = lower_same_length(text)
     if _KEY_HINT.search(lowered) is None:
         return

@@ -226,8 +226,7 @@ _PASSWORD_HINT = lazy_compile(
 )
 _SECRET_HINT = lazy_compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
-    r"recovery|backup|seed|mnemonic|2fa|mfa|totp|code|c[óo]digo|codici|kody)|密钥|秘钥|私钥|令牌|助记词|恢复|备用|备份|验证码|救援码|紧急代码|"
-    r"コード|코드"
+    r"recovery|backup|seed|mnemonic|2fa|mfa|totp)|密钥|秘钥|私钥|令牌|助记词|恢复码|备用码|验证码|救援码"
 )
 
 
@@ -319,24 +318,6 @@ _TOTP_SEED = lazy_compile(
     r"(?P<secret>[A-Z2-7]{16,64}=*|[A-Z2-7]{10,64}={1,6}|(?:[A-Z2-7]{4}[ \t]){3,15}[A-Z2-7]{4}|(?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{4})"
     r"(?![A-Za-z0-9])"
 )
-# A list of backup or recovery codes: each code 4-12 letters or digits (one dash inside allowed), a
-# digit in each, joined by commas, semicolons, slashes or spaces.
-_CODE = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})?(?![A-Za-z0-9])"
-_BACKUP_CODES = lazy_compile(
-    r"(?:(?<![^\W\d_])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch|verification)[ \t-]*codes?|"
-    r"(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|back-?up|reserve)codes?|"
-    r"c[óo]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[óo]n|recupera[çc][ãa]o|seguridad|seguran[çc]a|backup|emergencia|reserva)|"
-    r"codes?[ \t]+de[ \t]+(?:secours|r[ée]cup[ée]ration|sauvegarde|r[ée]cup)|codici[ \t]+di[ \t]+(?:backup|recupero|emergenza)|"
-    r"kody[ \t]+(?:zapasowe|odzyskiwania|awaryjne))(?![^\W\d_])"
-    r"|备用(?:验证)?码|恢复码|救援码|备份码|备用代码|恢复代码|备份代码|恢复密钥|紧急代码|"
-    r"リカバリーコード|バックアップコード|復旧コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|예비[ \t]?코드)"
-    r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"  # "2FA backup codes (keep them safe): ..."
-    r"(?:(?:[ \t,]+[^\s:：,，]{1,15}){1,6}?(?=[ \t]*[:：]))?"  # "backup codes for Google:", "… if I lose my phone:"
-    r"(?:[ \t]+(?i:are|is|were|sind|son|sont|são|zijn|to)|[ \t]*(?:是|为|[:：=]|は|는|은))?[ \t]*:?\s*"
-    rf"(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+"
-    r"|,?[ \t]+(?i:and|und|y|et|e|en|i|og|och)[ \t]+|[ \t]*[和及与][ \t]*"
-    rf"|[ \t]*\n\s*(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?){_CODE})*)"
-)
 
 
 def _base32_seed(value: str) -> bool:
@@ -371,8 +352,7 @@ def find_secret(text: str) -> Iterator[Span]:
     (``mysql -uroot -pS3cret``, ``--password=…``, ``sshpass -p``, ``redis-cli -a``); and a labelled
     key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits); a TOTP/2FA
     seed in base32 after ``secret``/``seed``/``2FA``/``TOTP`` (``JBSWY3DPEHPK3PXP``, or in groups of
-    four); a list of backup or recovery codes (``backup codes: 8472-1934, 2291-0043``,
-    ``恢复码 …``), each code holding a digit."""
+    four). Lists of backup codes: :func:`.codes.find_named_secret`."""
     if _SECRET_HINT.search(text) is None:
         return
     for match in _CONFIG_SECRET.finditer(text):
@@ -399,5 +379,3 @@ def find_secret(text: str) -> Iterator[Span]:
     for match in _TOTP_SEED.finditer(text):
         if _base32_seed(match["secret"]):
             yield match.span("secret")
-    for match in _BACKUP_CODES.finditer(text):
-        yield match.span("secret")
