@@ -132,7 +132,7 @@ _NAMED_KEY = lazy_compile(
     r"(?P<gap>(?:[ \t,]+(?!(?i:is|was|ist|es|est)[ \t])[^\s:：=，。；;]{1,20}){0,5}?)"
     rf"(?P<lead>{_COPULA}[ \t]*|[ \t]+)[\"'“]?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-./+=]{{7,}})"
 )
-_CODE_NAME = lazy_compile(
+_CODE_NAME = lower_case_labels(
     r"激活码|授权码|注册码|提取码|取件码|解锁码|访问码|配对码|卡密|密钥码|序列号密钥|"
     r"(?<![A-Za-z])(?i:(?:activation|licen[cs]e|access|unlock|pairing)[ \t]?(?:code|key)|product[ \t]?key)(?![A-Za-z])"
     r"|アクティベーションコード|プロダクトキー|ライセンスキー|인증[ \t]?키|제품[ \t]?키|라이선스[ \t]?키"
@@ -141,7 +141,7 @@ _CODE_VALUE = lazy_compile(
     r"[ \t]*(?:[:：=]|是|为|は|는|은|(?i:is))?[ \t]*"
     r"(?P<secret>(?=[A-Za-z\-]*\d)[A-Za-z0-9]{4,8}(?![A-Za-z0-9\-])|[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,5}(?![A-Za-z0-9]))"
 )
-_SEED_NAME = lazy_compile(
+_SEED_NAME = lower_case_labels(
     r"(?<![A-Za-z])(?i:(?:totp|2fa|mfa|otp|two[ \t-]?factor|authenticator)(?:[ \t-]*(?:secret|seed|key|setup[ \t]+key|code))?|"
     r"setup[ \t]+key)(?![A-Za-z])"
     r"|种子|两步验证(?:密钥)?|二步验证(?:密钥)?|二次验证(?:密钥)?|身份验证器(?:密钥)?|验证器密钥|"
@@ -178,11 +178,15 @@ _BACKUP_CODES = lazy_compile(
     r"|,?[ \t]+(?i:and|und|y|et|e|en|i|og|och)[ \t]+|[ \t]*[和及与][ \t]*"
     rf"|[ \t]*\n\s*(?:(?:\d{{1,2}}[.)]|[-*•])[ \t]+)?){_CODE})*)"
 )
-_BACKUP_HINT = lazy_compile(r"(?i:code|c[óo]digo|codici|kody)|码|碼|代码|密钥|コード|코드")
+_BACKUP_HINT = lazy_compile(
+    r"backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch|verification|wiederherstell|sicherung|notfall|"
+    r"herstel|back-?up|reserve|c[óo]digo|codes?[ \t]+de|codici|kody|备用|恢复|救援|备份|紧急|"
+    r"リカバリー|バックアップ|復旧|予備|복구|백업|예비"
+)
 
 
 # A wallet's recovery phrase: 12-24 lower-case words after its name.
-_PHRASE_NAME = lazy_compile(
+_PHRASE_NAME = lower_case_labels(
     r"(?<![A-Za-z])(?i:(?:secret[ \t]+)?(?:seed|recovery|backup|mnemonic|wallet)[ \t]+(?:phrase|words)|mnemonic)(?![A-Za-z])"
     r"|助记词|恢复短语|シードフレーズ|リカバリーフレーズ|복구[ \t]?구문|시드[ \t]?구문"
 )
@@ -226,10 +230,10 @@ def find_named_secret(text: str) -> Iterator[Span]:
     ``2FA``/``TOTP``/``authenticator``/``种子``/``两步验证``/``二段階認証``/``2단계 인증``, or in upper
     case anywhere in a text that speaks of 2FA; a wallet's recovery phrase (12-24 lower-case words
     after ``seed phrase``/``recovery phrase``/``mnemonic``/``助记词``)."""
-    if _BACKUP_HINT.search(text) is not None:
+    lowered = lower_same_length(text)
+    if _BACKUP_HINT.search(lowered) is not None:
         for match in _BACKUP_CODES.finditer(text):
             yield match.span("secret")
-    lowered = lower_same_length(text)
     if _KEY_HINT.search(lowered) is None:
         return
     for name in _KEY_NAME_LOWER.finditer(lowered):
@@ -241,11 +245,11 @@ def find_named_secret(text: str) -> Iterator[Span]:
             continue  # words then a bare value: only a stated one counts
         if _made_up(secret) and secret.lower() not in _ABOUT_A_KEY and "EXAMPLE" not in secret:
             yield _trim(text, *match.span("secret"))
-    for match in _CODE_NAME.finditer(text):
+    for match in _CODE_NAME.finditer(lowered):
         value = _CODE_VALUE.match(text, match.end())
         if value is not None:
             yield value.span("secret")
-    for match in _PHRASE_NAME.finditer(text):
+    for match in _PHRASE_NAME.finditer(lowered):
         phrase = _PHRASE.match(text, match.end())
         if phrase is not None and not _SENTENCE_WORDS.intersection(re.split(r"[ \t,]+", phrase["secret"])):
             yield phrase.span("secret")
@@ -254,7 +258,7 @@ def find_named_secret(text: str) -> Iterator[Span]:
             value = seed["secret"]
             if re.search(r"[2-7]", value) and re.search(r"[A-Za-z]", value) and value.isupper():
                 yield seed.span("secret")
-    for match in _SEED_NAME.finditer(text):
+    for match in _SEED_NAME.finditer(lowered):
         seed = _BASE32.search(text, match.end(), _clause_end(text, match.end()))
         if (
             seed is not None

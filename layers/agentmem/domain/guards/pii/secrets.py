@@ -225,7 +225,7 @@ _PASSWORD_ZH_WORDS = lazy_compile(
 )
 
 
-_PASSWORD_HINT = lazy_compile(
+_PASSWORD_HINT = lower_case_labels(
     r"(?i:pass|pw|pin|mdp|пароль|şifre|sifre|lösenord|adgangskode|salasana|heslo|jelszó|sandi|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
 )
 _SECRET_HINT = lazy_compile(
@@ -242,7 +242,8 @@ def find_password(text: str) -> Iterator[Span]:
     replaced. Words about the password are not a secret: ``the password is 8 characters minimum``,
     ``password must contain a digit``, ``the password is case-sensitive``, ``I forgot my password``;
     nor is ``pwd: /home/bob`` (a working directory). A PIN is 4-8 digits."""
-    if _PASSWORD_HINT.search(text) is None:
+    lowered = lower_same_length(text)
+    if _PASSWORD_HINT.search(lowered) is None:
         return
     for pattern in (_PASSWORD_ZH, _PASSWORD_EN):
         for match in pattern.finditer(text):
@@ -258,7 +259,6 @@ def find_password(text: str) -> Iterator[Span]:
                 continue
             if _looks_stated(text, match, start, end, pin=pin):
                 yield start, end
-    lowered = lower_same_length(text)
     eu = _PASSWORD_EU_HINT.search(lowered) is not None
     for label in _PASSWORD_EU_LABEL.finditer(lowered) if eu else ():
         match = _PASSWORD_EU.match(text, label.end())
