@@ -237,14 +237,14 @@ def find_named_secret(text: str) -> Iterator[Span]:
     if _KEY_HINT.search(lowered) is None:
         return
     for name in _KEY_NAME_LOWER.finditer(lowered):
-        match = _NAMED_KEY.match(text, name.end())
-        if match is None:
+        key = _NAMED_KEY.match(text, name.end())
+        if key is None:
             continue
-        secret = match["secret"]
-        if not match["lead"].strip() and match["gap"]:
+        secret = key["secret"]
+        if not key["lead"].strip() and key["gap"]:
             continue  # words then a bare value: only a stated one counts
         if _made_up(secret) and secret.lower() not in _ABOUT_A_KEY and "EXAMPLE" not in secret:
-            yield _trim(text, *match.span("secret"))
+            yield _trim(text, *key.span("secret"))
     for match in _CODE_NAME.finditer(lowered):
         value = _CODE_VALUE.match(text, match.end())
         if value is not None:
@@ -254,10 +254,10 @@ def find_named_secret(text: str) -> Iterator[Span]:
         if phrase is not None and not _SENTENCE_WORDS.intersection(re.split(r"[ \t,]+", phrase["secret"])):
             yield phrase.span("secret")
     if _SEED_CONTEXT.search(text) is not None:  # "JBSWY3DPEHPK3PXP is my 2FA secret"
-        for seed in _BASE32.finditer(text):
-            value = seed["secret"]
-            if re.search(r"[2-7]", value) and re.search(r"[A-Za-z]", value) and value.isupper():
-                yield seed.span("secret")
+        for anywhere in _BASE32.finditer(text):
+            run = anywhere["secret"]
+            if re.search(r"[2-7]", run) and re.search(r"[A-Za-z]", run) and run.isupper():
+                yield anywhere.span("secret")
     for match in _SEED_NAME.finditer(lowered):
         seed = _BASE32.search(text, match.end(), _clause_end(text, match.end()))
         if (

@@ -260,18 +260,18 @@ def find_password(text: str) -> Iterator[Span]:
             if _looks_stated(text, match, start, end, pin=pin):
                 yield start, end
     eu = _PASSWORD_EU_HINT.search(lowered) is not None
-    for label in _PASSWORD_EU_LABEL.finditer(lowered) if eu else ():
-        match = _PASSWORD_EU.match(text, label.end())
-        if match is None:
+    for eu_label in _PASSWORD_EU_LABEL.finditer(lowered) if eu else ():
+        eu_match = _PASSWORD_EU.match(text, eu_label.end())
+        if eu_match is None:
             continue
-        if match["words"] and label.group(0) == "password":
+        if eu_match["words"] and eu_label.group(0) == "password":
             continue  # "password manager is 1Password": English phrasings are _PASSWORD_EN's
-        if match["quoted"] is not None:
-            yield match.span("quoted")
+        if eu_match["quoted"] is not None:
+            yield eu_match.span("quoted")
             continue
-        start, end = _trim_secret(text, *match.span("secret"))
+        start, end = _trim_secret(text, *eu_match.span("secret"))
         secret = text[start:end]
-        stated = ":" in match["lead"] or "=" in match["lead"] or "：" in match["lead"]
+        stated = ":" in eu_match["lead"] or "=" in eu_match["lead"] or "：" in eu_match["lead"]
         if _PLACEHOLDER_VALUE.match(secret) or _UNIT_AFTER.match(text, end):
             continue
         if secret.isalpha() and secret.islower() and _WORDS_FOLLOW.match(text, end):
@@ -281,12 +281,12 @@ def find_password(text: str) -> Iterator[Span]:
             or secret.lower() in _NOT_A_SECRET_EU
             or _WORDY_SUFFIX.fullmatch(secret) is not None
         )
-        bare = match["lead"].strip().lower() in ("", "auf", "in", "a", "en", "para", "naar", "na", "thành")
+        bare = eu_match["lead"].strip().lower() in ("", "auf", "in", "a", "en", "para", "naar", "na", "thành")
         if bare:  # "contraseña Perro2024", "Kennwort auf Tiger!88 geändert": the value must look made
             if re.search(r"\d", secret) and re.search(r"[^\d]", secret) and len(secret) >= 4:
                 yield start, end
         elif not wordy and (
-            re.search(r"[^A-Za-z\-']", secret) or stated or _owned_word(text, label.start(), match, end)
+            re.search(r"[^A-Za-z\-']", secret) or stated or _owned_word(text, eu_label.start(), eu_match, end)
         ):
             yield start, end
     for match in (
