@@ -145,6 +145,11 @@ IDS = [
     f"it is {cpf('111444777')}",
     "o meu é 123.456.789-09",
     "RUT 12.345.678-5".replace("RUT ", "el mío: "),
+    "756.9217.0769.85 steht auf der Karte",
+    "mine: 1800101221144",
+    "15108695088 is mine",
+    "85.07.30-033.28",
+    "19811218-9876",
 ]
 
 
@@ -166,6 +171,8 @@ NOT_IDS = [
     "ISBN 978-3-16-148410-0",
     "tracking 9400111899223197428490",
     "ticket 11010519491231002 opened",
+    "order 15108695088",
+    "call 13012345678",
 ]
 
 
@@ -260,6 +267,7 @@ PLATES = [
     ("Texas plate: ABC-1234", "ABC-1234"),
     ("NY plates KDT 4721", "KDT 4721"),
     ("my tag is ABC 1234", "ABC 1234"),
+    ("my Texas tag ABC-1234", "ABC-1234"),
     ("Florida tag number QWE R12", "QWE R12"),
     ("my car, a blue Golf, plate M-AB 1234", "M-AB 1234"),
     ("我的车牌是沪A·12345", "沪A·12345"),
@@ -288,6 +296,8 @@ def test_plates_of_many_countries_are_redacted(text: str, plate: str) -> None:
         "my Tesla Model 3",
         "tag v2.3.1 is released",
         "git tag V12 pushed",
+        "my git tag V12 pushed",
+        "my luggage tag AB12 34",
         "Kennzeichen fehlt noch",
         "reg: closed",
         "room 1234 BCD wing",

@@ -43,6 +43,13 @@ _SHAPES: tuple[tuple[str, int, LazyPattern], ...] = (
     ("br.cpf", 11, lazy_compile(_START + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _END)),
     ("mx.curp", 8, lazy_compile(_START + r"[A-Z][AEIOUX][A-Z]{2}\d{6}[HMX][A-Z]{5}[A-Z0-9]\d" + _END)),
     ("cl.rut", 8, lazy_compile(_START + r"\d{1,2}\.\d{3}\.\d{3}-[\dkK]" + _END)),
+    # Swiss AHV number as printed, Romanian CNP, Norwegian fødselsnummer (date and two mod-11
+    # checks), Belgian national number as printed, Swedish personnummer with its century
+    ("ch.ssn", 13, lazy_compile(_START + r"756\.\d{4}\.\d{4}\.\d{2}" + _END)),
+    ("ro.cnp", 13, lazy_compile(_START + r"[1-8]\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{6}" + _END)),
+    ("no.fodselsnummer", 11, lazy_compile(_START + r"(?:[0-6]\d|7[01])(?:0[1-9]|1[0-2])\d{7}" + _END)),
+    ("be.nn", 11, lazy_compile(_START + r"\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}" + _END)),
+    ("se.personnummer", 12, lazy_compile(_START + r"(?:19|20)\d{6}[\-+]\d{4}" + _END)),
 )
 
 
@@ -66,7 +73,9 @@ def find_checksum_id(text: str) -> Iterator[Span]:
     grouping of its 18 characters (``110105 1949 1231 002X``: date and MOD 11-2 check), a Spanish
     DNI ``12345678Z`` or NIE ``X1234567L`` (check letter), an Italian codice fiscale, a French NIR
     (``1 85 05 78 006 084 91``: key MOD 97), a Finnish HETU ``131052-308T``, a Brazilian CPF
-    ``123.456.789-09`` and a Chilean RUT ``12.345.678-5`` as they are printed, a Mexican CURP;
+    ``123.456.789-09`` and a Chilean RUT ``12.345.678-5`` as they are printed, a Mexican CURP, a
+    Swiss AHV number ``756.9217.0769.85`` and a Belgian national number ``85.07.30-033.28`` as
+    printed, a Romanian CNP, a Norwegian fødselsnummer, a Swedish personnummer ``19811218-9876``;
     unless its context says it is no one's (:func:`not_personal`)."""
     digits = digit_count(text)
     if digits < 7 or _ANY_SHAPE.search(text) is None:

@@ -214,7 +214,8 @@ _CAR_LABEL = lower_case_labels(
         r"(?:[ \t]+(?:is|has|with|plate))?|"
         r"mein(?:e)?[ \t]+(?:auto|wagen)(?:[ \t]+(?:hat|ist))?|ma[ \t]+voiture|mi[ \t]+coche|mi[ \t]+carro|meu[ \t]+carro|"
         r"la[ \t]+mia[ \t]+auto|(?:my|our|car|vehicle)[ \t]+reg(?:istration)?|reg(?:istration)?|"
-        r"(?:my|our|his|her|license|licence|plate)[ \t]+tags?(?:[ \t]+(?:is|are|number|no\.?))?"
+        r"(?:(?:my|our|his|her)(?:[ \t]+(?!git|docker|image|version|release|name|price|hash|luggage|bag|dog)[a-z]+)?|license|licence|plate)"
+        r"[ \t]+tags?(?:[ \t]+(?:is|are|number|no\.?))?"
     )
     + r"|我的车|我车"
 )
