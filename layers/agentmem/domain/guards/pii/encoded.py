@@ -26,6 +26,11 @@ _SPLIT_BASE64 = lazy_compile(
     r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+/]{4,76}[ \t\n]){1,40}[A-Za-z0-9+/]{2,76}={0,2}(?![A-Za-z0-9+/=])"
 )
 _MIXED = lazy_compile(r"\d|[a-z][A-Z]|[+/=]")
+# A group that only a payload has: base64 characters in fours, with a digit, "+", "/" or a capital
+# after a small letter. A split payload holds two at least; prose seldom holds one.
+_PAYLOAD_GROUP = lazy_compile(
+    r"(?<![A-Za-z0-9+/=])(?=[A-Za-z0-9+/]*(?:\d|[a-z][A-Z]|[+/]))(?:[A-Za-z0-9+/]{4})+={0,2}(?![A-Za-z0-9+/=])"
+)
 # URL-encoding: "%2B86%20138%200013%208000", "alice%40example.com"
 _PERCENT_RUN = lazy_compile(r"[A-Za-z0-9._~+\-]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9._~+\-]*)+")
 _MIN_PRINTABLE = 0.9
@@ -43,6 +48,10 @@ def _readable(raw: bytes) -> str | None:
         return None
     printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t\r")
     return decoded if printable >= _MIN_PRINTABLE * len(decoded) else None
+
+
+def _two(matches: Iterator[re.Match[str]]) -> bool:
+    return next(matches, None) is not None and next(matches, None) is not None
 
 
 def _plain_word(chunk: str) -> bool:
@@ -77,7 +86,7 @@ def iter_encoded_payloads(text: str) -> Iterator[Base64Payload]:
         if decoded is not None:
             yield Base64Payload(match.start(), match.end(), decoded)
     # groups of base64 hold digits (prose seldom does); digit_count is shared with the finders
-    split = (" " in text or "\n" in text) and digit_count(text) >= 1
+    split = (" " in text or "\n" in text) and digit_count(text) >= 1 and _two(_PAYLOAD_GROUP.finditer(text))
     for match in _SPLIT_BASE64.finditer(text) if split else ():
         chunks = [(m.start(), m.end()) for m in re.finditer(r"\S+", match.group(0))]
         while chunks and _plain_word(match.group(0)[slice(*chunks[0])]):
