@@ -36,6 +36,7 @@ from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs,
 from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
 from agentmem.domain.extraction import Candidate, attribute, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
+from agentmem.domain.guards.pii import redact_continued
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
@@ -95,11 +96,13 @@ class WritePipeline:
         screened_user = self.guard.screen(turn.user)
         screened_assistant = self.guard.screen(turn.assistant)
         user, assistant = screened_user.redaction, screened_assistant.redaction
+        earlier = self._earlier_user_texts(turn)
+        if earlier:  # PII split over two turns: "my phone starts with 138" / "the rest is 0013 8000"
+            user = redact_continued(earlier[-1].user, user)
         # The API redacts before it enqueues: placeholders in the text are PII it held.
         had_pii = user.redacted or has_placeholder(turn.user)
         held = placeholder_kinds(turn.user) | placeholder_kinds(turn.assistant)
         outcome.redacted_kinds = sorted(set(user.kinds) | set(assistant.kinds) | held)
-        earlier = self._earlier_user_texts(turn)
         speaker, speaker_drop = self.guard.name(turn.speaker)
         if speaker_drop:
             outcome.drop(speaker_drop)

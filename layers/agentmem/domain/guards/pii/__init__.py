@@ -14,9 +14,11 @@ personal). To add a kind, write its finder and add one entry to the table;
 ``tests/unit/test_guards_pii.py`` checks that the table is consistent and wants a smoke example
 for the new kind.
 
-Besides the rules, a base64 run whose decoded text holds PII is replaced as a whole by the
-placeholder of the first kind found inside: text payloads (:func:`iter_base64_payloads`) and
-payloads of digits only (a card or phone number encoded, :func:`iter_base64_digit_payloads`).
+Besides the rules, an encoded run whose decoded text holds PII is replaced as a whole by the
+placeholder of the first kind found inside (:func:`.encoded.iter_encoded_payloads`): base64,
+standard or URL-safe, padded or not, and hex, whatever the decoded text is (a phone number with
+``+`` and spaces, an e-mail, an ID). :func:`iter_base64_digit_payloads` lists the base64 runs
+that decode to a number only.
 
 Candidates never overlap in the result: the longer span wins, then the more specific kind (the
 lower ``rank``). The text is rebuilt from the disjoint, sorted spans in one pass.
@@ -33,12 +35,15 @@ from dataclasses import dataclass
 from agentmem.domain.guards.normalize import (
     Base64Payload,
     fold_digit_separators,
-    iter_base64_payloads,
     normalize_for_scan,
     strip_keycaps,
 )
 from agentmem.domain.guards.pii._text import Span
+from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret
 from agentmem.domain.guards.pii.contact import find_email, find_handle
+from agentmem.domain.guards.pii.continued import continued_findings
+from agentmem.domain.guards.pii.encoded import iter_encoded_payloads
+from agentmem.domain.guards.pii.ids import find_checksum_id
 from agentmem.domain.guards.pii.network import find_ip
 from agentmem.domain.guards.pii.numbers import (
     find_account,
@@ -73,6 +78,7 @@ __all__ = [
     "iter_base64_digit_payloads",
     "luhn_valid",
     "redact",
+    "redact_continued",
 ]
 
 
@@ -114,9 +120,21 @@ class RedactionResult:
 
 # ---------------------------------------------------------------- the table
 
+
+def _either(*finders: Callable[[str], Iterator[Span]]) -> Callable[[str], Iterator[Span]]:
+    """One finder from several finders of the same kind (their spans, one after the other)."""
+
+    def find(text: str) -> Iterator[Span]:
+        for finder in finders:
+            yield from finder(text)
+
+    find.__doc__ = "\n\n".join(f.__doc__ or "" for f in finders)
+    return find
+
+
 PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("phone", "[PHONE]", rank=90, find=find_phone),
-    PiiRule("id_number", "[ID_NUMBER]", rank=60, find=find_id_number),
+    PiiRule("id_number", "[ID_NUMBER]", rank=60, find=_either(find_id_number, find_checksum_id)),
     PiiRule("bank_card", "[BANK_CARD]", rank=70, find=find_bank_card),
     PiiRule("email", "[EMAIL]", rank=80, find=find_email),
     PiiRule("ip", "[IP]", rank=100, find=find_ip),
@@ -124,7 +142,7 @@ PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("jwt", "[JWT]", rank=20, find=find_jwt),
     PiiRule("private_key", "[PRIVATE_KEY]", rank=10, find=find_private_key),
     PiiRule("api_key", "[API_KEY]", rank=40, find=find_api_key),
-    PiiRule("password", "[PASSWORD]", rank=50, find=find_password),
+    PiiRule("password", "[PASSWORD]", rank=50, find=_either(find_password, find_named_code)),
     PiiRule("ssn", "[SSN]", rank=55, find=find_ssn),
     PiiRule("passport", "[PASSPORT]", rank=62, find=find_passport),
     PiiRule("iban", "[IBAN]", rank=65, find=find_iban),
@@ -133,7 +151,7 @@ PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("handle", "[HANDLE]", rank=88, find=find_handle),
     PiiRule("plate", "[PLATE]", rank=96, find=find_plate),
     PiiRule("address", "[ADDRESS]", rank=110, find=find_address),
-    PiiRule("secret", "[SECRET]", rank=52, find=find_secret),
+    PiiRule("secret", "[SECRET]", rank=52, find=_either(find_secret, find_named_secret)),
 )
 """Every kind of PII or secret ``redact`` replaces; one entry per kind."""
 
@@ -174,7 +192,7 @@ def _candidates(text: str, depth: int) -> Iterator[_Candidate]:
         for start, end in rule.find(text):
             yield rule.kind, start, end
     if depth < _MAX_DEPTH:
-        for payload in (*iter_base64_payloads(text), *iter_base64_digit_payloads(text)):
+        for payload in iter_encoded_payloads(text):
             inner = _find(payload.decoded, depth + 1)
             if inner:
                 yield inner[0].kind, payload.start, payload.end
@@ -203,7 +221,30 @@ def redact(text: str) -> RedactionResult:
     """Normalise ``text`` (keycap emoji digits read as digits: :func:`strip_keycaps`) and replace
     every PII or secret span with its placeholder."""
     source = normalize_for_scan(strip_keycaps(text))
-    findings = _find(source)
+    return _render(source, _find(source))
+
+
+def _found(text: str) -> tuple[tuple[str, int, int], ...]:
+    return tuple((f.kind, f.start, f.end) for f in _find(text))
+
+
+def redact_continued(previous: str, current: RedactionResult) -> RedactionResult:
+    """``current`` (what :func:`redact` made of a message) with the parts that complete PII begun
+    in ``previous``, the same user's message before it, replaced too (``my phone starts with 138``
+    / ``and the rest is [PHONE]``; :func:`.continued.continued_findings`)."""
+    source = current.source_text
+    taken = list(current.findings)
+    added = False
+    for kind, start, end in continued_findings(previous, source, _found):
+        if all(end <= f.start or start >= f.end for f in taken):
+            taken.append(PiiFinding(kind, start, end))
+            added = True
+    if not added:
+        return current
+    return _render(source, tuple(sorted(taken, key=lambda f: f.start)))
+
+
+def _render(source: str, findings: tuple[PiiFinding, ...]) -> RedactionResult:
     pieces: list[str] = []
     cursor = 0
     for finding in findings:  # sorted and disjoint, so one left-to-right pass rebuilds the text

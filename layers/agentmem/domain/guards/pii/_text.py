@@ -84,6 +84,23 @@ WORDS_ABOUT_A_VALUE = frozenset({
     "boring", "amazing", "verified", "suspended", "hacked", "gone", "better", "worse", "fun", "nice",
     "off", "useless", "addictive", "huge",
 })  # fmt: skip
+# Words after "mein Passwort ist" / "mi contraseña es" / "mon mot de passe est" that describe it.
+WORDS_ABOUT_A_VALUE_EU = frozenset({
+    "sicher", "unsicher", "falsch", "richtig", "korrekt", "geheim", "abgelaufen", "gesperrt", "geändert",
+    "vergessen", "neu", "alt", "leer", "kurz", "lang", "schwach", "stark", "gültig", "ungültig", "pflicht",
+    "erforderlich", "notwendig", "zu", "sehr", "nicht", "noch", "immer", "dasselbe", "gleich", "weg",
+    "segura", "seguro", "insegura", "incorrecta", "correcta", "débil", "fuerte", "nueva", "vieja", "válida",
+    "inválida", "larga", "corta", "caducada", "obligatoria", "secreta", "muy", "demasiado", "igual", "otra",
+    "sûr", "incorrect", "correct", "faible", "fort", "nouveau", "expiré", "valide", "invalide", "obligatoire",
+    "long", "court", "trop", "secret", "oublié", "différent", "pareil", "bloqué", "incorreta", "correta",
+    "fraca", "forte", "nova", "expirada", "obrigatória", "errada", "certa", "muito", "veilig", "onjuist",
+    "fout", "juist", "zwak", "sterk", "nieuw", "verlopen", "geldig", "ongeldig", "verplicht", "te",
+    "vergeten", "olvidada", "olvidado", "oubliée", "esquecida", "esquecido", "zapomniane", "dimenticata",
+    "kwijt", "perdida", "perdue", "verloren", "cambiada", "changée", "alterada", "veranderd", "zmienione",
+    "esta", "este", "eso", "esto", "diese", "dieser", "dieses", "cela", "celle", "celui", "ceci", "isso", "isto",
+    "essa", "esse", "deze", "dat", "dit", "simple", "facile", "fácil", "einfach", "difficile", "difícil",
+    "schwierig", "eenvoudig", "proste", "trudne", "bezpieczne", "silne", "słabe", "nowe", "nieprawidłowe", "poprawne", "wymagane", "za",
+})  # fmt: skip
 # Matched against the lower-cased clause: case-sensitive patterns run several times faster than (?i:).
 _LABEL = lazy_compile(f"(?P<impersonal>{_IMPERSONAL})|(?P<personal>{_PERSONAL})".replace("(?i:", "(?:"))
 _AMOUNT_AFTER = lazy_compile(

@@ -26,15 +26,22 @@ _EMAIL = lazy_compile(
 _URL_USERINFO = lazy_compile(r"://[^\s/@]*:$")
 _MENTION = lazy_compile(r"[ \t]@(?![ \t])")  # a space before "@" and none after
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9_%+\-]*[A-Za-z0-9])?"
-_BRACKETED = r"[\[({<][ \t]*(?i:WORD)[ \t]*[\])}>]"
+_BRACKETED = r"[\[({<【〔「『（][ \t]*(?i:WORD)[ \t]*[\])}>】〕」』）]"
+# "@" and "." spelled out: English, es/pt "arroba"/"punto"/"ponto", fr "arobase"/"point", it
+# "chiocciola", de "Klammeraffe"/"Punkt", ja "アットマーク"/"ドット", ko "골뱅이"/"닷"/"점".
+_AT_WORDS = r"arroba|arobase|chiocciola|klammeraffe|アットマーク|アット|あっと|골뱅이|앳"
+_DOT_WORDS = r"punto|point|ponto|punkt|ドット|どっと|닷|점"
 _AT = (
-    r"(?P<at>[ \t]*(?:@|" + _BRACKETED.replace("WORD", "at") + r"|艾特|在|圈a|(?i:\(a\)))[ \t]*"
-    r"|[ \t]+(?i:at)[ \t]+|[ \t]*-(?i:at)-[ \t]*)"
+    r"(?P<at>[ \t]*(?:@|" + _BRACKETED.replace("WORD", "at|@|" + _AT_WORDS) + r"|艾特|在|圈a|(?i:\(a\))|"
+    r"(?<=[A-Za-z0-9])(?i:" + _AT_WORDS + r")(?=[A-Za-z0-9]))[ \t]*"
+    r"|[ \t]+(?i:at|" + _AT_WORDS + r")[ \t]+|[ \t]*-(?i:at)-[ \t]*)"
 )
 _DOT = (
     r"(?:[ \t]*(?:\.|"
-    + _BRACKETED.replace("WORD", "dot")
-    + r"|点|點)[ \t]*|[ \t]+(?i:dot)[ \t]+|[ \t]*-(?i:dot)-[ \t]*)"
+    + _BRACKETED.replace("WORD", r"dot|\.|" + _DOT_WORDS)
+    + r"|点|點)[ \t]*|[ \t]+(?i:dot|"
+    + _DOT_WORDS
+    + r")[ \t]+|[ \t]*-(?i:dot)-[ \t]*)"
 )
 _OBFUSCATED_EMAIL = lazy_compile(
     rf"(?<![A-Za-z0-9._%+-])(?P<local>{_PART}(?:{_DOT}{_PART})*)?{_AT}"
@@ -92,7 +99,7 @@ _TLDS = frozenset(
     ]
 )
 _TLD_HINT = lazy_compile(
-    r"(?:[.点點]|(?i:dot)[ \t\]\)}>-]*)[ \t]*(?i:com|net|org|edu|gov|io|co|cn|uk|de|fr|jp|kr|ru|info|biz|me|us|ca|"
+    r"(?:[.点點]|(?i:dot|punto|point|ponto|punkt)|ドット|どっと|닷|점)[ \t\]\)}>】〕」』）-]*(?i:com|net|org|edu|gov|io|co|cn|uk|de|fr|jp|kr|ru|info|biz|me|us|ca|"
     r"au|in|hk|tw|sg|nl|it|es|br|ai|dev|app|xyz|top|mx|ch|se|no|dk|fi|pl|be|at|nz|ie|email|mail|mil)(?![A-Za-z])"
 )
 _MAIL_PROVIDERS = frozenset(
@@ -231,10 +238,20 @@ _NOT_A_LOCAL_PART = frozenset(
 )
 
 
+# "xiaoming#163.com": "#" written for "@" before a mail provider's domain.
+_HASH_EMAIL = lazy_compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*[ \t]?[#＃][ \t]?(?P<provider>[A-Za-z0-9]+)"
+    r"\.(?:com|cn|net|jp|kr|me)(?:\.cn)?(?![A-Za-z0-9])"
+)
+
+
 def find_email(text: str) -> Iterator[Span]:
     """``local@domain.tld`` (spaces around ``@`` allowed, full-width ``＠``/``．`` arrive folded),
     and the obfuscated forms: ``name dot surname at gmail dot com``, ``name [at] x [dot] com``,
-    ``name(at)x.com``, ``名字艾特qq点com``. Written ``word @name.tld`` (a space before ``@`` only)
+    ``name(at)x.com``, ``name【at】x【dot】com``, ``name [at] x [.] com``, ``名字艾特qq点com``, the words
+    of other languages (``ana arroba gmail punto com``, ``pierre arobase orange point fr``,
+    ``mario chiocciola libero punto it``, ``hans at gmx punkt de``, ``tanaka アットマーク gmail ドット
+    com``, ``kim 골뱅이 naver 닷 com``), and ``name#163.com`` (``#`` for ``@`` before a mail provider). Written ``word @name.tld`` (a space before ``@`` only)
     it is a mention unless the top-level domain is a known one. An obfuscated address needs a known top-level domain;
     with a spelled-out `` at `` the word before it must not be a verb or pronoun (``work at acme
     dot com``) unless the domain is a mail provider."""
@@ -244,6 +261,10 @@ def find_email(text: str) -> Iterator[Span]:
         if _MENTION.search(match.group(0)) and match.group(0).rsplit(".", 1)[-1].lower() not in _TLDS:
             continue  # "my Instagram is @foodie.jane" is a handle, not "is" at "foodie.jane"
         yield match.span()
+    if "#" in text or "＃" in text:
+        for match in _HASH_EMAIL.finditer(text):
+            if match["provider"].lower() in _MAIL_PROVIDERS:
+                yield match.span()
     if _TLD_HINT.search(text) is None:  # every obfuscated address ends in a known TLD
         return
     for match in _OBFUSCATED_EMAIL.finditer(text):
@@ -253,7 +274,7 @@ def find_email(text: str) -> Iterator[Span]:
         if local is None:
             if "艾特" not in match["at"]:
                 continue
-        elif match["at"].strip().lower() == "at":
+        elif match["at"].strip().lower() in ("at", "point"):
             first_domain = re.split(r"\W", match["domain"])[0].lower()
             last_word = re.split(r"[ \t]+", local)[-1].lower()
             if first_domain not in _MAIL_PROVIDERS and last_word in _NOT_A_LOCAL_PART:

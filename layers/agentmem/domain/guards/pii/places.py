@@ -202,7 +202,8 @@ _PLATE_LABEL = lower_case_labels(
         r"licen[cs]e[ \t]*plate(?:[ \t]*(?:number|no\.?|#))?|number[ \t]*plate|plate(?:[ \t]*(?:number|no\.?|#))?|"
         r"reg(?:istration)?(?:[ \t]*(?:number|no\.?|plate))|car[ \t]*reg|tag[ \t]*number|plates|"
         r"(?:kfz-?)?kennzeichen|nummernschild|plaque(?:[ \t]+d['’]immatriculation)?|immatriculation|matr[íi]cula|"
-        r"placa|targa|kenteken|tablica(?:[ \t]+rejestracyjna)?|bi[ểe]n[ \t]+s[ốo](?:[ \t]+xe)?"
+        r"placa(?![ \t]+(?:de[ \t]+v[íi]deo|m[ãa]e|madre|base|gr[áa]fica|de[ \t]+red|de[ \t]+rede|de[ \t]+som|de[ \t]+sonido|solar))|"
+        r"targa|kenteken|tablica(?:[ \t]+rejestracyjna)?|bi[ểe]n[ \t]+s[ốo](?:[ \t]+xe)?"
     )
     + r"|ナンバー(?:プレート)?|車両番号|번호판|차량[ \t]?번호"
 )
@@ -212,14 +213,16 @@ _CAR_LABEL = lower_case_labels(
         r"(?:my|our|his|her)[ \t]+(?:car|van|truck|motorbike|bike|vehicle)(?:['’]s)?(?:[ \t]+(?:reg(?:istration)?|plate|number))?"
         r"(?:[ \t]+(?:is|has|with|plate))?|"
         r"mein(?:e)?[ \t]+(?:auto|wagen)(?:[ \t]+(?:hat|ist))?|ma[ \t]+voiture|mi[ \t]+coche|mi[ \t]+carro|meu[ \t]+carro|"
-        r"la[ \t]+mia[ \t]+auto|(?:my|our|car|vehicle)[ \t]+reg(?:istration)?|reg(?:istration)?(?=[ \t]*[:：])"
+        r"la[ \t]+mia[ \t]+auto|(?:my|our|car|vehicle)[ \t]+reg(?:istration)?|reg(?:istration)?|"
+        r"(?:(?:my|our|his|her)(?:[ \t]+(?!git|docker|image|version|release|name|price|hash|luggage|bag|dog)[a-z]+)?|license|licence|plate)"
+        r"[ \t]+tags?(?:[ \t]+(?:is|are|number|no\.?))?"
     )
     + r"|我的车|我车"
 )
-_CAR_HINT = lazy_compile(r"car|van|truck|bike|vehicle|auto|wagen|voiture|coche|carro|reg|车")
+_CAR_HINT = lazy_compile(r"car|van|truck|bike|vehicle|auto|wagen|voiture|coche|carro|reg|tag|车")
 _CAR_PLATE_VALUE = lazy_compile(
     NOT_ALNUM_BEFORE
-    + r"(?P<value>(?=(?:[A-Z \-·]*\d){2})(?=[A-Z0-9 \-·]*[A-Z])[A-Z0-9]{1,4}(?:[ \-·][A-Z0-9]{1,4}){0,3})"
+    + r"(?P<value>(?=(?:[A-Z \-·]*\d){2})(?=[A-Z0-9 \-·]*[A-Z])[A-Z0-9]{1,8}(?:[ \-·][A-Z0-9]{1,4}){0,3})"
     + NOT_ALNUM_AFTER
 )
 # Japan: office, class number, kana, serial (品川 330 さ 12-34); Korea: 2-3 digits, a plate syllable, 4 digits.
@@ -230,9 +233,12 @@ _KO_PLATE = lazy_compile(
     r"(?<![\d가-힣])\d{2,3}[ \t]?[가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호]"
     r"[ \t]?\d{4}(?!\d)"
 )
+# Upper-case groups (``LK19 ABX``, ``M-AB 1234``, ``1234 BCD``), or lower case as one token or two
+# short groups with a digit (``lk19abx``, ``lk19 abx``): "plate number 3 on the menu" holds none.
 _PLATE_VALUE = lazy_compile(
     NOT_ALNUM_BEFORE
-    + rf"(?P<value>[{_PROVINCES}]?(?=[A-Za-z0-9 ·\-]*\d)[A-Za-z0-9](?:[ ·\-]?[A-Za-z0-9]){{3,8}})"
+    + rf"(?P<value>[{_PROVINCES}]?(?:(?=[A-Z0-9 ·\-]*\d)(?=[0-9 ·\-]*[A-Z])[A-Z0-9](?:[ ·\-]?[A-Z0-9]){{3,8}}"
+    r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,9}|(?=[a-z]*\d)(?=[0-9 \-]*[a-z])[a-z0-9]{2,4}[ \-][a-z0-9]{2,4}))"
     + NOT_ALNUM_AFTER
 )
 
@@ -243,8 +249,10 @@ def find_plate(text: str) -> Iterator[Span]:
     letters and digits, one digit at least) after ``车牌``/``licence plate``/``plate number``/
     ``registration number``/``Kennzeichen``/``plaque``/``matrícula``/``targa``/``kenteken``/``번호판``;
     a Japanese plate (``品川 330 さ 12-34``) and a Korean one (``12가 3456``) anywhere; after ``my
-    car``/``my reg``/``reg:``, an upper-case plate with a letter and two digits (``LK19 ABX``,
-    ``M-XY 4821``; ``my car is BMW X5`` is kept)."""
+    car``/``my reg``/``reg``/``registration``/``my tag is``, an upper-case plate with a letter and
+    two digits (``LK19 ABX``, ``LK19ABX``, ``M-XY 4821``, ``7ABC123``; ``my car is BMW X5`` is kept).
+    A labelled value in lower case is one token or two short groups with a digit (``lk19 abx``), so
+    ``plate number 3 on the menu`` holds no plate."""
     digits = digit_count(text)
     if digits < 1:
         return
@@ -256,4 +264,4 @@ def find_plate(text: str) -> Iterator[Span]:
                 yield match.span()
     if digits >= 2 and _CAR_HINT.search(lower_same_length(text)):
         yield from labelled_values(text, _CAR_LABEL, _CAR_PLATE_VALUE, lowered=True)
-    yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=12, lowered=True)
+    yield from labelled_values(text, _PLATE_LABEL, _PLATE_VALUE, gap=20, lowered=True)

@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterator
 
 from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE as _NOT_A_SECRET
-from agentmem.domain.guards.pii._text import Span, lower_same_length
+from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE_EU as _NOT_A_SECRET_EU
+from agentmem.domain.guards.pii._text import Span, lower_case_labels, lower_same_length
 from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = [
@@ -119,21 +120,49 @@ _PASSWORD_EN = lazy_compile(
     r"(?<![A-Za-z])(?i:password|passwd|passphrase|pass[ \t]?word|pwd|pw|pass[ \t]?code|pin(?:[ \t]?(?:code|number|no\.?))?|"
     r"pass(?=[ \t]*[:=]|[ \t]+(?:is|was)[ \t]))(?![A-Za-z])"
     r"(?P<lead>[ \t]+(?i:(?:(?:is|was|has[ \t]+been|got)[ \t]+)?(?:changed|set|updated|reset|switched)[ \t]+to)[ \t]+"
-    r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：)[ \t]*"
+    r"|[ \t]+(?i:is|was|=|:)(?:[ \t]*[:=][ \t]*|[ \t]+)|[ \t]*(?:[:=]|：|是|为|為)[ \t]*"
     r"|[ \t]+(?i:of|for|on)(?:[ \t]+(?:(?![\s,;，。]).)+){1,3}[ \t]+(?i:is|was)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
 # Labels in European languages and Vietnamese, then a colon or the language's copula; the value
 # must hold a non-letter unless a colon states it ("la clave es importante" is words).
+# The labels are found in the lower-cased text (case-sensitive: several times faster), the rest
+# is matched after each label.
+_PASSWORD_EU_LABEL = lower_case_labels(
+    r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|mdp|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
+    r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave|"
+    r"пароль|şifre(?:m|si)?|sifre|lösenord(?:et)?|adgangskode(?:n)?|passord(?:et)?|salasana|heslo|jelszó|parolă|kata[ \t]+sandi)(?![^\W\d_])"
+)
 _PASSWORD_EU = lazy_compile(
-    r"(?<![^\W\d_])(?i:passwort|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a|clave|senha|parola[ \t]+d['’]ordine|"
-    r"wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|password|parola[ \t]+chiave)(?![^\W\d_])"
-    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：]))?"
-    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest)[ \t]*[:]?[ \t]+)"
+    r"(?:[ \t]+(?i:của[ \t]+tôi|de[ \t]+mi[ \t]+cuenta|meines[ \t]+kontos|du[ \t]+compte|(?:del|de[ \t]+la|du|do|da|della|dell[’']|van[ \t]+de|des)[ \t]*wi-?fi|wi-?fi)|(?:[ \t]+[^\W\d_]{1,12}){1,3}(?=[ \t]*[:=：])"
+    r"|(?P<words>(?:[ \t]+[^\W\d_](?:[^\W\d_]|-(?=[^\W\d_])){0,19}){1,3})"
+    r"(?=[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est|är|er|je)[ \t]))?"
+    r"(?P<lead>[ \t]*[:=：][ \t]*|[ \t]+(?i:ist|lautet|war|est|était|es|era|é|è|is|to|là|jest|c['’]est|är|er|je)[ \t]*[:]?[ \t]+"
+    r"|[ \t]+(?i:auf|in|a|en|para|naar|na|thành)[ \t]+|[ \t]+)"
     r"(?:" + _SECRET_QUOTED + "|" + _SECRET_BARE + ")"
 )
+_POSSESSIVE_EU = lazy_compile(
+    r"(?<![^\W\d_])(?i:mein|meine|mi|mis|mon|ma|minha|meu|mijn|moje|mój|mio|mia|của[ \t]+tôi)[ \t]+$"
+)
+_WORD_AT_CLAUSE_END = lazy_compile(r"[ \t]*(?:[.,;!?。，；！？\n)]|$)")
+
+
+def _owned_word(text: str, label_start: int, match: re.Match[str], end: int) -> bool:
+    """``mein Passwort ist Sommerwind``, ``la contraseña es Primavera``: a single word that ends
+    its clause (and is no word about the password) is the password after a possessive, or when it
+    is capitalised and the label is not German (whose nouns are all capitalised: ``Das Passwort
+    ist Pflicht``)."""
+    secret = text[match.start("secret") : end]
+    if _WORD_AT_CLAUSE_END.match(text, end) is None or len(secret) < 4:
+        return False
+    owned = _POSSESSIVE_EU.search(text, max(0, label_start - 12), label_start) is not None
+    german = text[label_start : label_start + 4].lower() in ("pass", "kenn")
+    return owned or (secret[0].isupper() and secret[1:].islower() and not german)
+
+
 _PASSWORD_EU_HINT = lazy_compile(
-    r"passwort|kennwort|passe|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password"
+    r"passwort|kennwort|passe|mdp|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u|password|"
+    r"пароль|şifre|sifre|lösenord|adgangskode|passord|salasana|heslo|jelszó|sandi"
 )
 # A PIN in Chinese numerals after a password label: "密码是八四二零一九".
 _PIN_ZH_NUMERALS = lazy_compile(
@@ -143,7 +172,9 @@ _PIN_ZH_NUMERALS = lazy_compile(
 _CJK = lazy_compile(r"[^\W\d_A-Za-z]")  # a letter outside ASCII: cheaper to compile than the CJK ranges
 _UNIT_AFTER = lazy_compile(
     r"[ \t]*(?:-[ \t]*)?(?:位|个字符|个字|字符|文字|桁|자리|글자|자(?![가-힣])|(?i:char(?:acter)?s?|digits?|letters?|symbols?|"
-    r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts)(?![A-Za-z]))"
+    r"numbers?|min(?:imum)?|max(?:imum)?|long|or more|at least|words?|times|days?|months?|tries|attempts|"
+    r"年(?!\d)|년|月|월|"
+    r"zeichen|stellen|caract[eè]res|d[íi]gitos|chiffres|caratteri|znak[óo]w|tekens|cijfers)(?![A-Za-z]))"
 )
 _WORDY_SUFFIX = lazy_compile(r"(?i:.+(?:ed|ing|ly|able|ible|ive|less|ful|ous|tion|ment|ness))$")
 _WORKING_DIRECTORY = lazy_compile(r"^(?:/|~|\.{1,2}/|[A-Za-z]:\\)")
@@ -160,6 +191,12 @@ def _trim_secret(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_NUMBER_FOLLOWS = lazy_compile(r"[ \t,]+\d{4,8}(?!\d)")
+# After a lower-case word stated as the value, another word: a phrase ("password: same as before",
+# "Passwort: siehe Zettel", "contraseña: la de siempre"), not a password.
+_WORDS_FOLLOW = lazy_compile(r"[ \t]+[^\W\d_]")
+
+
 def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin: bool) -> bool:
     """Whether the value after a password/PIN label is the secret and not words about it."""
     secret = text[start:end]
@@ -168,6 +205,10 @@ def _looks_stated(text: str, match: re.Match[str], start: int, end: int, *, pin:
         return False  # "8 characters minimum", "密码是8位数字"
     if pin and not re.fullmatch(r"\d{4,8}", secret):
         return False
+    if secret.isalpha() and secret.islower() and _WORDS_FOLLOW.match(text, end):
+        return False  # "wifi password: ask the front desk" is an instruction, not the password
+    if secret.isalpha() and secret.islower() and _NUMBER_FOLLOWS.match(text, end):
+        return False  # "passcode: usually 739104": the number is the secret (codes.find_named_code)
     label = text[match.start() : match.start("lead")].lower()
     if label == "pass" and lead in ("is", "was") and secret.isalpha():
         return False  # "the bus pass is free": only a made-up value after a bare "pass is"
@@ -184,8 +225,8 @@ _PASSWORD_ZH_WORDS = lazy_compile(
 )
 
 
-_PASSWORD_HINT = lazy_compile(
-    r"(?i:pass|pw|pin|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
+_PASSWORD_HINT = lower_case_labels(
+    r"(?i:pass|pw|pin|mdp|пароль|şifre|sifre|lösenord|adgangskode|salasana|heslo|jelszó|sandi|kennwort|contrase|clave|senha|parola|wachtwoord|has[łl]o|kh[ẩa]u)|密码|密碼|口令|パスワード|暗証|パスコード|비밀|비번|암호|패스워드"
 )
 _SECRET_HINT = lazy_compile(
     r"(?i:secret|token|pass|pw|key|auth|credential|bearer|basic|://|mysql|mongo|maria|sshpass|redis|--|otp|"
@@ -201,7 +242,8 @@ def find_password(text: str) -> Iterator[Span]:
     replaced. Words about the password are not a secret: ``the password is 8 characters minimum``,
     ``password must contain a digit``, ``the password is case-sensitive``, ``I forgot my password``;
     nor is ``pwd: /home/bob`` (a working directory). A PIN is 4-8 digits."""
-    if _PASSWORD_HINT.search(text) is None:
+    lowered = lower_same_length(text)
+    if _PASSWORD_HINT.search(lowered) is None:
         return
     for pattern in (_PASSWORD_ZH, _PASSWORD_EN):
         for match in pattern.finditer(text):
@@ -217,19 +259,35 @@ def find_password(text: str) -> Iterator[Span]:
                 continue
             if _looks_stated(text, match, start, end, pin=pin):
                 yield start, end
-    lowered = lower_same_length(text)
     eu = _PASSWORD_EU_HINT.search(lowered) is not None
-    for match in _PASSWORD_EU.finditer(text) if eu else ():
-        if match["quoted"] is not None:
-            yield match.span("quoted")
+    for eu_label in _PASSWORD_EU_LABEL.finditer(lowered) if eu else ():
+        eu_match = _PASSWORD_EU.match(text, eu_label.end())
+        if eu_match is None:
             continue
-        start, end = _trim_secret(text, *match.span("secret"))
+        if eu_match["words"] and eu_label.group(0) == "password":
+            continue  # "password manager is 1Password": English phrasings are _PASSWORD_EN's
+        if eu_match["quoted"] is not None:
+            yield eu_match.span("quoted")
+            continue
+        start, end = _trim_secret(text, *eu_match.span("secret"))
         secret = text[start:end]
-        stated = ":" in match["lead"] or "=" in match["lead"] or "：" in match["lead"]
+        stated = ":" in eu_match["lead"] or "=" in eu_match["lead"] or "：" in eu_match["lead"]
         if _PLACEHOLDER_VALUE.match(secret) or _UNIT_AFTER.match(text, end):
             continue
-        wordy = secret.lower() in _NOT_A_SECRET or _WORDY_SUFFIX.fullmatch(secret) is not None
-        if not wordy and (re.search(r"[^A-Za-z\-']", secret) or stated):
+        if secret.isalpha() and secret.islower() and _WORDS_FOLLOW.match(text, end):
+            continue
+        wordy = (
+            secret.lower() in _NOT_A_SECRET
+            or secret.lower() in _NOT_A_SECRET_EU
+            or _WORDY_SUFFIX.fullmatch(secret) is not None
+        )
+        bare = eu_match["lead"].strip().lower() in ("", "auf", "in", "a", "en", "para", "naar", "na", "thành")
+        if bare:  # "contraseña Perro2024", "Kennwort auf Tiger!88 geändert": the value must look made
+            if re.search(r"\d", secret) and re.search(r"[^\d]", secret) and len(secret) >= 4:
+                yield start, end
+        elif not wordy and (
+            re.search(r"[^A-Za-z\-']", secret) or stated or _owned_word(text, eu_label.start(), eu_match, end)
+        ):
             yield start, end
     for match in (
         _PIN_ZH_NUMERALS.finditer(text) if ("密" in text or "口令" in text or "pin" in lowered) else ()
@@ -269,15 +327,6 @@ _TOTP_SEED = lazy_compile(
     r"(?P<secret>[A-Z2-7]{16,64}=*|[A-Z2-7]{10,64}={1,6}|(?:[A-Z2-7]{4}[ \t]){3,15}[A-Z2-7]{4}|(?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{4})"
     r"(?![A-Za-z0-9])"
 )
-# A list of backup or recovery codes: each code 4-12 letters or digits (one dash inside allowed), a
-# digit in each, joined by commas, semicolons, slashes or spaces.
-_CODE = r"(?=[A-Za-z\-]*\d)[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12})?(?![A-Za-z0-9])"
-_BACKUP_CODES = lazy_compile(
-    r"(?:(?<![A-Za-z])(?i:(?:backup|recovery|rescue|one[ \t-]?time|2fa|mfa|emergency|scratch)[ \t]*codes?)(?![A-Za-z])"
-    r"|备用码|恢复码|救援码|备份码|リカバリーコード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드)"
-    r"(?:[ \t]+(?i:are|is|were)|[ \t]*(?:是|为|[:：=]))?[ \t]*"
-    rf"(?P<secret>{_CODE}(?:(?:[ \t]*[,;，、/|][ \t]*|[ \t]+){_CODE})*)"
-)
 
 
 def _base32_seed(value: str) -> bool:
@@ -312,8 +361,7 @@ def find_secret(text: str) -> Iterator[Span]:
     (``mysql -uroot -pS3cret``, ``--password=…``, ``sshpass -p``, ``redis-cli -a``); and a labelled
     key or token (``api key is …``, ``密钥：…``) that looks made up (letters and digits); a TOTP/2FA
     seed in base32 after ``secret``/``seed``/``2FA``/``TOTP`` (``JBSWY3DPEHPK3PXP``, or in groups of
-    four); a list of backup or recovery codes (``backup codes: 8472-1934, 2291-0043``,
-    ``恢复码 …``), each code holding a digit."""
+    four). Lists of backup codes: :func:`.codes.find_named_secret`."""
     if _SECRET_HINT.search(text) is None:
         return
     for match in _CONFIG_SECRET.finditer(text):
@@ -322,6 +370,8 @@ def find_secret(text: str) -> Iterator[Span]:
             continue
         if _EXAMPLE_KEY in value or _PLACEHOLDER_VALUE.match(value) or _WORKING_DIRECTORY.match(value):
             continue
+        if value.isalpha() and value.islower() and _WORDS_FOLLOW.match(text, match.end("value")):
+            continue  # "wifi password: ask the front desk"
         if value:
             yield _trim_secret(text, *match.span("value"))
     for match in _URL_CREDENTIALS.finditer(text):
@@ -338,5 +388,3 @@ def find_secret(text: str) -> Iterator[Span]:
     for match in _TOTP_SEED.finditer(text):
         if _base32_seed(match["secret"]):
             yield match.span("secret")
-    for match in _BACKUP_CODES.finditer(text):
-        yield match.span("secret")
