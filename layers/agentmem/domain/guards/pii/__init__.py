@@ -39,7 +39,7 @@ from agentmem.domain.guards.normalize import (
     strip_keycaps,
 )
 from agentmem.domain.guards.pii._text import Span
-from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret
+from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret, find_qualified_password
 from agentmem.domain.guards.pii.contact import find_email, find_handle
 from agentmem.domain.guards.pii.continued import continued_findings
 from agentmem.domain.guards.pii.encoded import iter_encoded_payloads
@@ -142,7 +142,12 @@ PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("jwt", "[JWT]", rank=20, find=find_jwt),
     PiiRule("private_key", "[PRIVATE_KEY]", rank=10, find=find_private_key),
     PiiRule("api_key", "[API_KEY]", rank=40, find=find_api_key),
-    PiiRule("password", "[PASSWORD]", rank=50, find=_either(find_password, find_named_code)),
+    PiiRule(
+        "password",
+        "[PASSWORD]",
+        rank=50,
+        find=_either(find_password, find_named_code, find_qualified_password),
+    ),
     PiiRule("ssn", "[SSN]", rank=55, find=find_ssn),
     PiiRule("passport", "[PASSPORT]", rank=62, find=find_passport),
     PiiRule("iban", "[IBAN]", rank=65, find=find_iban),

@@ -23,7 +23,7 @@ from agentmem.domain.guards.pii._text import (
 )
 from agentmem.domain.lazy_re import lazy_compile
 
-__all__ = ["find_named_code", "find_named_secret"]
+__all__ = ["ABOUT_PASSWORDS", "find_named_code", "find_named_secret", "find_qualified_password"]
 
 _CLAUSE_END = lazy_compile(r"[。；;！？!?\n]|\.(?:\s|$)")
 _GAP = 40  # characters between a name and its value, within the clause
@@ -266,3 +266,44 @@ def find_named_secret(text: str) -> Iterator[Span]:
             and re.search(r"[A-Za-z]", seed["secret"])
         ):
             yield seed.span("secret")
+
+
+# ---------------------------------------------------------------- a password named for something
+
+# "password for the office wifi: Kettle-99x", "mot de passe du compte Free : Croissant_77!",
+# "contraseña de la cuenta de Netflix: Tigre_88#", "密码（工作邮箱）：Qwe_12345": the name, what it is
+# for (up to 40 characters of the clause, no colon), then a colon or "=" and a made-up value.
+_PASSWORD_NAME = lower_case_labels(
+    r"(?<![^\W\d_])(?:password|passwd|passphrase|pass[ \t]?code|passwort|kennwort|mot[ \t]+de[ \t]+passe|mdp|"
+    r"contrase[ñn]a|clave|senha|wachtwoord|has[łl]o|m[ậa]t[ \t]+kh[ẩa]u|пароль|lösenord|salasana|heslo|jelszó|parolă)"
+    r"(?![^\W\d_])|密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호"
+)
+_FOR_WHAT = lazy_compile(
+    r"(?P<what>[ \t(（][^\n:：=。.;；!?！？\"']{0,39}?)[ \t]*[:：=][ \t]*"
+    r"(?:(?P<open>[\"'“‘「『`])(?P<quoted>[^\"'”’」』`\n]{1,64})[\"'”’」』`]|(?P<secret>[^\s,;，；。、]{4,64}))"
+)
+# What a password's rules or tools are called: "password requirements: 8 characters", "密码规则：…"
+ABOUT_PASSWORDS = lazy_compile(
+    r"(?i:polic(?:y|ies)|rules?|requirements?|manager|length|hint|reset|strength|format|strategy|tips?|generator|"
+    r"règles?|politique|regla|política|richtlinie|regel|anforderung)|规则|要求|长度|提示|策略|管理器|重置|格式"
+)
+
+
+def find_qualified_password(text: str) -> Iterator[Span]:
+    """A password named for what it opens, then a colon or ``=`` and the value: ``password for the
+    office wifi: …``, ``mot de passe du compte Free : …``, ``Passwort vom Router: …``, ``密码（工作邮箱）：…``.
+    The value is quoted, or made up (letters and a digit or a symbol, 4 or more characters; not a
+    path or a link); words about passwords (``password requirements: 8 characters``) are not one."""
+    lowered = lower_same_length(text)
+    for name in _PASSWORD_NAME.finditer(lowered):
+        found = _FOR_WHAT.match(text, name.end())
+        if found is None or ABOUT_PASSWORDS.search(found["what"]):
+            continue
+        if found["quoted"] is not None:
+            yield found.span("quoted")
+            continue
+        secret = found["secret"]
+        if secret.startswith(("/", "~", "http", "www.")) or "://" in secret:
+            continue
+        if re.search(r"[^\W\d_]", secret) and re.search(r"[\d\W_]", secret):
+            yield _trim(text, *found.span("secret"))

@@ -267,19 +267,29 @@ def find_email(text: str) -> Iterator[Span]:
                 yield match.span()
     if _TLD_HINT.search(text) is None:  # every obfuscated address ends in a known TLD
         return
-    for match in _OBFUSCATED_EMAIL.finditer(text):
-        if match["tld"].lower() not in _TLDS or _URL_USERINFO.search(text, 0, match.start()):
-            continue
-        local = match["local"]
-        if local is None:
-            if "艾特" not in match["at"]:
-                continue
-        elif match["at"].strip().lower() in ("at", "point"):
-            first_domain = re.split(r"\W", match["domain"])[0].lower()
-            last_word = re.split(r"[ \t]+", local)[-1].lower()
-            if first_domain not in _MAIL_PROVIDERS and last_word in _NOT_A_LOCAL_PART:
-                continue
-        yield match.span()
+    # A rejected candidate ("me at j.doe": no TLD "doe") must not swallow the address that starts
+    # inside it ("j.doe (at) fastmail [dot] com"): the search resumes one character further on.
+    pos = 0
+    while (match := _OBFUSCATED_EMAIL.search(text, pos)) is not None:
+        if _obfuscated_address(text, match):
+            yield match.span()
+            pos = match.end()
+        else:
+            pos = match.start() + 1
+
+
+def _obfuscated_address(text: str, match: re.Match[str]) -> bool:
+    if match["tld"].lower() not in _TLDS or _URL_USERINFO.search(text, 0, match.start()):
+        return False
+    local = match["local"]
+    if local is None:
+        return "艾特" in match["at"]
+    if match["at"].strip().lower() in ("at", "point"):
+        first_domain = re.split(r"\W", match["domain"])[0].lower()
+        last_word = re.split(r"[ \t]+", local)[-1].lower()
+        if first_domain not in _MAIL_PROVIDERS and last_word in _NOT_A_LOCAL_PART:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- messenger handles

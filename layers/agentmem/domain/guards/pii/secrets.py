@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE as _NOT_A_SECRET
 from agentmem.domain.guards.pii._text import WORDS_ABOUT_A_VALUE_EU as _NOT_A_SECRET_EU
 from agentmem.domain.guards.pii._text import Span, lower_case_labels, lower_same_length
+from agentmem.domain.guards.pii.codes import ABOUT_PASSWORDS
 from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = [
@@ -255,6 +256,8 @@ def find_password(text: str) -> Iterator[Span]:
             start, end = _trim_secret(text, *match.span("secret"))
             if label in ("pwd", "pw") and _WORKING_DIRECTORY.match(text[start:end]):
                 continue
+            if not match["lead"].strip() and text[start:end].endswith((":", "：")):
+                continue  # "password hint: …", "password manager: …": a label of its own, not a value
             if _PLACEHOLDER_VALUE.match(text[start:end]):
                 continue
             if _looks_stated(text, match, start, end, pin=pin):
@@ -266,6 +269,8 @@ def find_password(text: str) -> Iterator[Span]:
             continue
         if eu_match["words"] and eu_label.group(0) == "password":
             continue  # "password manager is 1Password": English phrasings are _PASSWORD_EN's
+        if ABOUT_PASSWORDS.search(text, eu_label.end(), eu_match.start("lead")):
+            continue  # "password hint: …", "Passwort-Richtlinie: …": about passwords, not one
         if eu_match["quoted"] is not None:
             yield eu_match.span("quoted")
             continue
