@@ -270,12 +270,12 @@ def find_email(text: str) -> Iterator[Span]:
     # A rejected candidate ("me at j.doe": no TLD "doe") must not swallow the address that starts
     # inside it ("j.doe (at) fastmail [dot] com"): the search resumes one character further on.
     pos = 0
-    while (match := _OBFUSCATED_EMAIL.search(text, pos)) is not None:
-        if _obfuscated_address(text, match):
-            yield match.span()
-            pos = match.end()
+    while (candidate := _OBFUSCATED_EMAIL.search(text, pos)) is not None:
+        if _obfuscated_address(text, candidate):
+            yield candidate.span()
+            pos = candidate.end()
         else:
-            pos = match.start() + 1
+            pos = candidate.start() + 1
 
 
 def _obfuscated_address(text: str, match: re.Match[str]) -> bool:
