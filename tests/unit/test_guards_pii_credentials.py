@@ -7,20 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem.domain.guards import redact
-
-
-def assert_gone(text: str, secrets: list[str]) -> None:
-    result = redact(text)
-    for secret in secrets:
-        assert secret not in result.text, result.text
-    assert result.findings, result.text
-
-
-def assert_kept(text: str) -> None:
-    result = redact(text)
-    assert result.findings == (), result.text
-
+from support.pii import assert_gone, assert_kept
 
 # ---------------------------------------------------------------- 1. credentials in other languages
 

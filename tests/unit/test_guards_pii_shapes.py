@@ -9,6 +9,7 @@ import base64
 import pytest
 
 from agentmem.domain.guards import redact
+from support.pii import assert_gone, assert_kept
 
 
 def b64(text: str) -> str:
@@ -42,18 +43,6 @@ def cpf(first9: str) -> str:
         digits.append((total * 10) % 11 % 10)
     s = "".join(map(str, digits))
     return f"{s[:3]}.{s[3:6]}.{s[6:9]}-{s[9:]}"
-
-
-def assert_gone(text: str, secrets: list[str]) -> None:
-    result = redact(text)
-    for secret in secrets:
-        assert secret not in result.text, result.text
-    assert result.findings, result.text
-
-
-def assert_kept(text: str) -> None:
-    result = redact(text)
-    assert result.findings == (), result.text
 
 
 # ---------------------------------------------------------------- 3. encoded PII
