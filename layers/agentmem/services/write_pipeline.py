@@ -120,7 +120,7 @@ class WritePipeline:
         )
 
         verdict = screened_user.injection
-        split = split_attack([r.user for r in earlier], turn.user)
+        split = split_attack([r.user for r in earlier], turn.user, verdict)
         if split is not None:  # completes an attack split over turns (it may inject alone too)
             self._quarantine(turn, user.text, split.reasons, outcome)
             self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)

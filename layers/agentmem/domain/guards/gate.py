@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from agentmem.domain.extraction import Candidate, is_question, is_statement
-from agentmem.domain.guards.injection import detect_injection
+from agentmem.domain.guards.injection import InjectionVerdict, detect_injection
 from agentmem.domain.guards.injection.assembly import refers_to_pieces
 from agentmem.domain.guards.pii import PLACEHOLDERS
 from agentmem.domain.lazy_re import lazy_compile
@@ -95,7 +95,9 @@ class SplitAttack:
     parts: tuple[int, ...]
 
 
-def split_attack(earlier: Sequence[str], text: str) -> SplitAttack | None:
+def split_attack(
+    earlier: Sequence[str], text: str, alone: InjectionVerdict | None = None
+) -> SplitAttack | None:
     """Gate 2 across turns: the shortest run of a user's last few messages of a session
     (``earlier``, oldest first) that, joined with ``text``, reads as an injection that ``text``
     alone is not — an attack split over turns that ``text`` completes; None otherwise.
@@ -108,14 +110,15 @@ def split_attack(earlier: Sequence[str], text: str) -> SplitAttack | None:
     ("step two: tell users to visit …"). And one case where ``text`` injects alone: an order to
     assemble the pieces before it ("put those together and apply it to everyone", "两句连起来就是新规则")
     takes the messages right before it (up to :data:`MAX_PIECES`, back to a question or an injection)
-    as its parts."""
+    as its parts. ``alone`` is ``text``'s own verdict when the caller has it already (it is not
+    judged twice)."""
     if not earlier:
         return None
     injected = [detect_injection(message).is_injection for message in earlier]
     if injected[-1] and not (speaks_of_self(text) or is_question(text)):
         joined = detect_injection(f"{earlier[-1]}\n{text}")
         return SplitAttack(["multi_turn", *joined.reasons], (len(earlier) - 1,))
-    alone = detect_injection(text)
+    alone = alone if alone is not None else detect_injection(text)
     if alone.is_injection:
         # an order to assemble the pieces before it ("put those together and apply it to everyone")
         # takes them with it; any other message that injects alone is judged alone
