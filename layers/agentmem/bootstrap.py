@@ -161,7 +161,14 @@ def bootstrap(
         guard=guard,
         conflicts=conflicts,
     )
-    recall = RecallService(store=a.store, embedder=a.embedder, scorer=scorer, index=a.index, graph=a.graph)
+    recall = RecallService(
+        store=a.store,
+        embedder=a.embedder,
+        scorer=scorer,
+        index=a.index,
+        graph=a.graph,
+        floor=settings.relevance(),
+    )
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
     )

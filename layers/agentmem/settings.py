@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agentmem.backends import BACKENDS
 from agentmem.domain.consolidation import ConsolidationConfig
-from agentmem.domain.scoring import Scorer, ScoringWeights
+from agentmem.domain.scoring import RelevanceFloor, Scorer, ScoringWeights
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.errors import ConfigurationError
 
@@ -65,6 +65,12 @@ class Settings(BaseSettings):
     weight_recency: float = Field(0.05, ge=0, le=1)
     weight_importance: float = Field(0.15, ge=0, le=1)
     half_life_hours: float = Field(24 * 182.5, gt=0)
+    # Recall's relevance floor (docs/recall.md): the query-dependent part of a score a memory must
+    # exceed to be returned. 0: only memories nothing links to the query are left out (higher values
+    # cut true answers with a small embedder, see the doc).
+    relevance_floor: float = Field(0.0, ge=0, le=1)
+    # The least share of the answer's best relevance a returned memory needs (0: no relative floor).
+    relevance_ratio: float = Field(0.0, ge=0, le=1)
 
     dedup_threshold: float = Field(0.95, gt=0, le=1)
     merge_threshold: float = Field(0.80, gt=0, le=1)
@@ -161,6 +167,9 @@ class Settings(BaseSettings):
 
     def scorer(self) -> Scorer:
         return Scorer(weights=self.weights(), half_life_hours=self.half_life_hours)
+
+    def relevance(self) -> RelevanceFloor:
+        return RelevanceFloor(minimum=self.relevance_floor, ratio=self.relevance_ratio)
 
     def thresholds(self) -> SimilarityThresholds:
         return SimilarityThresholds(

@@ -23,6 +23,7 @@ from agentmem.domain.models import Category, Scope, Status, Turn
 from agentmem.errors import EmbedderUnavailable, Forbidden, StoreUnavailable
 from agentmem.settings import load_settings
 from agentmem_dev.emulator.runner import LocalRunner
+from support.api import Api
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=1)
@@ -107,9 +108,11 @@ def test_superseded_memories_are_never_returned(container: Container, runner: Lo
         ids = [m.record.memory_id for m in container.recall.recall(S, query, k=20, now=LATER).memories]
         assert old.memory_id not in ids
         assert "成都" not in container.context.build(S, query, mode=Mode.RAG, now=LATER).context.text
-    status, body = api("POST", "/v1/recall", {"query": "成都", "k": 20})
-    assert status == 200
-    assert old.memory_id not in [m["id"] for m in body["memories"]]
+    for query in ("成都", "我住在哪里"):
+        status, body = api("POST", "/v1/recall", {"query": query, "k": 20})
+        assert status == 200
+        assert old.memory_id not in [m["id"] for m in body["memories"]]
+    # the question asks for the residence, which the newer memory states (the slot channel)
     assert any("重庆" in m["content"] for m in body["memories"])
 
 
@@ -358,3 +361,34 @@ def test_nothing_recalled_injects_nothing(container: Container) -> None:
         assert built.context.text == ""
         assert built.memories == []
     assert [e for e in container.audit.list(S, limit=10) if e.action == "context_injected"] == []
+
+
+# ---------------------------------------------------------------------------- slot channel, floor
+
+
+def test_a_memory_stating_the_asked_attribute_gets_the_slot_bonus_over_http(
+    container: Container, runner: LocalRunner, api: Any
+) -> None:
+    seed(container, runner, [*FACTS, "We relocated to Denver last month and we're still unpacking."])
+    for query in ("Which city do I live in?", "where do I live these days?"):
+        status, body = api("POST", "/v1/recall", {"query": query, "k": 10})
+        assert status == 200
+        slots = {m["content"]: m["score_components"].get("slot") for m in body["memories"]}
+        assert slots["We relocated to Denver last month"] == 1.0, query
+        # the sister's city is another subject's: no bonus
+        assert slots.get("My sister lives in Auckland.") is None, query
+
+
+def test_the_relevance_ratio_setting_keeps_unrelated_memories_out_over_http(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    settings = load_settings(data_dir=tmp_path / "data", embedder="hash", relevance_ratio=0.5)
+    c = bootstrap(settings, clock=clock, embedder=HashEmbedder())
+    seed(c, LocalRunner(c))
+    status, body = Api(c)("POST", "/v1/recall", {"query": "penicillin allergy", "k": 6})
+    assert status == 200
+    assert [m["content"] for m in body["memories"]] == ["I'm allergic to penicillin."]
+    # without the ratio, the hash embedder's noise links every fact to the query
+    plain = bootstrap(load_settings(data_dir=tmp_path / "plain", embedder="hash"), clock=clock)
+    seed(plain, LocalRunner(plain))
+    assert len(contents(plain, "penicillin allergy", k=6)) == 6

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agentmem.domain.models import Category, MemoryRecord, Scope
-from agentmem.domain.scoring import Scorer
+from agentmem.domain.scoring import RelevanceFloor, Scorer
 from agentmem.domain.temporal import Period, query_period
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -63,7 +63,36 @@ def test_a_memory_of_the_named_period_gets_the_period_bonus_in_both_languages() 
     assert lifted.components["period"] == 1.0
 
 
-@pytest.mark.parametrize("field", ["graph_weight", "graph_decay", "period_weight"])
+@pytest.mark.parametrize("field", ["graph_weight", "graph_decay", "period_weight", "slot_weight"])
 def test_channel_weights_are_validated(field: str) -> None:
     with pytest.raises(ValueError, match=field):
         Scorer(**{field: 1.5})  # type: ignore[arg-type]
+
+
+def test_the_slot_bonus_is_explained_and_counts_as_relevance() -> None:
+    scorer = Scorer()
+    base = scorer.score(rec(importance=0.9), now=T0)  # no query: nothing links it to one
+    assert scorer.relevance(base) == 0.0
+    filled = scorer.with_slot(base)
+    assert filled.score == pytest.approx(base.score + scorer.slot_weight)
+    assert filled.components["slot"] == 1.0
+    assert scorer.relevance(filled) == pytest.approx(scorer.slot_weight)
+
+
+def test_the_relevance_floor_drops_what_nothing_links_to_the_query_however_important() -> None:
+    scorer = Scorer()
+    related = scorer.score(rec("I keep bees"), now=T0, similarity=0.4, lexical=0.0)
+    weak = scorer.score(rec("I keep ants"), now=T0, similarity=0.05, lexical=0.0)
+    unrelated = scorer.score(rec("我女儿在学钢琴", importance=1.0, pinned=True), now=T0)
+    assert unrelated.score > weak.score  # importance and recency alone rank it above
+    kept = RelevanceFloor().apply(scorer, [related, unrelated, weak])
+    assert kept == [related, weak]  # the order is kept
+    assert RelevanceFloor(ratio=0.5).apply(scorer, [related, unrelated, weak]) == [related]
+    assert RelevanceFloor(minimum=0.1).apply(scorer, [related, weak]) == [related]
+    assert RelevanceFloor().apply(scorer, []) == []
+
+
+@pytest.mark.parametrize("field", ["minimum", "ratio"])
+def test_floor_values_are_validated(field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        RelevanceFloor(**{field: 1.5})  # type: ignore[arg-type]

@@ -87,11 +87,12 @@ class Scorer:
     graph_weight: float = 0.15
     graph_decay: float = 0.85
     period_weight: float = 0.1
+    slot_weight: float = 0.1
 
     def __post_init__(self) -> None:
         if not self.half_life_hours > 0:
             raise ValueError("half_life_hours must be positive")
-        for name in ("graph_weight", "graph_decay", "period_weight"):
+        for name in ("graph_weight", "graph_decay", "period_weight", "slot_weight"):
             value = getattr(self, name)
             if not 0 <= value <= 1:
                 raise ValueError(f"{name} must be within [0, 1]")
@@ -111,6 +112,15 @@ class Scorer:
             components={**scored.components, "period": 1.0},
         )
 
+    def with_slot(self, scored: ScoredMemory) -> ScoredMemory:
+        """``scored`` stating the attribute the query asks for (:mod:`agentmem.domain.asked`):
+        ``slot_weight`` more, ``components["slot"] = 1``."""
+        return replace(
+            scored,
+            score=scored.score + self.slot_weight,
+            components={**scored.components, "slot": 1.0},
+        )
+
     def propagate(self, seed_score: float, hops: int) -> float:
         """The graph component a memory ``hops`` away receives from a seed scored
         ``seed_score``: ``seed_score x graph_decay^hops``, in [0, 1]."""
@@ -126,6 +136,19 @@ class Scorer:
             score=scored.score + self.graph_weight * graph,
             components={**scored.components, "graph": graph},
             channels=channels,
+        )
+
+    def relevance(self, scored: ScoredMemory) -> float:
+        """The part of ``scored``'s score that comes from the query: the weighted semantic and
+        lexical components plus the graph and period bonuses (recency and importance are the
+        query-free rest). 0 when nothing links the memory to the query."""
+        c, w = scored.components, self.weights
+        return (
+            w.semantic * c.get("semantic", 0.0)
+            + w.lexical * c.get("lexical", 0.0)
+            + self.graph_weight * c.get("graph", 0.0)
+            + self.period_weight * c.get("period", 0.0)
+            + self.slot_weight * c.get("slot", 0.0)
         )
 
     def recency(self, record: MemoryRecord, now: datetime) -> float:
@@ -243,3 +266,31 @@ class Scorer:
         if denom == 0:
             return record.importance
         return (w.recency * self.recency(record, now) + w.importance * record.importance) / denom
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceFloor:
+    """What recall leaves out so that nothing irrelevant fills ``k`` (docs/recall.md, "Relevance
+    floor"): a memory is kept when its :meth:`Scorer.relevance` is above ``minimum`` and at least
+    ``ratio`` x the best relevance of the answer. A memory nothing links to the query (no
+    semantic or lexical match, no graph, period or slot bonus) is never returned, however
+    important or recent; the defaults do no more than that (measured in docs/recall.md)."""
+
+    minimum: float = 0.0
+    ratio: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("minimum", "ratio"):
+            value = getattr(self, name)
+            if not 0 <= value <= 1:
+                raise ValueError(f"relevance floor {name} must be within [0, 1]")
+
+    def apply(self, scorer: Scorer, scored: list[ScoredMemory]) -> list[ScoredMemory]:
+        """``scored`` without the memories below the floor, in the same order."""
+        if not scored:
+            return scored
+        relevance = [scorer.relevance(s) for s in scored]
+        best = max(relevance)
+        return [
+            s for s, r in zip(scored, relevance, strict=True) if r > self.minimum and r >= self.ratio * best
+        ]

@@ -30,9 +30,10 @@ from operator import itemgetter
 
 import numpy as np
 
+from agentmem.domain.asked import asked, states
 from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
 from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
-from agentmem.domain.scoring import Scorer
+from agentmem.domain.scoring import RelevanceFloor, Scorer
 from agentmem.domain.temporal import query_period
 from agentmem.errors import AgentMemError
 from agentmem.ports import Embedder, GraphStore, MemoryStore, SearchIndex
@@ -75,6 +76,7 @@ class RecallService:
     graph_hops: int = 2
     graph_limit: int = 20
     recent_window: int = 20
+    floor: RelevanceFloor = field(default_factory=RelevanceFloor)
     _last_query: tuple[str, np.ndarray] | None = field(default=None, repr=False)
 
     def recall(
@@ -142,7 +144,10 @@ class RecallService:
             rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
             rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
             scored = self._expand(self.graph, scope, scored, records, channels, rest, degraded)
-        return RecallResult(memories=demote_stale(scored)[:k], degraded=degraded)
+        ranked = demote_stale(scored)
+        if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
+            ranked = self.floor.apply(self.scorer, ranked)
+        return RecallResult(memories=ranked[:k], degraded=degraded)
 
     def _expand(
         self,
@@ -310,7 +315,13 @@ class RecallService:
             lexical_floor=bm25,
             period=query_period(query, now),
         )
-        ranked = [(round(total, 9), m, r, parts, when) for total, m, r, parts, when in ranked]
+        question = asked(query)
+        slot = scorer.slot_weight if question is not None else 0.0
+        fills = {m for _, m, r, _, _ in ranked if question is not None and states(r.content, question)}
+        ranked = [
+            (round(total + (slot if m in fills else 0.0), 9), m, r, parts, when)
+            for total, m, r, parts, when in ranked
+        ]
         # The order of _rank_key: score (to 9 places), then the newer id. Only the kept ones are
         # explained (a ScoredMemory each): scoring is cheap, the explanation is not.
         if top is not None and len(ranked) > top:
@@ -318,7 +329,8 @@ class RecallService:
         else:
             ranked.sort(key=_ORDER, reverse=True)
         out = [scorer.explain(r, parts, tuple(channels.get(m, ()))) for _, m, r, parts, _ in ranked]
-        return [scorer.with_period(s) if item[4] else s for s, item in zip(out, ranked, strict=True)]
+        out = [scorer.with_period(s) if item[4] else s for s, item in zip(out, ranked, strict=True)]
+        return [scorer.with_slot(s) if s.record.memory_id in fills else s for s in out]
 
 
 _ORDER = itemgetter(0, 1)

@@ -60,4 +60,5 @@ def test_a_query_naming_a_period_lifts_the_memories_of_that_period(world: World)
         top = result.memories[0]
         assert top.record.content == wanted, query
         assert top.components["period"] == 1.0
-        assert "period" not in result.memories[1].components
+        # the other memory is outside the period (and may fall under the relevance floor)
+        assert all("period" not in m.components for m in result.memories[1:])
