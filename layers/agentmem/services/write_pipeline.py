@@ -40,6 +40,7 @@ from agentmem.domain.guards.pii import redact_continued
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
 from agentmem.domain.records import fact_record, quarantine_record
+from agentmem.domain.replies import asked_of_answerer, with_question
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import language
 from agentmem.errors import VersionConflict
@@ -128,6 +129,9 @@ class WritePipeline:
             self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
         else:
             candidates = extract_from_user(user.text)
+            question = self._question_answered(earlier, speaker)
+            if question and candidates:  # "Three times a week." answers "How often do you …?"
+                candidates[0] = with_question(candidates[0], question)
             if earlier:  # "就装这个" / "Sold.": the previous reply's recommendation is the choice
                 candidates += extract_acceptance(earlier[-1].user, earlier[-1].assistant, user.text)
             assistant_clean = not screened_assistant.is_injection
@@ -175,6 +179,17 @@ class WritePipeline:
         query = self.embedder.embed_query(question)
         vectors = self.embedder.embed_documents(list(sentences))
         return [self.embedder.calibration.query(float(vector @ query)) for vector in vectors]
+
+    def _question_answered(self, earlier: Sequence[RawTurnRecord], speaker: str | None) -> str | None:
+        """The question the other party's last message put to this one (domain/replies.py): the
+        previous speaker's line of a transcript, else the assistant's previous reply."""
+        if not earlier:
+            return None
+        last = earlier[-1]
+        other = last.extra.get("speaker")
+        text = (last.user if other != speaker else "") if speaker and other else last.assistant
+        question = asked_of_answerer(text) if text else None
+        return None if question is None or self.guard.screen(question).is_injection else question
 
     def _earlier_user_texts(self, turn: Turn) -> list[RawTurnRecord]:
         """The session's last few accepted turns before this one, oldest first."""
