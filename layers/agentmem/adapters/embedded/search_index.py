@@ -28,7 +28,6 @@ request at a time, like a Lambda execution environment.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
@@ -39,7 +38,8 @@ from typing import Any
 import numpy as np
 
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, projection_states
-from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms, top_hits
+from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
+from agentmem.adapters.embedded.vectors import ANN_MIN_VECTORS, VectorMatrix, load_vectors, normalised
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
 
@@ -81,85 +81,15 @@ def limit_blas_threads(threads: int | None) -> None:
         threadpool_limits(limits=threads, user_api="blas")
 
 
-def _normalised(vector: np.ndarray) -> np.ndarray:
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 and math.isfinite(norm) else np.zeros_like(vector)
-
-
-class _Vectors:
-    """One (model, dimension) matrix of a scope; rows are reused after deletes."""
-
-    def __init__(self, dim: int, ids: list[str] | None = None, matrix: np.ndarray | None = None) -> None:
-        self.ids: list[str | None] = list(ids or [])
-        self.slot_of = {m: i for i, m in enumerate(self.ids) if m is not None}
-        size = max(16, len(self.ids))
-        self.matrix = np.zeros((size, dim), dtype=np.float32)
-        self.valid = np.zeros(size, dtype=bool)
-        if matrix is not None and len(self.ids):
-            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-            self.matrix[: len(self.ids)] = np.divide(
-                matrix, norms, out=np.zeros_like(matrix), where=norms > 0
-            )
-            self.valid[: len(self.ids)] = True
-        self.free: list[int] = []
-
-    def put(self, memory_id: str, vector: np.ndarray) -> None:
-        slot = self.slot_of.get(memory_id)
-        if slot is None:
-            if self.free:
-                slot = self.free.pop()
-            else:
-                slot = len(self.ids)
-                self.ids.append(None)
-                if slot >= self.matrix.shape[0]:
-                    grown = np.zeros((2 * self.matrix.shape[0], self.matrix.shape[1]), dtype=np.float32)
-                    grown[:slot] = self.matrix
-                    self.matrix = grown
-                    self.valid = np.concatenate([self.valid, np.zeros(self.valid.size, bool)])
-            self.ids[slot] = memory_id
-            self.slot_of[memory_id] = slot
-        self.matrix[slot] = _normalised(vector)
-        self.valid[slot] = True
-
-    def remove(self, memory_id: str) -> None:
-        slot = self.slot_of.pop(memory_id, None)
-        if slot is not None:
-            self.ids[slot] = None
-            self.valid[slot] = False
-            self.free.append(slot)
-
-    def search(self, query: np.ndarray, k: int) -> list[Hit]:
-        n = len(self.ids)
-        scores = self.matrix[:n] @ query
-        return top_hits(scores, self.ids, np.flatnonzero(self.valid[:n]), k)
-
-
-def _load_vectors(conn: Any, pk: str) -> tuple[dict[tuple[str, int], _Vectors], dict[str, tuple[str, int]]]:
-    by_key: dict[tuple[str, int], tuple[list[str], list[bytes]]] = {}
-    for memory_id, model, blob in conn.execute(
-        "SELECT memory_id, model, vector FROM docs WHERE pk = ? AND vector IS NOT NULL", (pk,)
-    ):
-        if model is not None and blob:
-            ids, blobs = by_key.setdefault((model, len(blob) // 4), ([], []))
-            ids.append(memory_id)
-            blobs.append(blob)
-    vectors: dict[tuple[str, int], _Vectors] = {}
-    keys: dict[str, tuple[str, int]] = {}
-    for key, (ids, blobs) in by_key.items():
-        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), key[1])
-        vectors[key] = _Vectors(key[1], ids, matrix)
-        keys.update(dict.fromkeys(ids, key))
-    return vectors, keys
-
-
 @dataclass
 class _ScopeCache:
     """What is cached of one scope; each part is loaded on its first query."""
 
     gen: int
     text: InvertedIndex | None = None
-    vectors: dict[tuple[str, int], _Vectors] | None = None
+    vectors: dict[tuple[str, int], VectorMatrix] | None = None
     vector_key: dict[str, tuple[str, int]] = field(default_factory=dict)
+    ann: dict[str, Any] = field(default_factory=dict)  # VectorMatrix options (the graph's threshold)
 
     def remove(self, memory_id: str) -> None:
         if self.text is not None:
@@ -177,7 +107,7 @@ class _ScopeCache:
         if self.vectors is not None and model is not None and vector is not None and vector.size:
             key = (model, int(vector.size))
             if key not in self.vectors:
-                self.vectors[key] = _Vectors(key[1])
+                self.vectors[key] = VectorMatrix(key[1], **self.ann)
             self.vectors[key].put(memory_id, vector)
             self.vector_key[memory_id] = key
 
@@ -186,9 +116,16 @@ class LocalSearchIndex:
     """:class:`agentmem.ports.SearchIndex` over one SQLite file (or ``":memory:"``)."""
 
     def __init__(
-        self, path: str | Path, *, max_cached_scopes: int = 64, blas_threads: int | None = 1
+        self,
+        path: str | Path,
+        *,
+        max_cached_scopes: int = 64,
+        blas_threads: int | None = 1,
+        ann_min_vectors: int = ANN_MIN_VECTORS,
+        ann_background: bool = True,
     ) -> None:
         self._db = SqliteDatabase(path, _SCHEMA, name="search_index")
+        self._ann = {"ann_min": ann_min_vectors, "background": ann_background}
         self._blas_threads = blas_threads
         self._lock = threading.RLock()
         self._caches: OrderedDict[str, _ScopeCache] = OrderedDict()
@@ -221,7 +158,7 @@ class LocalSearchIndex:
         if cache is not None and cache.gen == gen:
             self._caches.move_to_end(pk)
             return cache
-        cache = self._caches[pk] = _ScopeCache(gen=gen)
+        cache = self._caches[pk] = _ScopeCache(gen=gen, ann=self._ann)
         while len(self._caches) > self._max_cached:
             self._caches.popitem(last=False)
         return cache
@@ -233,12 +170,12 @@ class LocalSearchIndex:
                 cache.text = InvertedIndex.load(conn, pk)
             return cache.text
 
-    def _vectors(self, pk: str) -> dict[tuple[str, int], _Vectors]:
+    def _vectors(self, pk: str) -> dict[tuple[str, int], VectorMatrix]:
         with self._db.read() as conn:
             cache = self._scope(conn, pk)
             if cache.vectors is None:
                 limit_blas_threads(self._blas_threads)
-                cache.vectors, cache.vector_key = _load_vectors(conn, pk)
+                cache.vectors, cache.vector_key = load_vectors(conn, pk, **cache.ann)
             return cache.vectors
 
     def _after_write(self, pk: str, gen: int, change: Callable[[_ScopeCache], None]) -> None:
@@ -366,7 +303,7 @@ class LocalSearchIndex:
             return []
         with self._lock:
             vectors = self._vectors(scope.key).get((model, int(query.size)))
-            return [] if vectors is None else vectors.search(_normalised(query), k)
+            return [] if vectors is None else vectors.search(normalised(query), k)
 
     def similarities(
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
@@ -381,8 +318,20 @@ class LocalSearchIndex:
             found = [(m, s) for m in dict.fromkeys(memory_ids) if (s := vectors.slot_of.get(m)) is not None]
             if not found:
                 return {}
-            scores = vectors.matrix[[s for _, s in found]] @ _normalised(query)
+            scores = vectors.matrix[[s for _, s in found]] @ normalised(query)
         return {m: float(x) for (m, _), x in zip(found, scores.tolist(), strict=True)}
+
+    def settle(self, scope: Scope, timeout: float | None = None) -> bool:
+        """Load the scope's vectors and wait for the graph builds they start (benchmarks, tests);
+        ``True`` when every matrix past the threshold answers through its graph."""
+        with self._lock:
+            matrices = list(self._vectors(scope.key).values())
+            return all(m.wait(timeout) for m in matrices if 0 < m.ann_min <= len(m.slot_of))
+
+    def approximate(self, scope: Scope) -> bool:
+        """Whether a k-NN query of ``scope`` goes through a graph now (for one of its models)."""
+        with self._lock:
+            return any(m.approximate() for m in self._vectors(scope.key).values())
 
     def keyword(self, scope: Scope, text: str, k: int) -> list[Hit]:
         terms = bm25_terms(text)
