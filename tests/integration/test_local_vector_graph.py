@@ -145,3 +145,32 @@ def test_the_index_answers_through_the_graph_past_its_threshold(tmp_path: Path) 
     assert recall_at(found, truth, 10) >= 0.9
     index.delete(scope, found[0].memory_id, 1)
     assert found[0].memory_id not in [h.memory_id for h in index.knn(scope, q, 10, "test")]
+
+
+def test_a_readers_graph_follows_another_writers_changes_without_a_rebuild(tmp_path: Path) -> None:
+    scope = Scope("t1", "u1")
+    at = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    path = tmp_path / "search.db"
+    writer = LocalSearchIndex(path, ann_min_vectors=0)
+    reader = LocalSearchIndex(path, ann_min_vectors=1000, ann_background=False)
+
+    def record(memory_id: str, row: np.ndarray) -> MemoryRecord:
+        return MemoryRecord(
+            scope=scope,
+            memory_id=memory_id,
+            content=memory_id,
+            category=Category.FACT,
+            embedding=tuple(float(x) for x in row),
+            embedding_model="test",
+            created_at=at,
+        )
+
+    for i, row in enumerate(clustered(1100)):
+        writer.upsert(record(f"m{i:05d}", row))
+    assert reader.settle(scope, timeout=60)
+    matrix = next(iter(reader._caches[scope.key].vectors.values()))  # type: ignore[union-attr]
+    graph = matrix._graph
+    new = unit(np.random.default_rng(6).normal(size=DIM))
+    writer.upsert(record("late", new))
+    assert reader.knn(scope, new, 1, "test")[0].memory_id == "late"
+    assert matrix._graph is graph and reader.approximate(scope)
