@@ -7,8 +7,9 @@ matrix-vector product while the matrix holds fewer than ``ann_min`` live vectors
 index has always answered. From ``ann_min`` on (20k by default) a scan reads the whole matrix per
 query (100 MB at 100k × 256-d, ~8–10 ms on one core), so the matrix keeps an HNSW graph
 (:class:`_Graph`, ``usearch``) of its distinct vectors: the graph proposes
-:data:`ANN_CANDIDATES` (at least ``k``) candidates, the matrix re-scores them exactly and the best
-``k`` are returned — the scores are the exact cosines, only the candidate set is approximate.
+:data:`ANN_CANDIDATES` (at least ``k``) nodes, the matrix scores each once (the rows of a node are
+one vector) and the best ``k`` rows are returned — the scores are the exact cosines, only the
+candidate set is approximate.
 
 - **Duplicates.** Identical vectors (the same text stored twice) are one graph node standing for
   all their rows: HNSW's neighbour lists fill up with zero-distance copies otherwise, and the
@@ -33,6 +34,7 @@ here (filling that through an embedding model takes ~40 minutes).
 
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 import threading
@@ -40,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.embedded.text_index import top_hits, top_of
+from agentmem.adapters.embedded.text_index import top_hits
 from agentmem.ports import Hit
 
 log = logging.getLogger(__name__)
@@ -131,13 +133,13 @@ class _Graph:
         """Removed nodes outnumber the live ones: time to build again."""
         return self.dead > max(1000, len(self.slots_of))
 
-    def candidates(self, query: np.ndarray, count: int) -> np.ndarray:
-        """Slots of the ``count`` nodes nearest to ``query`` (every slot of each node)."""
+    def nearest(self, query: np.ndarray, count: int) -> list[list[int]]:
+        """The slots of each of the ``count`` nodes nearest to ``query`` (one list per node)."""
         if not self.slots_of:
-            return np.zeros(0, dtype=np.int64)
+            return []
         found = self.index.search(query, min(count, len(self.slots_of)), threads=1)
         slots_of = self.slots_of
-        return np.fromiter((s for key in found.keys.tolist() for s in slots_of.get(key, ())), dtype=np.int64)
+        return [slots_of[key] for key in found.keys.tolist() if key in slots_of]
 
 
 class VectorMatrix:
@@ -219,11 +221,29 @@ class VectorMatrix:
         """The ``k`` nearest live rows to the normalised ``query``, best first (exact scores)."""
         graph = self._ready_graph()
         if graph is not None:
-            slots = graph.candidates(query, max(k, ANN_CANDIDATES))
-            return top_of(self.matrix[slots] @ query, slots, self.ids, k)
+            return self._graph_search(graph, query, k)
         n = len(self.ids)
         scores = self.matrix[:n] @ query
         return top_hits(scores, self.ids, np.flatnonzero(self.valid[:n]), k)
+
+    def _graph_search(self, graph: _Graph, query: np.ndarray, k: int) -> list[Hit]:
+        """The graph's nearest nodes, each scored once on the matrix (its rows are one vector),
+        best first; a node stands for all its rows, the newer ids first."""
+        nodes = graph.nearest(query, max(k, ANN_CANDIDATES))
+        if not nodes:
+            return []
+        scores = (self.matrix[[slots[0] for slots in nodes]] @ query).tolist()
+        hits: list[Hit] = []
+        for i in sorted(range(len(nodes)), key=scores.__getitem__, reverse=True):
+            ids = [str(self.ids[s]) for s in nodes[i]]
+            wanted = k - len(hits)
+            best = heapq.nlargest(wanted, ids) if len(ids) > wanted else ids
+            hits += [Hit(m, scores[i]) for m in best]
+            if len(hits) >= k:
+                break
+        hits.sort(key=lambda h: h.memory_id, reverse=True)
+        hits.sort(key=lambda h: -h.score)
+        return hits
 
     def approximate(self) -> bool:
         """Whether k-NN goes through the graph now (starts nothing)."""
