@@ -13,17 +13,18 @@ Queries run on a per-scope in-memory cache, loaded lazily from SQLite (each part
 query): per (model, dimension) a float32 matrix of L2-normalised vectors (:mod:`.vectors`: the
 exact scan, and from ``ann_min_vectors`` live vectors a graph whose candidates the matrix
 re-scores, built on a thread while the scan answers), and an inverted index (term → slot and tf
-arrays) with document lengths (:mod:`.text_index`: a query costs the postings of its terms). Writes through this instance update the cache
-in place; each write also bumps a per-scope generation counter in SQLite and stamps the rows it
-writes (documents, tombstones) with it, and a query that finds the stored generation ahead of its
-cache's (another process or instance wrote: the projector of ``agentmem serve --workers``) takes
-just the rows stamped since into the cache, matrix and graph included — at 100k a reload costs
-seconds and the graph's build many more. Past an erase (``reset_gen``) or
-:data:`CATCH_UP_LIMIT` changes the scope is reloaded. Updated or deleted text documents leave dead slots behind (masked at query time); when
-they outnumber the live ones the inverted index is reloaded. Only the most recently used scopes
-stay cached. Measured at 100k memories of one user (hash embedder, 256-d; docs/performance.md,
-"100k"): the exact k-NN ~8–10 ms of CPU, through the graph a few ms; BM25 ~1 ms; cold loads
-~1.5 s (vectors) and ~2.5 s (terms), then the graph's build on its thread.
+arrays) with document lengths (:mod:`.text_index`: a query costs the postings of its terms). Writes
+through this instance update the cache in place; each write also bumps a per-scope generation
+counter in SQLite and stamps the rows it writes (documents, tombstones) with it, and a query that
+finds the stored generation ahead of its cache's (another process or instance wrote: the projector
+of ``agentmem serve --workers``) takes just the rows stamped since into the cache, matrix and graph
+included — at 100k a reload costs seconds and the graph's build many more. Past an erase
+(``reset_gen``) or :data:`CATCH_UP_LIMIT` changes the scope is reloaded. Updated or deleted text
+documents leave dead slots behind (masked at query time); when they outnumber the live ones the
+inverted index is reloaded. Only the most recently used scopes stay cached. Measured at 100k
+memories of one user (hash embedder, 256-d; docs/performance.md, "100k"): the exact k-NN ~8–10 ms
+of CPU, through the graph a few ms; BM25 ~1 ms; cold loads ~1.5 s (vectors) and ~2.5 s (terms),
+then the graph's build on its thread.
 
 BLAS threads: a k-NN query is one matrix-vector product, which OpenBLAS splits over the cores;
 its idle workers spin, which doubled a context call's CPU time on 2 cores and took the caller's
