@@ -4,11 +4,15 @@ node, and the index wired to it. Below the threshold the scan answers, as before
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
+from agentmem.adapters.embedded import vectors
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.vectors import VectorMatrix
 from agentmem.domain.models import Category, MemoryRecord, Scope
@@ -93,16 +97,26 @@ def test_identical_vectors_are_one_node_and_every_copy_answers() -> None:
     assert all(h.score < 0.9999 for h in graph.search(rows[100], 5))
 
 
-def test_writes_made_while_the_graph_is_built_are_replayed_onto_it() -> None:
+def test_writes_made_while_the_graph_is_built_are_replayed_onto_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    build = vectors._Graph.build
+
+    def held(cls: type, *args: Any) -> Any:  # the build finishes only when the test says so
+        gate.wait(60)
+        return build(*args)
+
+    monkeypatch.setattr(vectors._Graph, "build", classmethod(held))
     rows = clustered(2500)
     graph = matrix_of(rows, ann_min=1000)  # built on a thread
     exact = matrix_of(rows, ann_min=0)
     q = clustered(1, seed=9)[0]
     assert graph.search(q, 10) == exact.search(q, 10)  # the scan answers until the graph is ready
+    assert not graph.approximate()
     rng = np.random.default_rng(4)
     late = unit(rng.normal(size=DIM))
     graph.put("late", late)
     graph.remove("m00001")
+    gate.set()
     assert graph.wait(timeout=60)
     assert graph.search(late, 1)[0].memory_id == "late"
     assert "m00001" not in [h.memory_id for h in graph.search(rows[1], 10)]
