@@ -223,3 +223,22 @@ def test_a_write_by_another_instance_is_seen_by_cached_reads(tmp_path: Path) -> 
     writer.erase_scope(S1)
     assert reader.scan_active(S1, 10, embeddings=False) == []
     assert reader.get_many(S1, ["m1", "m3"], embeddings=False) == {}
+
+
+def test_past_its_bound_the_read_cache_drops_its_oldest_records_not_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.adapters.embedded import read_cache
+    from agentmem.ports import Put
+
+    monkeypatch.setattr(read_cache, "MAX_CACHED_RECORDS", 8)
+    store = SqliteMemoryStore(tmp_path / "memory.db")
+    store.transact([Put(rec(f"m{i:02d}"), None) for i in range(12)])
+    scope = rec("m00").scope
+    first = [f"m{i:02d}" for i in range(12)]
+    assert list(store.get_many(scope, first, embeddings=False)) == first  # 12 > 8 cached
+    cached = store._cache._scopes[scope.key].records
+    assert list(cached) == [f"m{i:02d}" for i in range(6, 12)]  # the 6 oldest went, down to 3/4
+    assert store.get_many(scope, ["m00", "m11"], embeddings=False)["m00"] == replace(
+        rec("m00"), embedding=None
+    )

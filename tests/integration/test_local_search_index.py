@@ -110,3 +110,73 @@ def test_blas_threads_none_leaves_the_pools_alone(tmp_path: Path) -> None:
         index.knn(S1, np.asarray(unit(1.0)), 5, MODEL)
         threads = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
         assert threads == [2] * len(threads)
+
+
+def test_another_writers_changes_are_taken_into_the_loaded_cache(tmp_path: Path) -> None:
+    """A reader that loaded a scope takes what another process wrote since (the rows stamped
+    with later generations) into its cache instead of loading the scope again."""
+    path = tmp_path / "search.sqlite3"
+    writer, reader = LocalSearchIndex(path), LocalSearchIndex(path)
+    writer.upsert(rec("m1", "alpha", vec=unit(1.0)))
+    writer.upsert(rec("m2", "alpha beta", vec=unit(0.0, 1.0)))
+    assert sorted(ids(reader.keyword(S1, "alpha", 5))) == ["m1", "m2"]
+    assert ids(reader.knn(S1, np.asarray(unit(1.0)), 1, MODEL)) == ["m1"]
+    loaded = reader._caches[S1.key]
+    text, vectors = loaded.text, loaded.vectors
+    writer.upsert(rec("m3", "gamma alpha", vec=unit(1.0, 0.1)))
+    writer.delete(S1, "m1", 1)
+    writer.upsert(bump(rec("m2", "alpha beta", vec=unit(0.0, 1.0)), content="delta", embedding=unit(1.0)))
+    assert ids(reader.keyword(S1, "alpha", 5)) == ["m3"]
+    assert ids(reader.keyword(S1, "delta", 5)) == ["m2"]
+    assert ids(reader.knn(S1, np.asarray(unit(1.0)), 3, MODEL)) == ["m2", "m3"]
+    cache = reader._caches[S1.key]
+    assert cache is loaded and cache.text is text and cache.vectors is vectors  # nothing reloaded
+
+
+def test_an_erase_or_too_many_changes_reload_the_scope(tmp_path: Path, monkeypatch: Any) -> None:
+    from agentmem.adapters.embedded import search_index
+
+    path = tmp_path / "search.sqlite3"
+    writer, reader = LocalSearchIndex(path), LocalSearchIndex(path)
+    writer.upsert(rec("m1", "alpha"))
+    assert ids(reader.keyword(S1, "alpha", 5)) == ["m1"]
+    writer.erase_scope(S1)  # deleted rows leave no stamp: the reset generation says so
+    writer.upsert(rec("m2", "beta"))
+    assert reader.keyword(S1, "alpha", 5) == []
+    assert ids(reader.keyword(S1, "beta", 5)) == ["m2"]
+    monkeypatch.setattr(search_index, "CATCH_UP_LIMIT", 2)
+    before = reader._caches[S1.key]
+    for i in range(3):
+        writer.upsert(rec(f"n{i}", "beta"))
+    assert sorted(ids(reader.keyword(S1, "beta", 5))) == ["m2", "n0", "n1", "n2"]
+    assert reader._caches[S1.key] is not before
+
+
+def test_a_file_without_generation_stamps_is_upgraded(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(
+        """
+        CREATE TABLE docs (pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL,
+            content_hash TEXT NOT NULL, model TEXT, vector BLOB, doc_len INTEGER NOT NULL,
+            PRIMARY KEY (pk, memory_id)) WITHOUT ROWID;
+        CREATE TABLE postings (pk TEXT NOT NULL, term TEXT NOT NULL, memory_id TEXT NOT NULL,
+            tf INTEGER NOT NULL, PRIMARY KEY (pk, term, memory_id)) WITHOUT ROWID;
+        CREATE TABLE tombstones (pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL,
+            PRIMARY KEY (pk, memory_id)) WITHOUT ROWID;
+        CREATE TABLE generations (pk TEXT PRIMARY KEY, gen INTEGER NOT NULL);
+        """
+    )
+    vector = np.asarray(unit(1.0), dtype="<f4").tobytes()
+    old.execute("INSERT INTO docs VALUES (?, 'm1', 1, 'h', ?, ?, 1)", (S1.key, MODEL, vector))
+    old.execute("INSERT INTO postings VALUES (?, 'alpha', 'm1', 1)", (S1.key,))
+    old.execute("INSERT INTO generations VALUES (?, 4)", (S1.key,))
+    old.commit()
+    old.close()
+    index, other = LocalSearchIndex(path), LocalSearchIndex(path)
+    assert ids(index.keyword(S1, "alpha", 5)) == ["m1"]
+    assert ids(index.knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == ["m1"]
+    other.upsert(rec("m2", "alpha", vec=unit(1.0)))
+    assert sorted(ids(index.keyword(S1, "alpha", 5))) == ["m1", "m2"]

@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from agentmem.adapters.embedded import rows
@@ -23,7 +24,9 @@ from agentmem.adapters.embedded.sqlite_base import chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope
 
 MAX_CACHED_SCOPES = 64
-MAX_CACHED_RECORDS = 50_000  # per scope; beyond it the scope's cache starts over
+MAX_CACHED_RECORDS = 50_000
+"""Decoded records kept per scope; beyond it the oldest-cached quarter is dropped (a user of 100k
+memories no longer loses every cached record, and its listings, each time it passes the bound)."""
 
 
 @dataclass
@@ -69,8 +72,6 @@ class ReadCache:
                     cache.records.pop(memory_id, None)
                 cache.listings.clear()
                 cache.gen = gen
-            if len(cache.records) > MAX_CACHED_RECORDS:
-                cache.records.clear()
             self._scopes[pk] = cache
             self._scopes.move_to_end(pk)
             while len(self._scopes) > MAX_CACHED_SCOPES:
@@ -90,4 +91,9 @@ class ReadCache:
                 (scope.key, *part),
             ):
                 cached[memory_id] = rows.decode(scope, doc)
-        return {m: cached[m] for m in memory_ids if m in cached}
+        found = {m: cached[m] for m in memory_ids if m in cached}
+        if len(cached) > MAX_CACHED_RECORDS:
+            drop = len(cached) - MAX_CACHED_RECORDS * 3 // 4
+            for memory_id in list(islice(cached, drop)):  # insertion order: the oldest cached first
+                del cached[memory_id]
+        return found

@@ -1,4 +1,5 @@
-"""Embedded search index: exact cosine k-NN (numpy) and Okapi BM25 over CJK-aware terms.
+"""Embedded search index: cosine k-NN (numpy; an HNSW graph past 20k vectors of a scope) and
+Okapi BM25 over CJK-aware terms.
 
 A projection of the active memories, in its own SQLite file so it can be dropped and rebuilt:
 ``docs`` (pk, memory_id, version, content_hash, model, float32 vector, doc_len), ``postings``
@@ -9,26 +10,36 @@ with the same hash, is STALE; the same version with another hash is a CONFLICT (
 a newer version is APPLIED. A non-active record is not indexed: its upsert deletes the document.
 
 Queries run on a per-scope in-memory cache, loaded lazily from SQLite (each part on its first
-query): per (model, dimension) a float32 matrix of L2-normalised vectors, and an inverted index
-(term → slot and tf arrays) with document lengths. Writes through this instance update the cache
-in place; each write also bumps a per-scope generation counter in SQLite, and a query that finds
-the stored generation different from its cache's (another process or instance wrote) reloads the
-scope. Updated or deleted text documents leave dead slots behind (masked at query time); when
-they outnumber the live ones the inverted index is reloaded. Only the most recently used scopes
-stay cached. Measured at 100k memories of one user (384-d): k-NN ~8 ms, BM25 ~2 ms, cold loads
-~1.5 s (vectors) and ~2.5 s (terms).
+query): per (model, dimension) a float32 matrix of L2-normalised vectors (:mod:`.vectors`: the
+exact scan, and from ``ann_min_vectors`` live vectors a graph whose candidates the matrix
+re-scores, built on a thread while the scan answers), and an inverted index (term → slot and tf
+arrays) with document lengths (:mod:`.text_index`: a query costs the postings of its terms). Writes
+through this instance update the cache in place; each write also bumps a per-scope generation
+counter in SQLite and stamps the rows it writes (documents, tombstones) with it, and a query that
+finds the stored generation ahead of its cache's (another process or instance wrote: the projector
+of ``agentmem serve --workers``) takes just the rows stamped since into the cache, matrix and graph
+included — at 100k a reload costs seconds and the graph's build many more. Past an erase
+(``reset_gen``) or :data:`CATCH_UP_LIMIT` changes the scope is reloaded. Updated or deleted text
+documents leave dead slots behind (masked at query time); when they outnumber the live ones the
+inverted index is reloaded. Only the most recently used scopes stay cached. Measured at 100k
+memories of one user (hash embedder, 256-d; docs/performance.md, "100k"): the exact k-NN ~8–10 ms
+of CPU, through the graph a few ms; BM25 ~1 ms; cold loads ~1.5 s (vectors) and ~2.5 s (terms),
+then the graph's build on its thread.
 
 BLAS threads: a k-NN query is one matrix-vector product, which OpenBLAS splits over the cores;
 its idle workers spin, which doubled a context call's CPU time on 2 cores and took the caller's
 core under load. So loading a scope's vectors limits the process's BLAS pools to
 ``blas_threads`` (1; ``None`` leaves them; ``threadpoolctl``): a server process handles one
 request at a time, like a Lambda execution environment.
+
+The module runs over 400 lines: the writes, the generation stamps they leave and the caches that
+follow those stamps share one transaction, so they share one class; the vectors and their graph
+are :mod:`.vectors`, the terms and BM25 :mod:`.text_index`.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
@@ -39,7 +50,8 @@ from typing import Any
 import numpy as np
 
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, projection_states
-from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms, top_hits
+from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
+from agentmem.adapters.embedded.vectors import ANN_MIN_VECTORS, VectorMatrix, load_vectors, normalised
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
 
@@ -48,18 +60,42 @@ log = logging.getLogger(__name__)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
     pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL,
-    model TEXT, vector BLOB, doc_len INTEGER NOT NULL, PRIMARY KEY (pk, memory_id)
+    model TEXT, vector BLOB, doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (pk, memory_id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS docs_by_gen ON docs (pk, gen);
 CREATE TABLE IF NOT EXISTS postings (
     pk TEXT NOT NULL, term TEXT NOT NULL, memory_id TEXT NOT NULL, tf INTEGER NOT NULL,
     PRIMARY KEY (pk, term, memory_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_by_doc ON postings (pk, memory_id);
 CREATE TABLE IF NOT EXISTS tombstones (
-    pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (pk, memory_id)
+    pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (pk, memory_id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS generations (pk TEXT PRIMARY KEY, gen INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS tombstones_by_gen ON tombstones (pk, gen);
+CREATE TABLE IF NOT EXISTS generations (
+    pk TEXT PRIMARY KEY, gen INTEGER NOT NULL, reset_gen INTEGER NOT NULL DEFAULT 0
+);
 """
+
+
+CATCH_UP_LIMIT = 2000
+"""Changes another writer made that a cached scope takes in place; more, and it is reloaded."""
+_GEN_COLUMNS = (
+    ("docs", "gen INTEGER NOT NULL DEFAULT 0"),
+    ("tombstones", "gen INTEGER NOT NULL DEFAULT 0"),
+    ("generations", "reset_gen INTEGER NOT NULL DEFAULT 0"),
+)
+
+
+def _migrate(conn: Any) -> None:
+    """Add the generation stamps to a file written before them (its rows count as generation 0,
+    older than any cache: a cache of such a file is reloaded once, as before)."""
+    for table, column in _GEN_COLUMNS:
+        columns = {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})").fetchall()}
+        if columns and column.split()[0] not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
 
 
 def document_text(record: MemoryRecord) -> str:
@@ -81,85 +117,15 @@ def limit_blas_threads(threads: int | None) -> None:
         threadpool_limits(limits=threads, user_api="blas")
 
 
-def _normalised(vector: np.ndarray) -> np.ndarray:
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 and math.isfinite(norm) else np.zeros_like(vector)
-
-
-class _Vectors:
-    """One (model, dimension) matrix of a scope; rows are reused after deletes."""
-
-    def __init__(self, dim: int, ids: list[str] | None = None, matrix: np.ndarray | None = None) -> None:
-        self.ids: list[str | None] = list(ids or [])
-        self.slot_of = {m: i for i, m in enumerate(self.ids) if m is not None}
-        size = max(16, len(self.ids))
-        self.matrix = np.zeros((size, dim), dtype=np.float32)
-        self.valid = np.zeros(size, dtype=bool)
-        if matrix is not None and len(self.ids):
-            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-            self.matrix[: len(self.ids)] = np.divide(
-                matrix, norms, out=np.zeros_like(matrix), where=norms > 0
-            )
-            self.valid[: len(self.ids)] = True
-        self.free: list[int] = []
-
-    def put(self, memory_id: str, vector: np.ndarray) -> None:
-        slot = self.slot_of.get(memory_id)
-        if slot is None:
-            if self.free:
-                slot = self.free.pop()
-            else:
-                slot = len(self.ids)
-                self.ids.append(None)
-                if slot >= self.matrix.shape[0]:
-                    grown = np.zeros((2 * self.matrix.shape[0], self.matrix.shape[1]), dtype=np.float32)
-                    grown[:slot] = self.matrix
-                    self.matrix = grown
-                    self.valid = np.concatenate([self.valid, np.zeros(self.valid.size, bool)])
-            self.ids[slot] = memory_id
-            self.slot_of[memory_id] = slot
-        self.matrix[slot] = _normalised(vector)
-        self.valid[slot] = True
-
-    def remove(self, memory_id: str) -> None:
-        slot = self.slot_of.pop(memory_id, None)
-        if slot is not None:
-            self.ids[slot] = None
-            self.valid[slot] = False
-            self.free.append(slot)
-
-    def search(self, query: np.ndarray, k: int) -> list[Hit]:
-        n = len(self.ids)
-        scores = self.matrix[:n] @ query
-        return top_hits(scores, self.ids, np.flatnonzero(self.valid[:n]), k)
-
-
-def _load_vectors(conn: Any, pk: str) -> tuple[dict[tuple[str, int], _Vectors], dict[str, tuple[str, int]]]:
-    by_key: dict[tuple[str, int], tuple[list[str], list[bytes]]] = {}
-    for memory_id, model, blob in conn.execute(
-        "SELECT memory_id, model, vector FROM docs WHERE pk = ? AND vector IS NOT NULL", (pk,)
-    ):
-        if model is not None and blob:
-            ids, blobs = by_key.setdefault((model, len(blob) // 4), ([], []))
-            ids.append(memory_id)
-            blobs.append(blob)
-    vectors: dict[tuple[str, int], _Vectors] = {}
-    keys: dict[str, tuple[str, int]] = {}
-    for key, (ids, blobs) in by_key.items():
-        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), key[1])
-        vectors[key] = _Vectors(key[1], ids, matrix)
-        keys.update(dict.fromkeys(ids, key))
-    return vectors, keys
-
-
 @dataclass
 class _ScopeCache:
     """What is cached of one scope; each part is loaded on its first query."""
 
     gen: int
     text: InvertedIndex | None = None
-    vectors: dict[tuple[str, int], _Vectors] | None = None
+    vectors: dict[tuple[str, int], VectorMatrix] | None = None
     vector_key: dict[str, tuple[str, int]] = field(default_factory=dict)
+    ann: dict[str, Any] = field(default_factory=dict)  # VectorMatrix options (the graph's threshold)
 
     def remove(self, memory_id: str) -> None:
         if self.text is not None:
@@ -177,7 +143,7 @@ class _ScopeCache:
         if self.vectors is not None and model is not None and vector is not None and vector.size:
             key = (model, int(vector.size))
             if key not in self.vectors:
-                self.vectors[key] = _Vectors(key[1])
+                self.vectors[key] = VectorMatrix(key[1], **self.ann)
             self.vectors[key].put(memory_id, vector)
             self.vector_key[memory_id] = key
 
@@ -186,9 +152,16 @@ class LocalSearchIndex:
     """:class:`agentmem.ports.SearchIndex` over one SQLite file (or ``":memory:"``)."""
 
     def __init__(
-        self, path: str | Path, *, max_cached_scopes: int = 64, blas_threads: int | None = 1
+        self,
+        path: str | Path,
+        *,
+        max_cached_scopes: int = 64,
+        blas_threads: int | None = 1,
+        ann_min_vectors: int = ANN_MIN_VECTORS,
+        ann_background: bool = True,
     ) -> None:
-        self._db = SqliteDatabase(path, _SCHEMA, name="search_index")
+        self._db = SqliteDatabase(path, _SCHEMA, name="search_index", migrate=_migrate)
+        self._ann = {"ann_min": ann_min_vectors, "background": ann_background}
         self._blas_threads = blas_threads
         self._lock = threading.RLock()
         self._caches: OrderedDict[str, _ScopeCache] = OrderedDict()
@@ -202,29 +175,71 @@ class LocalSearchIndex:
     # ------------------------------------------------------------------ cache
 
     @staticmethod
-    def _generation(conn: Any, pk: str) -> int:
-        row = conn.execute("SELECT gen FROM generations WHERE pk = ?", (pk,)).fetchone()
-        return 0 if row is None else int(row[0])
+    def _generation(conn: Any, pk: str) -> tuple[int, int]:
+        """The scope's stored generation and the last one that reset it (an erase)."""
+        row = conn.execute("SELECT gen, reset_gen FROM generations WHERE pk = ?", (pk,)).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     @staticmethod
-    def _bump(conn: Any, pk: str) -> int:
-        conn.execute(
-            "INSERT INTO generations (pk, gen) VALUES (?, 1) ON CONFLICT (pk) DO UPDATE SET gen = gen + 1",
-            (pk,),
-        )
-        return LocalSearchIndex._generation(conn, pk)
+    def _bump(conn: Any, pk: str, *, reset: bool = False) -> int:
+        """Move the scope's generation (``reset``: caches must start over); returns it. The rows
+        a write changes are stamped with it, so a cache can take just those (:meth:`_catch_up`)."""
+        row = conn.execute(
+            "INSERT INTO generations (pk, gen, reset_gen) VALUES (?, 1, ?)"
+            " ON CONFLICT (pk) DO UPDATE SET gen = gen + 1,"
+            " reset_gen = CASE WHEN excluded.reset_gen > 0 THEN gen + 1 ELSE reset_gen END"
+            " RETURNING gen",
+            (pk, 1 if reset else 0),
+        ).fetchone()
+        return int(row[0])
 
     def _scope(self, conn: Any, pk: str) -> _ScopeCache:
-        """The scope's cache, emptied if another writer moved the stored generation."""
-        gen = self._generation(conn, pk)
+        """The scope's cache at the stored generation: what another writer changed since is taken
+        in place (:meth:`_catch_up`); past a reset, or too much of it, the cache starts over."""
+        gen, reset = self._generation(conn, pk)
         cache = self._caches.get(pk)
-        if cache is not None and cache.gen == gen:
+        if cache is not None and (
+            cache.gen == gen or (reset <= cache.gen < gen and self._catch_up(conn, pk, cache, gen))
+        ):
             self._caches.move_to_end(pk)
             return cache
-        cache = self._caches[pk] = _ScopeCache(gen=gen)
+        cache = self._caches[pk] = _ScopeCache(gen=gen, ann=self._ann)
         while len(self._caches) > self._max_cached:
             self._caches.popitem(last=False)
         return cache
+
+    @staticmethod
+    def _catch_up(conn: Any, pk: str, cache: _ScopeCache, gen: int) -> bool:
+        """Apply the documents written and deleted after ``cache.gen`` (inside the caller's read);
+        ``False`` (nothing applied) when they are more than :data:`CATCH_UP_LIMIT`."""
+        changed = conn.execute(
+            "SELECT memory_id, model, vector FROM docs INDEXED BY docs_by_gen WHERE pk = ? AND gen > ?"
+            f" LIMIT {CATCH_UP_LIMIT + 1}",
+            (pk, cache.gen),
+        ).fetchall()
+        removed = conn.execute(
+            "SELECT memory_id FROM tombstones INDEXED BY tombstones_by_gen WHERE pk = ? AND gen > ?"
+            f" LIMIT {CATCH_UP_LIMIT + 1}",
+            (pk, cache.gen),
+        ).fetchall()
+        if len(changed) + len(removed) > CATCH_UP_LIMIT:
+            return False
+        for (memory_id,) in removed:
+            cache.remove(memory_id)
+        for memory_id, model, blob in changed:
+            counts: dict[str, int] = {}
+            if cache.text is not None:
+                counts = dict(
+                    conn.execute(
+                        "SELECT term, tf FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id)
+                    ).fetchall()
+                )
+            vector = np.frombuffer(blob, dtype="<f4") if blob else None
+            cache.add(memory_id, counts, model if vector is not None else None, vector)
+        cache.gen = gen
+        if cache.text is not None and cache.text.dead > max(1000, len(cache.text.slot_of)):
+            cache.text = None  # compact, as after this instance's own writes
+        return True
 
     def _text(self, pk: str) -> InvertedIndex:
         with self._db.read() as conn:  # one snapshot: generation and data agree
@@ -233,12 +248,12 @@ class LocalSearchIndex:
                 cache.text = InvertedIndex.load(conn, pk)
             return cache.text
 
-    def _vectors(self, pk: str) -> dict[tuple[str, int], _Vectors]:
+    def _vectors(self, pk: str) -> dict[tuple[str, int], VectorMatrix]:
         with self._db.read() as conn:
             cache = self._scope(conn, pk)
             if cache.vectors is None:
                 limit_blas_threads(self._blas_threads)
-                cache.vectors, cache.vector_key = _load_vectors(conn, pk)
+                cache.vectors, cache.vector_key = load_vectors(conn, pk, **cache.ann)
             return cache.vectors
 
     def _after_write(self, pk: str, gen: int, change: Callable[[_ScopeCache], None]) -> None:
@@ -282,10 +297,11 @@ class LocalSearchIndex:
                     if tomb is not None and record.version <= tomb[0]:
                         return ProjectionOutcome.STALE
                 if not record.is_active:
-                    self._remove_rows(conn, pk, memory_id, record.version)
-                    if row is None:
-                        return ProjectionOutcome.STALE  # nothing was indexed; the tombstone guards replays
+                    if row is None:  # nothing was indexed; the tombstone guards replays
+                        self._remove_rows(conn, pk, memory_id, record.version, 0)
+                        return ProjectionOutcome.STALE
                     gen = self._bump(conn, pk)
+                    self._remove_rows(conn, pk, memory_id, record.version, gen)
 
                     def change(cache: _ScopeCache) -> None:
                         cache.remove(memory_id)
@@ -294,9 +310,11 @@ class LocalSearchIndex:
                         conn.execute("DELETE FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id))
                     if tomb is not None:
                         conn.execute("DELETE FROM tombstones WHERE pk = ? AND memory_id = ?", (pk, memory_id))
+                    gen = self._bump(conn, pk)
                     conn.execute(
-                        "INSERT OR REPLACE INTO docs (pk, memory_id, version, content_hash, model, vector, doc_len)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT OR REPLACE INTO docs"
+                        " (pk, memory_id, version, content_hash, model, vector, doc_len, gen)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             pk,
                             memory_id,
@@ -305,13 +323,13 @@ class LocalSearchIndex:
                             model,
                             None if vector is None else vector.tobytes(),
                             sum(counts.values()),
+                            gen,
                         ),
                     )
                     conn.executemany(
                         "INSERT INTO postings (pk, term, memory_id, tf) VALUES (?, ?, ?, ?)",
                         [(pk, term, memory_id, tf) for term, tf in counts.items()],
                     )
-                    gen = self._bump(conn, pk)
 
                     def change(cache: _ScopeCache) -> None:
                         cache.add(memory_id, counts, model, vector)
@@ -320,14 +338,16 @@ class LocalSearchIndex:
         return ProjectionOutcome.APPLIED
 
     @staticmethod
-    def _remove_rows(conn: Any, pk: str, memory_id: str, tombstone: int) -> None:
-        """Delete the document and remember the version it was deleted at."""
+    def _remove_rows(conn: Any, pk: str, memory_id: str, tombstone: int, gen: int) -> None:
+        """Delete the document and remember the version it was deleted at, stamped with ``gen``
+        (0: nothing was indexed, no cache holds it; a stamp never moves back)."""
         conn.execute("DELETE FROM docs WHERE pk = ? AND memory_id = ?", (pk, memory_id))
         conn.execute("DELETE FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id))
         conn.execute(
-            "INSERT INTO tombstones (pk, memory_id, version) VALUES (?, ?, ?)"
-            " ON CONFLICT (pk, memory_id) DO UPDATE SET version = MAX(version, excluded.version)",
-            (pk, memory_id, tombstone),
+            "INSERT INTO tombstones (pk, memory_id, version, gen) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (pk, memory_id) DO UPDATE SET version = MAX(version, excluded.version),"
+            " gen = MAX(gen, excluded.gen)",
+            (pk, memory_id, tombstone, gen),
         )
 
     def delete(self, scope: Scope, memory_id: str, version: int) -> ProjectionOutcome:
@@ -339,10 +359,11 @@ class LocalSearchIndex:
                 ).fetchone()
                 if row is not None and row[0] > version:
                     return ProjectionOutcome.STALE
-                self._remove_rows(conn, pk, memory_id, version)
                 if row is None:
+                    self._remove_rows(conn, pk, memory_id, version, 0)
                     return ProjectionOutcome.STALE
                 gen = self._bump(conn, pk)
+                self._remove_rows(conn, pk, memory_id, version, gen)
             self._after_write(pk, gen, lambda c: c.remove(memory_id))
         return ProjectionOutcome.APPLIED
 
@@ -353,7 +374,7 @@ class LocalSearchIndex:
                 count = int(conn.execute("SELECT COUNT(*) FROM docs WHERE pk = ?", (pk,)).fetchone()[0])
                 for table in ("docs", "postings", "tombstones"):
                     conn.execute(f"DELETE FROM {table} WHERE pk = ?", (pk,))
-                self._bump(conn, pk)
+                self._bump(conn, pk, reset=True)  # deleted rows leave no stamp: caches start over
             self._caches.pop(pk, None)
         self._db.checkpoint()  # no page image of the erased text is left in the WAL
         return count
@@ -366,7 +387,7 @@ class LocalSearchIndex:
             return []
         with self._lock:
             vectors = self._vectors(scope.key).get((model, int(query.size)))
-            return [] if vectors is None else vectors.search(_normalised(query), k)
+            return [] if vectors is None else vectors.search(normalised(query), k)
 
     def similarities(
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
@@ -381,8 +402,20 @@ class LocalSearchIndex:
             found = [(m, s) for m in dict.fromkeys(memory_ids) if (s := vectors.slot_of.get(m)) is not None]
             if not found:
                 return {}
-            scores = vectors.matrix[[s for _, s in found]] @ _normalised(query)
+            scores = vectors.matrix[[s for _, s in found]] @ normalised(query)
         return {m: float(x) for (m, _), x in zip(found, scores.tolist(), strict=True)}
+
+    def settle(self, scope: Scope, timeout: float | None = None) -> bool:
+        """Load the scope's vectors and wait for the graph builds they start (benchmarks, tests);
+        ``True`` when every matrix past the threshold answers through its graph."""
+        with self._lock:
+            matrices = list(self._vectors(scope.key).values())
+            return all(m.wait(timeout) for m in matrices if 0 < m.ann_min <= len(m.slot_of))
+
+    def approximate(self, scope: Scope) -> bool:
+        """Whether a k-NN query of ``scope`` goes through a graph now (for one of its models)."""
+        with self._lock:
+            return any(m.approximate() for m in self._vectors(scope.key).values())
 
     def keyword(self, scope: Scope, text: str, k: int) -> list[Hit]:
         terms = bm25_terms(text)

@@ -103,10 +103,15 @@ def bm25_terms(text: str) -> list[str]:
 
 def top_hits(scores: np.ndarray, ids: Sequence[str | None], candidates: np.ndarray, k: int) -> list[Hit]:
     """The ``k`` best candidates, best first; ties go to the larger (newer) id."""
-    if candidates.size > k:
-        part = np.argpartition(-scores[candidates], k - 1)[:k]
-        candidates = candidates[part]
-    hits = [Hit(str(ids[i]), float(scores[i])) for i in candidates]
+    return top_of(scores[candidates], candidates, ids, k)
+
+
+def top_of(values: np.ndarray, slots: np.ndarray, ids: Sequence[str | None], k: int) -> list[Hit]:
+    """:func:`top_hits` given the candidates' scores ``values`` and their ``slots`` in ``ids``."""
+    if slots.size > k:
+        part = np.argpartition(-values, k - 1)[:k]
+        values, slots = values[part], slots[part]
+    hits = [Hit(str(ids[i]), float(v)) for i, v in zip(slots.tolist(), values.tolist(), strict=True)]
     hits.sort(key=lambda h: h.memory_id, reverse=True)
     hits.sort(key=lambda h: -h.score)
     return hits
@@ -180,13 +185,17 @@ class InvertedIndex:
             self.total_len -= int(self.doc_len[slot])
 
     def search(self, terms: Sequence[str], k: int) -> list[Hit]:
+        """BM25 top ``k``; the cost grows with the postings of the query's terms, not the scope:
+        each term's contributions are summed per document in term order (``bincount`` over the
+        documents the terms reach), which adds the same numbers in the same order as a dense
+        score vector would, so the scores and their ties are the same."""
         docs = len(self.slot_of)
         if docs == 0:
             return []
-        n = len(self.ids)
-        valid, doc_len = self.valid[:n], self.doc_len[:n]
+        valid, doc_len = self.valid, self.doc_len
         avgdl = self.total_len / docs or 1.0
-        scores = np.zeros(n, dtype=np.float64)
+        reached: list[np.ndarray] = []
+        parts: list[np.ndarray] = []
         for term in dict.fromkeys(terms):
             entry = self.postings.get(term)
             if entry is None:
@@ -199,5 +208,11 @@ class InvertedIndex:
             slots = slots[live]
             tfs = np.array(entry[1], dtype=np.float64)[live]
             idf = math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
-            scores[slots] += idf * tfs * (K1 + 1) / (tfs + K1 * (1 - B + B * doc_len[slots] / avgdl))
-        return top_hits(scores, self.ids, np.flatnonzero(scores > 0), k)
+            reached.append(slots)
+            parts.append(idf * tfs * (K1 + 1) / (tfs + K1 * (1 - B + B * doc_len[slots] / avgdl)))
+        if not reached:
+            return []
+        order, where = np.unique(np.concatenate(reached), return_inverse=True)
+        sums = np.bincount(where.ravel(), weights=np.concatenate(parts), minlength=order.size)
+        positive = np.flatnonzero(sums > 0)
+        return top_of(sums[positive], order[positive], self.ids, k)
