@@ -373,8 +373,13 @@ def stale_pairs(records: Sequence[MemoryRecord]) -> dict[str, str]:
     user-stated record replaces (same subject, same single-valued attribute, another value),
     mapped to the id of the newest such record. The older one is only reported: the caller
     down-ranks and labels it. Pinned records are never reported (they wait for a confirmation)."""
+    # Only records stating a single-valued attribute's value can take part (same_attribute_conflict).
+    found = {
+        r.memory_id: [a for a in infer_all(r.content) if a.single and a.value] for r in records if r.is_active
+    }
+    stated = {m: attributes for m, attributes in found.items() if attributes}
     stamped = sorted(
-        (r for r in records if r.is_active),
+        (r for r in records if r.memory_id in stated),
         key=lambda r: (r.valid_from or r.created_at or _EPOCH, r.memory_id),
         reverse=True,
     )
@@ -382,11 +387,13 @@ def stale_pairs(records: Sequence[MemoryRecord]) -> dict[str, str]:
     for i, newer in enumerate(stamped):
         if newer.source is not Source.USER or newer.memory_id in out:
             continue
+        news = stated[newer.memory_id]
         for older in stamped[i + 1 :]:
             if older.pinned or older.memory_id in out:
                 continue
             if set(newer.source_refs.message_ids) & set(older.source_refs.message_ids):
                 continue  # one turn does not contradict itself
-            if supersedes_text(newer.content, older.content):
+            olds = stated[older.memory_id]
+            if any(same_attribute_conflict(n, o) for n in news for o in olds):
                 out[older.memory_id] = newer.memory_id
     return out
