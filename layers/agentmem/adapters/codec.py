@@ -61,6 +61,27 @@ OPTIONAL_STR_FIELDS = (
 )
 DATE_FIELDS = ("created_at", "updated_at", "last_accessed_at", "valid_from", "valid_to", "expires_at")
 STR_TUPLE_FIELDS = ("tags", "supersedes", "entities")
+SCALAR_ATTRIBUTES = (
+    "tenant_id",
+    "user_id",
+    "memory_id",
+    "content",
+    "category",
+    "layer",
+    "importance",
+    "importance_source",
+    "confidence",
+    "source",
+    "version",
+    "content_hash",
+    "access_count",
+    "status",
+    "pinned",
+    "source_refs",
+)
+RECORD_ATTRIBUTES = SCALAR_ATTRIBUTES + OPTIONAL_STR_FIELDS + STR_TUPLE_FIELDS + DATE_FIELDS
+"""Every attribute :func:`item_to_record` reads but the vector (and the table keys): what an
+index must project for its entries to decode as records without their embedding."""
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()

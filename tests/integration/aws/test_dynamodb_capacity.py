@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -65,18 +65,75 @@ def test_a_slot_listing_reads_its_category_not_the_partition(moto: Moto) -> None
     policies = [record(100 + i, Category.POLICY) for i in range(3)]
     store.transact([Put(r, None) for r in facts + policies])
     rules.ledger.reset()
-    page = store.list(S1, category=Category.POLICY.value, limit=100)
+    page = store.list(S1, category=Category.POLICY.value, limit=100, embeddings=False)
     assert [r.memory_id for r in page.items] == [r.memory_id for r in reversed(policies)]
     rows = rules.ledger.snapshot()
-    assert set(rows) == {(moto.memory_table, "query:slots")}
-    # three items of ~2.6 KB, eventually consistent (a GSI): 2 units of 4 KB, halved
-    size = sum(item_size(memory_item(r)) for r in policies)
-    assert rows[(moto.memory_table, "query:slots")].read_units == read_units(size, consistent=False)
+    assert set(rows) == {(moto.memory_table, "query:slot_lists")}
+    # three index entries without their vectors, eventually consistent (a GSI): one unit, halved
+    entry = sum(item_size(slot_entry(r)) for r in policies)
+    assert (
+        rows[(moto.memory_table, "query:slot_lists")].read_units == read_units(entry, consistent=False) == 0.5
+    )
     # the partition walk the listing was would have read all 63 items, strongly consistent
     assert (
-        read_units(size, consistent=False)
+        read_units(entry, consistent=False)
         < read_units(63 * item_size(memory_item(facts[0])), consistent=True) / 20
     )
+
+
+def slot_entry(r: MemoryRecord) -> dict[str, Any]:
+    """The ``slot_lists`` entry of ``r``: its item but the vector (INCLUDE projection)."""
+    return {
+        k: v for k, v in memory_item(r).items() if k not in ("embedding", "embedding_f16", "mem_key", "ttl")
+    }
+
+
+def test_a_slot_entry_is_the_record_without_its_vector(moto: Moto) -> None:
+    rules, store = priced(moto)
+    prefs = [record(10 + i, Category.PREFERENCE, key=f"food{i}", value="ramen") for i in range(40)]
+    store.transact([Put(r, None) for r in prefs])
+    rules.ledger.reset()
+    light = store.list(S1, category=Category.PREFERENCE.value, limit=30, embeddings=False)
+    assert [r.memory_id for r in light.items] == [r.memory_id for r in reversed(prefs)][:30]
+    assert all(r.embedding is None and r.embedding_model == "hash-test" for r in light.items)
+    assert [replace(r, embedding=VECTOR) for r in light.items] == list(reversed(prefs))[:30]
+    # 31 entries of ~0.5 KB: 4 units of 4 KB, halved; the items would have been 21 units, halved
+    entries = sum(item_size(slot_entry(r)) for r in prefs[-31:])
+    assert rules.ledger.totals() == (read_units(entries, consistent=False), 0.0)
+    assert read_units(entries, consistent=False) * 4 < read_units(
+        sum(item_size(memory_item(r)) for r in prefs[-31:]), consistent=False
+    )
+    # with embeddings: the same page, its vectors read from the table (one BatchGetItem)
+    rules.ledger.reset()
+    full = store.list(S1, category=Category.PREFERENCE.value, limit=30)
+    assert full.items == list(reversed(prefs))[:30] and full.next_cursor == light.next_cursor
+    assert {op for _, op in rules.ledger.snapshot()} == {"query:slot_lists", "batch_get_item"}
+    rest = store.list(S1, category=Category.PREFERENCE.value, limit=30, cursor=full.next_cursor)
+    assert rest.items == list(reversed(prefs))[30:] and rest.next_cursor is None
+
+
+def test_the_slot_index_projects_every_record_attribute_but_the_vector() -> None:
+    """A field added to the codec without the projection would come back empty from a listing."""
+    (slots,) = [
+        g for g in memory_table_request("t")["GlobalSecondaryIndexes"] if g["IndexName"] == "slot_lists"
+    ]
+    every = replace(
+        record(1, Category.POLICY, key="k", value="v", tags=("a",), entities=("e",), supersedes=("m",)),
+        slot_hint="h",
+        embedding_revision="r1",
+        superseded_by="m2",
+        quarantine_reason="q",
+        last_accessed_at=T0,
+        updated_at=T0,
+        valid_from=T0,
+        valid_to=T0 + timedelta(days=2),
+        expires_at=T0 + timedelta(days=3),
+    )
+    stored = set(memory_item(every)) - {"pk", "sk", "slot_pk", "slot_sk", "embedding_f16", "mem_key", "ttl"}
+    assert set(slots["Projection"]["NonKeyAttributes"]) == stored
+    # ... and every field of the record but its scope (tenant_id, user_id) and its vector
+    fields_ = {f.name for f in fields(MemoryRecord)} - {"scope", "embedding"}
+    assert fields_ <= stored
 
 
 def test_a_record_leaves_the_slot_index_when_it_stops_being_active(moto: Moto) -> None:
@@ -112,7 +169,8 @@ def test_a_create_costs_one_transaction_of_the_item_and_the_barrier_check(moto: 
     item = write_units(item_size(memory_item(fresh)))
     assert rows[(moto.memory_table, "transact:Put")].write_units == 2 * item
     assert rows[(moto.memory_table, "transact:ConditionCheck")].write_units == 2
-    assert rows[(moto.memory_table, "index:slots")].write_units == item  # a preference: in the slots GSI
+    # a preference: in the slot_lists GSI, without its vector: one unit, not the item's three
+    assert rows[(moto.memory_table, "index:slot_lists")].write_units == 1 < item
     assert rows[(moto.memory_table, "index:by_key")].write_units == 1  # keys + status only
 
 

@@ -80,11 +80,16 @@ class MemoryReads:
         if not wanted or limit <= 0:
             return Page(items=[], next_cursor=None)
         if category is not None and wanted == [Status.ACTIVE.value] and str(category) in SLOT_CATEGORIES:
-            return self._slot_listing(scope, str(category), limit, cursor)
+            return self._slot_listing(scope, str(category), limit, cursor, embeddings=embeddings)
         return self._partition_listing(scope, wanted, category, limit, cursor, more=True)
 
-    def _slot_listing(self, scope: Scope, category: str, limit: int, cursor: str | None) -> Page:
-        """Active records of one slot category from the sparse ``slots`` GSI, newest first."""
+    def _slot_listing(
+        self, scope: Scope, category: str, limit: int, cursor: str | None, *, embeddings: bool
+    ) -> Page:
+        """Active records of one slot category from the sparse ``slot_lists`` GSI, newest first.
+        Its entries hold every attribute but the vector: without ``embeddings`` they are the
+        records; with them, the page's items are read from the table (eventually consistent, as
+        the index is), and one deleted since the index entry was read is left out."""
         partition = slot_partition(scope, category)
         kwargs: dict[str, Any] = {
             "IndexName": MEMORY_GSI_SLOTS,
@@ -101,7 +106,13 @@ class MemoryReads:
                 "slot_sk": s(after),
             }
         items = [image_to_record(i) for i in self._t.query(limit=limit + 1, **kwargs)]
-        return self._page(items, limit)
+        page = self._page(items, limit)
+        if not embeddings or not page.items:
+            return page
+        full = self._batch_get(scope, [r.memory_id for r in page.items], consistent=False)
+        return Page(
+            items=[full[r.memory_id] for r in page.items if r.memory_id in full], next_cursor=page.next_cursor
+        )
 
     @staticmethod
     def _page(items: builtins.list[MemoryRecord], limit: int) -> Page:
