@@ -32,7 +32,9 @@ builds them directly (moto tests, the smoke run, a developer account). Three tab
     ``STATE#<session_id>`` runtime task state. LSI ``by_session`` (pk, ``session_sk``) orders
     the turns of one session by time and arrival.
 ``audit`` (append-only: the functions' role gets ``PutItem`` with a condition and ``Query``)
-    ``EVT#<event_id>``; LSI ``by_time`` (pk, ``at_sk``) lists newest first.
+    ``AT#<at>#<event_id>`` an event without a caller's id (time-ordered by its key, no index
+    entry), ``EVT#<event_id>`` one with an id (and every event of the older layout), which
+    carries ``at_sk`` for the LSI ``by_time`` (pk, ``at_sk``); a listing merges the two.
 """
 
 from __future__ import annotations
