@@ -419,8 +419,21 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
                     "three slot listings (identity, preference, policy)",
                     f"{pat['slot_listings_partition_walk_before']} (partition walk;"
                     f" ~{pat['slot_listings_partition_walk_before_at_10k']} at 10k)",
-                    f"{pat['slot_listings_slots_gsi_after']} (sparse slots GSI)",
+                    f"{pat['slot_listings_slot_lists_gsi_after']} (sparse slot_lists GSI, no vectors;"
+                    f" {pat['slot_listings_gsi_projection_all_before_computed']} projecting whole items)",
                 ],
+            ],
+        ),
+        "",
+        *_table(
+            ["port call", "operation", "calls", "read units", "write units"],
+            [
+                [f"{where}: {r['port_call']}", r["operation"], r["calls"], r["read_units"], r["write_units"]]
+                for where, rows in (
+                    ("turn", turn.get("by_port_call", [])),
+                    ("context", ctx.get("by_port_call", [])),
+                )
+                for r in rows[:8]
             ],
         ),
         "",

@@ -1,0 +1,120 @@
+"""The access-pattern rows of the DynamoDB bench (:mod:`agentmem_dev.bench.dynamodb_cost`): the
+reads that grew with the user or with the item, in their old and their current shape, priced on
+the same data by AWS's rules (:mod:`agentmem_dev.bench.dynamodb_units`).
+
+* measured (replayed through the priced client): the 200- and 20-newest neighbour listings, the
+  three slot listings as the partition walk they were and from the ``slot_lists`` GSI (without
+  vectors, as the context slots read them, and with them);
+* computed from the sizes of the items those listings return (marked ``computed``): the slot
+  listings as the ALL-projected ``slots`` GSI read them (whole items), and the 20-newest listing
+  over items without their vector — the layout that would keep the vector in an item of its own,
+  which the projector does not allow yet (it projects the stream image, docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agentmem.adapters.aws.dynamodb_schema import SLOT_CATEGORIES
+from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
+from agentmem.adapters.codec import EMBEDDING_F16, SORT_KEY_PREFIX, memory_sort_key
+from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem_dev.bench.dynamodb_units import RulesClient, item_size, read_units
+
+OLD_NEIGHBOURS = 200
+RECENT_NEIGHBOURS = 20  # the write pipeline's recent window (agentmem.services.neighbours.RECENT)
+OLD_LISTING_LIMIT = 100  # services/context.py LISTING_LIMIT
+GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
+_VECTORS = ("embedding", EMBEDDING_F16)
+
+
+def _reads_of(rules: RulesClient, action: Callable[[], object]) -> float:
+    rules.ledger.reset()
+    action()
+    return round(rules.ledger.totals()[0], 2)
+
+
+def _old_listing(rules: RulesClient, table: str, scope: Scope, category: str) -> None:
+    """The partition walk a slot listing was (before the slots GSI)."""
+    kwargs: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "pk = :pk AND begins_with(sk, :mem)",
+        "FilterExpression": "#s IN (:s0) AND category = :category",
+        "ExpressionAttributeNames": {"#s": "status"},
+        "ExpressionAttributeValues": {
+            ":pk": {"S": scope.key},
+            ":mem": {"S": SORT_KEY_PREFIX},
+            ":s0": {"S": Status.ACTIVE.value},
+            ":category": {"S": category},
+        },
+        "ScanIndexForward": False,
+        "ConsistentRead": True,
+        "Limit": min(max(2 * (OLD_LISTING_LIMIT + 1), 25), 500),
+    }
+    found = 0
+    while True:
+        page = rules.query(**kwargs)
+        found += len(page.get("Items", []))
+        if found > OLD_LISTING_LIMIT or not page.get("LastEvaluatedKey"):
+            return
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _sizes(rules: RulesClient, table: str, records: list[MemoryRecord], *, vectors: bool) -> int:
+    total = 0
+    for record in records:
+        key = {"pk": {"S": record.scope.key}, "sk": {"S": memory_sort_key(record.memory_id)}}
+        item = dict(rules.stored(table, key) or {})
+        if not vectors:
+            item = {k: v for k, v in item.items() if k not in _VECTORS}
+        total += item_size(item)
+    return total
+
+
+def access_patterns(
+    rules: RulesClient, store: DynamoMemoryStore, table: str, scope: Scope, memories: int, dimension: int
+) -> dict[str, Any]:
+    """The rows (module docstring), for ``scope`` holding ``memories`` memories in ``table``."""
+    slots = sorted(SLOT_CATEGORIES)
+
+    def walk_all() -> None:
+        for category in slots:
+            _old_listing(rules, table, scope, category)
+
+    walk = _reads_of(rules, walk_all)
+    listed = {
+        c: store.list(scope, category=c, limit=OLD_LISTING_LIMIT + 1, embeddings=False).items for c in slots
+    }
+    newest = store.scan_active(scope, RECENT_NEIGHBOURS, embeddings=False)
+    old_f32_neighbours = OLD_NEIGHBOURS * read_units(4 * dimension, consistent=True)  # lower bound
+    return {
+        "neighbour_listing_200_newest_before": _reads_of(
+            rules,
+            lambda: store._partition_listing(
+                scope, [Status.ACTIVE.value], None, OLD_NEIGHBOURS, None, more=True
+            ),
+        ),
+        "neighbour_listing_20_newest_after": _reads_of(
+            rules, lambda: store.scan_active(scope, RECENT_NEIGHBOURS)
+        ),
+        "neighbour_listing_20_newest_vector_apart_computed": read_units(
+            _sizes(rules, table, newest, vectors=False), consistent=True
+        ),
+        "slot_listings_partition_walk_before": walk,
+        "slot_listings_partition_walk_before_at_10k": round(walk * GOAL_MEMORIES / max(1, memories)),
+        "slot_listings_gsi_projection_all_before_computed": sum(
+            read_units(_sizes(rules, table, listed[c], vectors=True), consistent=False) for c in slots
+        ),
+        "slot_listings_slot_lists_gsi_after": _reads_of(
+            rules,
+            lambda: [store.list(scope, category=c, limit=OLD_LISTING_LIMIT, embeddings=False) for c in slots],
+        ),
+        "slot_listings_slot_lists_gsi_with_vectors": _reads_of(
+            rules, lambda: [store.list(scope, category=c, limit=OLD_LISTING_LIMIT) for c in slots]
+        ),
+        "note": "read units by the rules, float16 items; the 'before' rows replay the old query shapes"
+        f" (float32 items made each about twice as large: >= {old_f32_neighbours:.0f} units for 200 of them);"
+        " the partition walk grows with the user (at 10k: extrapolated linearly), the rest do not;"
+        " '_computed' rows price the same rows from their item sizes instead of replaying a query",
+    }
