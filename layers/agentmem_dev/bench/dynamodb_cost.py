@@ -320,14 +320,16 @@ class _Run:
         now = self.clock.now() + timedelta(hours=1)
         self.clock.set(now)
         reads: list[float] = []
+        writes: list[float] = []  # the audit line of what was injected
         moto: list[float] = []
         totals: dict[tuple[str, str], Priced] = {}
         callers: dict[tuple[str, str, str], Priced] = {}
         for query in synthetic_queries(calls, seed=29):
             self._reset()
             self.container.context.build(USER, query, mode=Mode.CHAT, now=now)
-            priced_reads, _, moto_reads, _ = self._priced()
+            priced_reads, priced_writes, moto_reads, _ = self._priced()
             reads.append(priced_reads)
+            writes.append(priced_writes)
             moto.append(moto_reads)
             _add(totals, self.rules.ledger.snapshot())
             _add(callers, self.rules.ledger.by_caller())
@@ -335,6 +337,7 @@ class _Run:
             "calls": len(reads),
             "read_units_mean": _mean(reads),
             "read_units_max": max(reads, default=0.0),
+            "write_units_mean": _mean(writes),
             "moto_reported": {"read_units_mean": _mean(moto)},
             "by_operation": _per_call(totals, max(1, len(reads))),
             "by_port_call": _per_port_call(callers, max(1, len(reads))),

@@ -393,7 +393,7 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
                 [
                     f"per context call ({ctx['calls']} calls)",
                     verdict("context_read_units"),
-                    0,
+                    ctx.get("write_units_mean", 0),
                     ctx["moto_reported"]["read_units_mean"],
                     "",
                 ],

@@ -4,7 +4,11 @@ records by id, the newest-first listings and the same-key lookup, each reading w
 Which read is strongly and which eventually consistent, and why, is in the store's module
 docstring; in short: ``get``, ``scan_active``, the partition listing and ``find_by_key`` are
 consistent (the write path reads its own writes), ``get_many`` and the slot listings (the
-``slots`` GSI) are not.
+``slot_lists`` GSI) are not.
+
+What a read costs follows the item it reads, not what the caller keeps: a ProjectionExpression
+lowers nothing, so ``embeddings=False`` spares read units only where an index holds the record
+without its vector — the slot listings, whose ``slot_lists`` entries are a quarter of the item.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ def key_attribute(key: str) -> str:
 
 
 def slot_partition(scope: Scope, category: str) -> str:
-    """The ``slots`` GSI partition of a scope's active records of one slot category."""
+    """The ``slot_lists`` GSI partition of a scope's active records of one slot category."""
     return f"{scope.key}#{category}"
 
 
@@ -89,7 +93,7 @@ class MemoryReads:
         """Active records of one slot category from the sparse ``slot_lists`` GSI, newest first.
         Its entries hold every attribute but the vector: without ``embeddings`` they are the
         records; with them, the page's items are read from the table (eventually consistent, as
-        the index is), and one deleted since the index entry was read is left out."""
+        the index is), and one deleted or no longer active since its entry was read is left out."""
         partition = slot_partition(scope, category)
         kwargs: dict[str, Any] = {
             "IndexName": MEMORY_GSI_SLOTS,
@@ -110,9 +114,8 @@ class MemoryReads:
         if not embeddings or not page.items:
             return page
         full = self._batch_get(scope, [r.memory_id for r in page.items], consistent=False)
-        return Page(
-            items=[full[r.memory_id] for r in page.items if r.memory_id in full], next_cursor=page.next_cursor
-        )
+        current = [full.get(r.memory_id) for r in page.items]
+        return Page(items=[r for r in current if r is not None and r.is_active], next_cursor=page.next_cursor)
 
     @staticmethod
     def _page(items: builtins.list[MemoryRecord], limit: int) -> Page:

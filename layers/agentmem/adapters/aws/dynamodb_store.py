@@ -4,7 +4,7 @@ One table (docs/aws.md, :mod:`.dynamodb_schema`), ``pk = scope.key`` on every it
 read and write is scoped by construction. Memory items are the codec's images
 (:func:`agentmem.adapters.codec.record_to_image`: embedding as float32 bytes, ``ttl`` for
 short-term records) plus ``mem_key`` for the ``by_key`` index and, on active records of the slot
-categories, ``slot_pk`` / ``slot_sk`` for the sparse ``slots`` index. The embedding is kept as
+categories, ``slot_pk`` / ``slot_sk`` for the sparse ``slot_lists`` index. The embedding is kept as
 float16 (``embedding_f16``, half the bytes of float32: a 1024-dimension vector is 2 KB instead of
 4 KB, which keeps an item under one 4 KB read unit and halves its write units; cosines move by
 ~1e-4, far below the dedup and conflict margins); ``embedding_precision="float32"`` keeps the
@@ -44,9 +44,11 @@ Consistency, per read (a strongly consistent read costs twice an eventually cons
   what is there now), ``find_by_key`` (same-key conflicts at write time), the erase barrier;
 * eventually consistent: ``get_many`` — its ids come from the search index or the graph, which
   trail the table anyway (a stale version only makes a later conditional write fail, which the
-  callers handle) — and the slot listings, served by the ``slots`` GSI, which has no strongly
-  consistent reads: a slot record written less than a second ago may be missing from one
-  context call.
+  callers handle) — and the slot listings, served by the ``slot_lists`` GSI, which has no
+  strongly consistent reads: a slot record written less than a second ago may be missing from
+  one context call. Its entries are the records without their vectors (projection INCLUDE of
+  every other attribute), so a listing without ``embeddings`` reads a quarter of what the items
+  would cost; one with them reads the page's items from the table as well.
 
 Listings read what they return: a ``Limit`` of the rows wanted (one more to tell whether there is
 a next page), following pages only when the status filter dropped rows; a slot listing reads
