@@ -107,7 +107,14 @@ def test_cost_bench() -> None:
     assert dynamodb["per_context_call"]["read_units_mean"] > 0
     assert set(dynamodb["targets"]) == {"turn_read_units", "turn_write_units", "context_read_units"}
     patterns = dynamodb["access_patterns"]
-    assert patterns["neighbour_listing_20_newest_after"] < patterns["neighbour_listing_200_newest_before"]
+    assert (
+        patterns["neighbour_listing_20_newest_after"]
+        < patterns["neighbour_listing_20_newest_vector_inline_before_computed"]
+        < patterns["neighbour_listing_200_newest_vector_inline_before_computed"]
+    )
+    assert (
+        patterns["neighbour_listing_20_newest_after"] < patterns["neighbour_listing_20_newest_with_vectors"]
+    )
     assert (
         patterns["slot_listings_slot_lists_gsi_after"]
         <= patterns["slot_listings_gsi_projection_all_before_computed"]

@@ -50,6 +50,7 @@ from agentmem.adapters.aws.dynamodb_schema import (
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore, memory_item
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_vectors import vector_item
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
@@ -217,9 +218,10 @@ class _Run:
         self.rules.paused = True
         try:
             self.store.create(records[0])  # registers the scope
-            for start in range(1, len(records), 25):
-                batch = records[start : start + 25]
+            for start in range(1, len(records), 12):  # 12 records, 24 items (the batch limit 25)
+                batch = records[start : start + 12]
                 items = [memory_item(r) for r in batch]
+                items += [v for v in (vector_item(r, "float16") for r in batch) if v is not None]
                 self.inner.batch_write_item(
                     RequestItems={TABLES["memory"]: [{"PutRequest": {"Item": i}} for i in items]}
                 )
@@ -229,14 +231,17 @@ class _Run:
                 self.container.index.upsert(record)
         finally:
             self.rules.paused = False
-        f16 = [item_size(memory_item(r, "float16")) for r in records[:500]]
-        f32 = [item_size(memory_item(r, "float32")) for r in records[:500]]
+        sample = records[:500]
+        mem = [item_size(memory_item(r, "float16")) for r in sample]
+        f16 = [item_size(vector_item(r, "float16")) for r in sample]
+        f32 = [item_size(vector_item(r, "float32")) for r in sample]
         return {
             "memories": len(records),
             "slot_records": sum(1 for r in records if r.category.value in SLOT_CATEGORIES),
             "item_bytes_mean": {
-                "float16": round(statistics.fmean(f16)),
-                "float32": round(statistics.fmean(f32)),
+                "memory_item": round(statistics.fmean(mem)),
+                "vector_item_float16": round(statistics.fmean(f16)),
+                "vector_item_float32": round(statistics.fmean(f32)),
             },
         }
 
@@ -393,6 +398,10 @@ def run_dynamodb(
             name: {"target": target, "measured": checks[name], "met": checks[name] <= target}
             for name, target in TARGETS.items()
         },
-        "settings": {"dimension": DIMENSION, "embedding_storage": "float16", "embedder": "hash (1024 dims)"},
+        "settings": {
+            "dimension": DIMENSION,
+            "embedding_storage": "float16, in an item of its own (VEC#)",
+            "embedder": "hash (1024 dims)",
+        },
         "duration_s": round(time.monotonic() - started, 1),
     }

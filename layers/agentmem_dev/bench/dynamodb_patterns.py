@@ -2,13 +2,13 @@
 reads that grew with the user or with the item, in their old and their current shape, priced on
 the same data by AWS's rules (:mod:`agentmem_dev.bench.dynamodb_units`).
 
-* measured (replayed through the priced client): the 200- and 20-newest neighbour listings, the
+* measured (replayed through the priced client): the 20-newest neighbour listing without vectors
+  (as the write pipeline reads it) and with them (memory items, then their ``VEC#`` items), the
   three slot listings as the partition walk they were and from the ``slot_lists`` GSI (without
   vectors, as the context slots read them, and with them);
-* computed from the sizes of the items those listings return (marked ``computed``): the slot
-  listings as the ALL-projected ``slots`` GSI read them (whole items), and the 20-newest listing
-  over items without their vector — the layout that would keep the vector in an item of its own,
-  which the projector does not allow yet (it projects the stream image, docs/performance.md).
+* computed from the sizes of the items those listings return (marked ``computed``), as the
+  older layout stored them (the vector inline in the memory item): the 200- and 20-newest
+  listings, and the slot listings as the ALL-projected ``slots`` GSI read them (whole items).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Any
 
 from agentmem.adapters.aws.dynamodb_schema import SLOT_CATEGORIES
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
-from agentmem.adapters.codec import EMBEDDING_F16, SORT_KEY_PREFIX, memory_sort_key
+from agentmem.adapters.aws.dynamodb_vectors import VEC_DIGEST, VECTOR_ATTRIBUTES, vector_key
+from agentmem.adapters.codec import SORT_KEY_PREFIX, memory_sort_key
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem_dev.bench.dynamodb_units import RulesClient, item_size, read_units
 
@@ -26,7 +27,6 @@ OLD_NEIGHBOURS = 200
 RECENT_NEIGHBOURS = 20  # the write pipeline's recent window (agentmem.services.neighbours.RECENT)
 OLD_LISTING_LIMIT = 100  # services/context.py LISTING_LIMIT
 GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
-_VECTORS = ("embedding", EMBEDDING_F16)
 
 
 def _reads_of(rules: RulesClient, action: Callable[[], object]) -> float:
@@ -61,13 +61,14 @@ def _old_listing(rules: RulesClient, table: str, scope: Scope, category: str) ->
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def _sizes(rules: RulesClient, table: str, records: list[MemoryRecord], *, vectors: bool) -> int:
+def _inline_sizes(rules: RulesClient, table: str, records: list[MemoryRecord]) -> int:
+    """Bytes of the records' items as the older layout stored them: the vector inline."""
     total = 0
     for record in records:
         key = {"pk": {"S": record.scope.key}, "sk": {"S": memory_sort_key(record.memory_id)}}
-        item = dict(rules.stored(table, key) or {})
-        if not vectors:
-            item = {k: v for k, v in item.items() if k not in _VECTORS}
+        item = {k: v for k, v in (rules.stored(table, key) or {}).items() if k != VEC_DIGEST}
+        vector = rules.stored(table, vector_key(record.scope, record.memory_id)) or {}
+        item.update({k: v for k, v in vector.items() if k in VECTOR_ATTRIBUTES})
         total += item_size(item)
     return total
 
@@ -86,25 +87,25 @@ def access_patterns(
     listed = {
         c: store.list(scope, category=c, limit=OLD_LISTING_LIMIT + 1, embeddings=False).items for c in slots
     }
-    newest = store.scan_active(scope, RECENT_NEIGHBOURS, embeddings=False)
+    newest = store.scan_active(scope, OLD_NEIGHBOURS, embeddings=False)
     old_f32_neighbours = OLD_NEIGHBOURS * read_units(4 * dimension, consistent=True)  # lower bound
     return {
-        "neighbour_listing_200_newest_before": _reads_of(
-            rules,
-            lambda: store._partition_listing(
-                scope, [Status.ACTIVE.value], None, OLD_NEIGHBOURS, None, more=True
-            ),
+        "neighbour_listing_200_newest_vector_inline_before_computed": read_units(
+            _inline_sizes(rules, table, newest), consistent=True
+        ),
+        "neighbour_listing_20_newest_vector_inline_before_computed": read_units(
+            _inline_sizes(rules, table, newest[:RECENT_NEIGHBOURS]), consistent=True
         ),
         "neighbour_listing_20_newest_after": _reads_of(
-            rules, lambda: store.scan_active(scope, RECENT_NEIGHBOURS)
+            rules, lambda: store.scan_active(scope, RECENT_NEIGHBOURS, embeddings=False)
         ),
-        "neighbour_listing_20_newest_vector_apart_computed": read_units(
-            _sizes(rules, table, newest, vectors=False), consistent=True
+        "neighbour_listing_20_newest_with_vectors": _reads_of(
+            rules, lambda: store.scan_active(scope, RECENT_NEIGHBOURS)
         ),
         "slot_listings_partition_walk_before": walk,
         "slot_listings_partition_walk_before_at_10k": round(walk * GOAL_MEMORIES / max(1, memories)),
         "slot_listings_gsi_projection_all_before_computed": sum(
-            read_units(_sizes(rules, table, listed[c], vectors=True), consistent=False) for c in slots
+            read_units(_inline_sizes(rules, table, listed[c]), consistent=False) for c in slots
         ),
         "slot_listings_slot_lists_gsi_after": _reads_of(
             rules,
@@ -113,7 +114,7 @@ def access_patterns(
         "slot_listings_slot_lists_gsi_with_vectors": _reads_of(
             rules, lambda: [store.list(scope, category=c, limit=OLD_LISTING_LIMIT) for c in slots]
         ),
-        "note": "read units by the rules, float16 items; the 'before' rows replay the old query shapes"
+        "note": "read units by the rules, float16 vectors; the partition walk replays the old query shape"
         f" (float32 items made each about twice as large: >= {old_f32_neighbours:.0f} units for 200 of them);"
         " the partition walk grows with the user (at 10k: extrapolated linearly), the rest do not;"
         " '_computed' rows price the same rows from their item sizes instead of replaying a query",

@@ -412,8 +412,9 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
             [
                 [
                     "write-pipeline neighbour listing",
-                    f"{pat['neighbour_listing_200_newest_before']} (200 newest)",
-                    f"{pat['neighbour_listing_20_newest_after']} (20 newest)",
+                    f"{pat['neighbour_listing_200_newest_vector_inline_before_computed']} (200 newest)",
+                    f"{pat['neighbour_listing_20_newest_after']} (20 newest, vectors apart;"
+                    f" {pat['neighbour_listing_20_newest_vector_inline_before_computed']} inline)",
                 ],
                 [
                     "three slot listings (identity, preference, policy)",
@@ -437,8 +438,9 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
             ],
         ),
         "",
-        f"Stored memory item: {d['fill']['item_bytes_mean']['float16']} B (float16 embedding) vs"
-        f" {d['fill']['item_bytes_mean']['float32']} B (float32). {d['figures']}. {pat['note']}.",
+        f"Stored memory item: {d['fill']['item_bytes_mean']['memory_item']} B, its vector item"
+        f" {d['fill']['item_bytes_mean']['vector_item_float16']} B (float16;"
+        f" {d['fill']['item_bytes_mean']['vector_item_float32']} B float32). {d['figures']}. {pat['note']}.",
         "",
     ]
 

@@ -6,9 +6,10 @@ docstring; in short: ``get``, ``scan_active``, the partition listing and ``find_
 consistent (the write path reads its own writes), ``get_many`` and the slot listings (the
 ``slot_lists`` GSI) are not.
 
-What a read costs follows the item it reads, not what the caller keeps: a ProjectionExpression
-lowers nothing, so ``embeddings=False`` spares read units only where an index holds the record
-without its vector — the slot listings, whose ``slot_lists`` entries are a quarter of the item.
+What a read costs follows the item it reads, not what the caller keeps (a ProjectionExpression
+lowers nothing): the vector lives in an item of its own (:mod:`.dynamodb_vectors`), so a read
+with ``embeddings=False`` reads the ≈0.6 KB memory items alone and one with ``embeddings=True``
+adds a ``BatchGetItem`` of their vector items. ``get`` and ``find_by_key`` always read vectors.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from agentmem.adapters.aws.dynamodb_base import DynamoTable, decode_cursor, encode_cursor, s, text
 from agentmem.adapters.aws.dynamodb_bookkeeping import item_key
 from agentmem.adapters.aws.dynamodb_schema import MEMORY_GSI_SLOTS, MEMORY_LSI_BY_KEY, SLOT_CATEGORIES
+from agentmem.adapters.aws.dynamodb_vectors import with_vectors
 from agentmem.adapters.codec import SORT_KEY_PREFIX, image_to_record, memory_sort_key
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.ports import Page
@@ -50,23 +52,27 @@ class MemoryReads:
             "get_item", Key=item_key(scope, memory_sort_key(memory_id)), ConsistentRead=True
         )
         item = result.get("Item")
-        return image_to_record(item) if item else None
+        if not item:
+            return None
+        found = with_vectors(self._t, scope, [item], consistent=True)
+        return image_to_record(found[0]) if found else None
 
     def get_many(
         self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
     ) -> dict[str, MemoryRecord]:
-        """Eventually consistent (the ids come from the index or the graph; module docstring).
-        ``embeddings`` changes nothing here: DynamoDB bills the whole item whatever a projection
-        leaves out, so the vector comes along."""
-        return self._batch_get(scope, memory_ids, consistent=False)
+        """Eventually consistent (the ids come from the index or the graph; module docstring);
+        the vectors' items are read only with ``embeddings``."""
+        return self._batch_get(scope, memory_ids, consistent=False, embeddings=embeddings)
 
     def _batch_get(
-        self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool
+        self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool, embeddings: bool = True
     ) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
         items = self._t.batch_get(
             [item_key(scope, memory_sort_key(m)) for m in wanted], consistent=consistent
         )
+        if embeddings:
+            items = with_vectors(self._t, scope, items, consistent=consistent)
         found = {r.memory_id: r for r in map(image_to_record, items)}
         return {m: found[m] for m in wanted if m in found}
 
@@ -85,7 +91,9 @@ class MemoryReads:
             return Page(items=[], next_cursor=None)
         if category is not None and wanted == [Status.ACTIVE.value] and str(category) in SLOT_CATEGORIES:
             return self._slot_listing(scope, str(category), limit, cursor, embeddings=embeddings)
-        return self._partition_listing(scope, wanted, category, limit, cursor, more=True)
+        return self._partition_listing(
+            scope, wanted, category, limit, cursor, more=True, embeddings=embeddings
+        )
 
     def _slot_listing(
         self, scope: Scope, category: str, limit: int, cursor: str | None, *, embeddings: bool
@@ -132,6 +140,7 @@ class MemoryReads:
         cursor: str | None,
         *,
         more: bool,
+        embeddings: bool,
     ) -> Page:
         """The partition's records newest first, filtered by status (and category): reads a
         page of the rows wanted (plus one when ``more`` asks whether a next page exists) and
@@ -156,7 +165,10 @@ class MemoryReads:
         if cursor is not None:
             after = decode_cursor(cursor, ["m"])
             kwargs["ExclusiveStartKey"] = item_key(scope, memory_sort_key(text(after, "m")))
-        items = [image_to_record(i) for i in self._t.query(limit=wanted_rows, **kwargs)]
+        rows = list(self._t.query(limit=wanted_rows, **kwargs))
+        if embeddings:
+            rows = with_vectors(self._t, scope, rows, consistent=True)
+        items = [image_to_record(i) for i in rows]
         return self._page(items, limit) if more else Page(items=items[:limit], next_cursor=None)
 
     def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
@@ -188,4 +200,6 @@ class MemoryReads:
         inactive ones were among them)."""
         if limit <= 0:
             return []
-        return self._partition_listing(scope, [Status.ACTIVE.value], None, limit, None, more=False).items
+        return self._partition_listing(
+            scope, [Status.ACTIVE.value], None, limit, None, more=False, embeddings=embeddings
+        ).items
