@@ -114,7 +114,8 @@ def access_patterns(
         "slot_listings_slot_lists_gsi_with_vectors": _reads_of(
             rules, lambda: [store.list(scope, category=c, limit=OLD_LISTING_LIMIT) for c in slots]
         ),
-        "note": "read units by the rules, float16 vectors; the partition walk replays the old query shape"
+        "note": "read units by the rules, float16 vectors; the partition walk replays the old query shape over"
+        " today's items (the vector apart: about a quarter of what it read with the vector inline)"
         f" (float32 items made each about twice as large: >= {old_f32_neighbours:.0f} units for 200 of them);"
         " the partition walk grows with the user (at 10k: extrapolated linearly), the rest do not;"
         " '_computed' rows price the same rows from their item sizes instead of replaying a query",

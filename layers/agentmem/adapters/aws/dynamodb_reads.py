@@ -22,7 +22,7 @@ from typing import Any
 from agentmem.adapters.aws.dynamodb_base import DynamoTable, decode_cursor, encode_cursor, s, text
 from agentmem.adapters.aws.dynamodb_bookkeeping import item_key
 from agentmem.adapters.aws.dynamodb_schema import MEMORY_GSI_SLOTS, MEMORY_LSI_BY_KEY, SLOT_CATEGORIES
-from agentmem.adapters.aws.dynamodb_vectors import with_vectors
+from agentmem.adapters.aws.dynamodb_vectors import RecentItems, with_vectors
 from agentmem.adapters.codec import SORT_KEY_PREFIX, image_to_record, memory_sort_key
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.ports import Page
@@ -46,6 +46,7 @@ class MemoryReads:
     """Reads of the memory table (needs ``_t``)."""
 
     _t: DynamoTable
+    _recent: RecentItems
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         result = self._t.call(
@@ -68,11 +69,15 @@ class MemoryReads:
         self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool, embeddings: bool = True
     ) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
-        items = self._t.batch_get(
-            [item_key(scope, memory_sort_key(m)) for m in wanted], consistent=consistent
+        # eventually consistent with vectors: memory items read light a moment ago stand in
+        reused = self._recent.take(scope, wanted) if embeddings and not consistent else {}
+        items = list(reused.values()) + self._t.batch_get(
+            [item_key(scope, memory_sort_key(m)) for m in wanted if m not in reused], consistent=consistent
         )
         if embeddings:
             items = with_vectors(self._t, scope, items, consistent=consistent)
+        else:
+            self._recent.remember(scope, items)
         found = {r.memory_id: r for r in map(image_to_record, items)}
         return {m: found[m] for m in wanted if m in found}
 
@@ -168,6 +173,8 @@ class MemoryReads:
         rows = list(self._t.query(limit=wanted_rows, **kwargs))
         if embeddings:
             rows = with_vectors(self._t, scope, rows, consistent=True)
+        else:
+            self._recent.remember(scope, rows)
         items = [image_to_record(i) for i in rows]
         return self._page(items, limit) if more else Page(items=items[:limit], next_cursor=None)
 

@@ -17,15 +17,13 @@ float32 form. Both forms are read, and so are items of the older layout with the
   telling a version conflict from an absent record and from a new vector, which is written
   again as a transaction with the vector item);
 * ``transact``: one ``TransactWriteItems`` with a condition on every record it touches (at most
-  100 actions, 4 MB, one action per item). A cancellation naming ``ConditionalCheckFailed`` is a
+  100 actions, 4 MB; a create's vector item is an action). A cancellation naming ``ConditionalCheckFailed`` is a
   :class:`~agentmem.errors.VersionConflict` carrying every cancellation reason; one caused only
   by ``TransactionConflict`` (another transaction held an item) is retried
   (:data:`TRANSACTION_CONFLICT_RETRIES` times) before it becomes one;
 * the table's stream (NEW_AND_OLD_IMAGES) is the change feed: successful writes emit exactly one
   record per item, failed conditional writes emit nothing;
-* ``PENDING`` counters sit in a sparse GSI so consolidation finds dirty users without a scan;
-  ``SCOPE`` registry items (written before a scope's first record) in another for ``all_scopes``
-  (both in :mod:`.dynamodb_bookkeeping`);
+* ``PENDING`` counters and ``SCOPE`` registry items: :mod:`.dynamodb_bookkeeping`;
 * a throttled transaction (``ThrottlingError`` reasons) is :class:`~agentmem.errors.StoreUnavailable`
   — transient, the event source retries the turn; anything else cancelled is a VersionConflict.
 
@@ -47,20 +45,14 @@ Consistency, per read (a strongly consistent read costs twice an eventually cons
   what is there now), ``find_by_key`` (same-key conflicts at write time), the erase barrier;
 * eventually consistent: ``get_many`` — its ids come from the search index or the graph, which
   trail the table anyway (a stale version only makes a later conditional write fail, which the
-  callers handle) — and the slot listings, served by the ``slot_lists`` GSI, which has no
-  strongly consistent reads: a slot record written less than a second ago may be missing from
-  one context call. Its entries are the records without their vectors (projection INCLUDE of
-  every other attribute), so a listing without ``embeddings`` reads a quarter of what the items
-  would cost; one with them reads the page's items from the table as well.
+  callers handle) — and the slot listings (the ``slot_lists`` GSI has no strongly consistent
+  reads: a slot record written less than a second ago may be missing from one context call).
 
-Listings read what they return: a ``Limit`` of the rows wanted (one more to tell whether there is
-a next page), following pages only when the status filter dropped rows; a slot listing reads
-only its category's active records. Every call's consumed capacity goes to the table's
-:class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (``store.capacity``).
+Listings read what they return (:mod:`.dynamodb_reads`). Every call's consumed capacity goes to
+the table's :class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (``store.capacity``).
 
-DynamoDB deletes expired (``ttl``) items only eventually, so a short-term record may be read
-shortly after its ``expires_at`` — exactly as the embedded store, which does not filter them
-either.
+DynamoDB deletes expired (``ttl``) items only eventually (a short-term record may be read shortly
+after its ``expires_at``, as the embedded store, which does not filter them either).
 """
 
 from __future__ import annotations
@@ -98,6 +90,7 @@ from agentmem.adapters.aws.dynamodb_schema import SLOT_CATEGORIES
 from agentmem.adapters.aws.dynamodb_vectors import (
     VEC_DIGEST,
     EmbeddingPrecision,
+    RecentItems,
     digest,
     vector_actions,
     vector_attribute,
@@ -107,12 +100,7 @@ from agentmem.adapters.aws.dynamodb_vectors import (
     vector_key,
 )
 from agentmem.adapters.aws.errors import LazyClient, error_code, translate
-from agentmem.adapters.codec import (
-    SORT_KEY_PREFIX,
-    image_to_wire,
-    memory_sort_key,
-    record_to_image,
-)
+from agentmem.adapters.codec import SORT_KEY_PREFIX, image_to_wire, memory_sort_key, record_to_image
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import Put
@@ -164,6 +152,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
         lazy = dynamodb_client(client, region)
         self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep, meter=meter)
         self._precision: EmbeddingPrecision = embedding_precision
+        self._recent = RecentItems()
         self._clock = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
         self._registered: set[str] = set()
@@ -225,6 +214,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
         """The memory item alone while the stored one names the same vector; a transaction with
         the vector item when it does not (a new embedding, an item of the older layout)."""
         same_vector, values = vector_condition(record, self._precision)
+        self._recent.forget(record.scope, [record.memory_id])
         try:
             self._t.call(
                 "put_item",
@@ -303,6 +293,8 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
         """``rewrite``: the updates whose vector item is written too (it grows when a
         cancellation shows a stored vector other than the record's; then the transaction is
         sent again)."""
+        for put in puts:
+            self._recent.forget(put.record.scope, [put.record.memory_id])
         checks = self._barrier_checks(puts)
         actions = self._transaction_items(puts, self._t.name, rewrite) + checks
         if len(actions) > MAX_TRANSACTION_ACTIONS:
@@ -382,6 +374,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
     def hard_delete(self, scope: Scope, memory_id: str) -> bool:
         """The memory item, then its vector item (one left by a failure in between is never
         read — no memory item names it — and goes with ``erase_scope``)."""
+        self._recent.forget(scope, [memory_id])
         result = self._t.call(
             "delete_item", Key=item_key(scope, memory_sort_key(memory_id)), ReturnValues="ALL_OLD"
         )
@@ -393,6 +386,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
     def erase_scope(self, scope: Scope) -> int:
         """Every item of the partition (records, their vector items, counter, registry entry) but
         the erase barrier; counts the records."""
+        self._recent.forget(scope)
         keys = [k for k in self._t.partition_keys(scope.key) if text(k, "sk") != ERASED_SK]
         self._t.batch_delete(keys)
         with self._lock:

@@ -4,7 +4,7 @@ neighbours, recall's candidates, the slot listings — and every rewrite of a re
 did not change (a reinforcement) pays for ≈0.6 KB instead of ≈2.7 KB at 1024 dimensions.
 
 * The vector item holds ``embedding_f16`` (or ``embedding`` for ``embedding_precision=
-  "float32"``) and ``vec_digest``; the memory item carries the same ``vec_digest`` (16 hex
+  "float32"``), ``vec_digest`` and the record's ``ttl`` (a short-term vector expires with it); the memory item carries the same ``vec_digest`` (16 hex
   characters of a BLAKE2b of the stored vector bytes) and no vector. A record without an
   embedding has neither.
 * Written in the same ``TransactWriteItems`` as the memory item (atomic). A rewrite of a record
@@ -16,6 +16,10 @@ did not change (a reinforcement) pays for ≈0.6 KB instead of ≈2.7 KB at 1024
   that name a digest, at the consistency of the read it completes. A vector item whose digest is
   not the memory item's (a read that fell between the two items of a transaction) is read again,
   both items strongly consistent; still apart, the read fails as StoreUnavailable (transient).
+* A read with vectors of records this store read without them less than a second ago (the write
+  pipeline's neighbour pool completes its light listing so) reads only their vector items
+  (:class:`RecentItems`): ``get_many`` is eventually consistent, and this store's writes forget
+  what they touch.
 * Items of the older layout (vector inline, no ``vec_digest``) still read as before.
 * ``hard_delete`` deletes the vector item after the memory item; ``erase_scope`` deletes the
   whole partition. The stream's vector items are dropped before the projector (the event source
@@ -26,11 +30,15 @@ did not change (a reinforcement) pays for ≈0.6 KB instead of ≈2.7 KB at 1024
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from agentmem.adapters.aws.dynamodb_base import DynamoTable, Item, number, s, text
+from agentmem.adapters.aws.dynamodb_base import DynamoTable, Item, n, number, s, text
 from agentmem.adapters.aws.dynamodb_bookkeeping import item_key
+from agentmem.adapters.aws.dynamodb_schema import TTL_ATTRIBUTE
 from agentmem.adapters.codec import (
     EMBEDDING_F16,
     VECTOR_SORT_KEY_PREFIX,
@@ -48,6 +56,7 @@ VEC_DIGEST = "vec_digest"
 VECTOR_ATTRIBUTES = ("embedding", EMBEDDING_F16)
 UNCHANGED_VECTOR = f"{VEC_DIGEST} = :vec_digest"
 NO_VECTOR = f"attribute_not_exists({VEC_DIGEST})"
+RECENT_ITEMS_S = 1.0  # how long a light read's items may stand in for a read with vectors
 
 
 def vector_attribute(record: MemoryRecord, precision: EmbeddingPrecision) -> tuple[str, bytes] | None:
@@ -73,7 +82,10 @@ def vector_item(record: MemoryRecord, precision: EmbeddingPrecision) -> Item | N
     if stored is None:
         return None
     name, data = stored
-    return {**vector_key(record.scope, record.memory_id), name: {"B": data}, VEC_DIGEST: s(digest(data))}
+    item = {**vector_key(record.scope, record.memory_id), name: {"B": data}, VEC_DIGEST: s(digest(data))}
+    if record.expires_at is not None:  # a short-term record's vector expires with it
+        item[TTL_ATTRIBUTE] = n(int(record.expires_at.timestamp()))
+    return item
 
 
 def vector_condition(record: MemoryRecord, precision: EmbeddingPrecision) -> tuple[str, dict[str, Any]]:
@@ -182,3 +194,50 @@ def _reread(
                 details={"store": "dynamodb", "memory_id": m},
             )
     return fresh, vectors
+
+
+class RecentItems:
+    """Memory items this store read without their vectors in the last :data:`RECENT_ITEMS_S`
+    seconds, so that a read *with* vectors of the same records right after (the write
+    pipeline's neighbour pool: a light listing, then the vectors of those its cache lacks)
+    reads only their vector items, not the memory items again. Only for reads that may be
+    eventually consistent anyway (``get_many``); this store's own writes forget what they
+    touch, and a vector item that no longer matches its memory item's digest is read again
+    with both items, strongly consistent (:func:`with_vectors`). Bounded, thread-safe."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, capacity: int = 2048) -> None:
+        self._clock = clock
+        self._capacity = capacity
+        self._items: OrderedDict[tuple[str, str], tuple[float, Item]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, scope: Scope, items: Iterable[Item]) -> None:
+        now = self._clock()
+        with self._lock:
+            for item in items:
+                slot = (scope.key, text(item, "memory_id"))
+                self._items[slot] = (now, item)
+                self._items.move_to_end(slot)
+            while len(self._items) > self._capacity:
+                self._items.popitem(last=False)
+
+    def take(self, scope: Scope, memory_ids: Iterable[str]) -> dict[str, Item]:
+        """The items of ``memory_ids`` read recently enough (each served once)."""
+        oldest = self._clock() - RECENT_ITEMS_S
+        found: dict[str, Item] = {}
+        with self._lock:
+            for memory_id in memory_ids:
+                entry = self._items.pop((scope.key, memory_id), None)
+                if entry is not None and entry[0] >= oldest:
+                    found[memory_id] = entry[1]
+        return found
+
+    def forget(self, scope: Scope, memory_ids: Iterable[str] | None = None) -> None:
+        """Drop what a write touched (every record of ``scope`` when ``memory_ids`` is None)."""
+        with self._lock:
+            if memory_ids is None:
+                for slot in [s for s in self._items if s[0] == scope.key]:
+                    del self._items[slot]
+                return
+            for memory_id in memory_ids:
+                self._items.pop((scope.key, memory_id), None)
