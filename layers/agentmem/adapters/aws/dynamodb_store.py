@@ -320,10 +320,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
                 codes = [str(r.get("Code", "None")) for r in reasons]
                 failed = [c for c in codes if c not in ("None", "")]
                 changed = vector_changes(puts, reasons, rewrite, self._precision)
-                if changed and all(
-                    c in ("None", "") or (i in changed and c == "ConditionalCheckFailed")
-                    for i, c in enumerate(codes)
-                ):  # only vectors other than the records': send it again with their items
+                if changed:  # stored vectors other than the records': again, with their items
                     self._transact(puts, rewrite=rewrite | changed)
                     return
                 if (
