@@ -266,8 +266,8 @@ class Functions(Construct):
             report_batch_item_failures=True,
             parallelization_factor=self.config.projector_parallelization,
             on_failure=sources.SqsDlq(queues.projector_failures),
-            # Only memory items (sk = MEM#...): the PENDING counters and SCOPE registry entries
-            # are ignored by the codec anyway; filtering saves their invocations.
+            # Only memory items (sk = MEM#...): the PENDING counters, SCOPE registry entries and
+            # VEC# vector items are ignored by the codec anyway; filtering saves their invocations.
             filters=[
                 lambda_.FilterCriteria.filter(
                     {"dynamodb": {"Keys": {"sk": {"S": lambda_.FilterRule.begins_with(MEMORY_SK_PREFIX)}}}}

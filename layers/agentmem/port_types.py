@@ -97,7 +97,9 @@ class RawTurnRecord:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One change of the source of truth, as the stream delivers it (a stream record, an outbox row)."""
+    """One change of the source of truth, as the stream delivers it (a stream record, an outbox row).
+    ``new`` / ``old`` may come without their embedding (the DynamoDB store keeps the vector in an
+    item of its own): a consumer that needs it reads the record through the store."""
 
     event_name: str  # INSERT | MODIFY | REMOVE
     scope: Scope

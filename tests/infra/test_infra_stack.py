@@ -16,6 +16,7 @@ import pytest
 from infra_helpers import REPO, Synth, require_cdk, synthesize
 
 from agentmem.adapters.aws import dynamodb_schema as schema
+from agentmem.adapters.codec import RECORD_ATTRIBUTES
 
 # One worker synthesizes the stacks (jsii + Node are heavy): run with `pytest -n auto --dist loadgroup`.
 pytestmark = pytest.mark.xdist_group("cdk")
@@ -148,10 +149,14 @@ def test_memory_table_stream_and_ttl_literally(synth: Any) -> None:
     assert props["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
     gsis = {i["IndexName"]: i for i in props["GlobalSecondaryIndexes"]}
-    assert set(gsis) == {"dirty_users", "scopes", "slots"}
+    assert set(gsis) == {"dirty_users", "scopes", "slot_lists"}
     # the context slots' sparse index, keyed by scope + category, newest first by memory id
-    assert [k["AttributeName"] for k in gsis["slots"]["KeySchema"]] == ["slot_pk", "slot_sk"]
-    assert gsis["slots"]["Projection"] == {"ProjectionType": "ALL"}
+    assert [k["AttributeName"] for k in gsis["slot_lists"]["KeySchema"]] == ["slot_pk", "slot_sk"]
+    # every record attribute but the vector: a listing reads small entries, not whole items
+    projection = gsis["slot_lists"]["Projection"]
+    assert projection["ProjectionType"] == "INCLUDE"
+    assert set(projection["NonKeyAttributes"]) == set(RECORD_ATTRIBUTES)
+    assert not {"embedding", "embedding_f16"} & set(projection["NonKeyAttributes"])
     [by_key] = props["LocalSecondaryIndexes"]
     assert by_key["IndexName"] == "by_key"
     # keys and status only: a keyed write does not copy the record (and its embedding) again

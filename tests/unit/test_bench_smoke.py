@@ -107,8 +107,27 @@ def test_cost_bench() -> None:
     assert dynamodb["per_context_call"]["read_units_mean"] > 0
     assert set(dynamodb["targets"]) == {"turn_read_units", "turn_write_units", "context_read_units"}
     patterns = dynamodb["access_patterns"]
-    assert patterns["neighbour_listing_20_newest_after"] < patterns["neighbour_listing_200_newest_before"]
-    assert "dynamodb units" in render("cost", result).lower()
+    assert (
+        patterns["neighbour_listing_20_newest_after"]
+        < patterns["neighbour_listing_20_newest_vector_inline_before_computed"]
+        < patterns["neighbour_listing_200_newest_vector_inline_before_computed"]
+    )
+    assert (
+        patterns["neighbour_listing_20_newest_after"] < patterns["neighbour_listing_20_newest_with_vectors"]
+    )
+    assert (
+        patterns["slot_listings_slot_lists_gsi_after"]
+        <= patterns["slot_listings_gsi_projection_all_before_computed"]
+    )
+    # every unit is filed under the port call that spent it
+    for section, total in (("per_turn", "read_units_mean"), ("per_context_call", "read_units_mean")):
+        ports = dynamodb[section]["by_port_call"]
+        assert "?" not in {r["port_call"] for r in ports}
+        assert sum(r["read_units"] for r in ports) == pytest.approx(dynamodb[section][total], abs=0.2)
+    assert {"store.scan_active", "turn_log.append_raw"} <= {
+        r["port_call"] for r in dynamodb["per_turn"]["by_port_call"]
+    }
+    assert "dynamodb units" in render("cost", result).lower() and "port call" in render("cost", result)
 
 
 def test_registry_and_corpus() -> None:

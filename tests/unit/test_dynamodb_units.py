@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentmem.adapters.aws.dynamodb_schema import memory_table_request
+from agentmem.adapters.aws.dynamodb_schema import memory_table_request, session_table_request
 from agentmem_dev.bench.dynamodb_units import Schema, item_size, read_units, value_size, write_units
 
 
@@ -31,10 +31,17 @@ def test_index_writes_follow_sparse_membership_and_projection() -> None:
     keyed = {**base, "mem_key": {"S": "city"}}
     # not in any index: no index write
     assert schema.index_write_units(None, base) == {}
-    # into the ALL-projected slots index: the whole item (4 KB units of 1 KB: 3)
-    assert schema.index_write_units(None, slot) == {"slots": 3}
-    # leaving it (superseded): one delete of the old entry
-    assert schema.index_write_units(slot, base) == {"slots": 3}
+    # into the slot_lists index, which projects the record's attributes but not the rest (the
+    # vector): the entry is the keys and the status, one unit, whatever the blob
+    assert schema.index_write_units(None, slot) == {"slot_lists": 1}
+    # a projected attribute of 3 KB makes the entry 3 units; leaving (superseded): one delete
+    wordy = {**slot, "content": {"S": "x" * 3000}}
+    assert schema.index_write_units(None, wordy) == {"slot_lists": 3}
+    assert schema.index_write_units(wordy, base) == {"slot_lists": 3}
+    # an ALL-projected index (the session table's by_session) copies the whole item
+    sessions = Schema.from_request(session_table_request("s"))
+    turn = {**base, "session_sk": {"S": "S#1"}}
+    assert sessions.index_write_units(None, turn) == {"by_session": 3}
     # by_key projects keys + status only: a small entry, whatever the item's size
     assert schema.index_write_units(None, keyed) == {"by_key": 1}
     # nothing projected changed: no index write

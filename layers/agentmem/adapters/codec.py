@@ -14,7 +14,9 @@ and the local outbox all share it:
   values base64-encoded: :func:`image_to_wire` produces that form (the local outbox stores it) and
   :func:`image_to_record` accepts both raw bytes and base64 text. An item may carry its embedding
   as ``embedding_f16`` (little-endian float16) instead: the DynamoDB store's compact form, read
-  the same way.
+  the same way. The DynamoDB store keeps the vector in an item of its own
+  (``VEC#<memory_id>``, :mod:`agentmem.adapters.aws.dynamodb_vectors`), so its memory items and
+  their stream images carry none; an image without a vector decodes with ``embedding`` None.
 
 Round trips are exact: tuples stay tuples, enums are restored, the embedding keeps float32
 precision. :func:`change_from_stream_record` turns a stream record into the projector's change.
@@ -48,6 +50,7 @@ from agentmem.errors import ValidationFailed
 from agentmem.ports import Change
 
 SORT_KEY_PREFIX = "MEM#"
+VECTOR_SORT_KEY_PREFIX = "VEC#"  # the DynamoDB store's item holding a memory's vector
 
 # The record fields by kind (the local row format of adapters/embedded/rows.py shares them).
 OPTIONAL_STR_FIELDS = (
@@ -61,6 +64,27 @@ OPTIONAL_STR_FIELDS = (
 )
 DATE_FIELDS = ("created_at", "updated_at", "last_accessed_at", "valid_from", "valid_to", "expires_at")
 STR_TUPLE_FIELDS = ("tags", "supersedes", "entities")
+SCALAR_ATTRIBUTES = (
+    "tenant_id",
+    "user_id",
+    "memory_id",
+    "content",
+    "category",
+    "layer",
+    "importance",
+    "importance_source",
+    "confidence",
+    "source",
+    "version",
+    "content_hash",
+    "access_count",
+    "status",
+    "pinned",
+    "source_refs",
+)
+RECORD_ATTRIBUTES = SCALAR_ATTRIBUTES + OPTIONAL_STR_FIELDS + STR_TUPLE_FIELDS + DATE_FIELDS
+"""Every attribute :func:`item_to_record` reads but the vector (and the table keys): what an
+index must project for its entries to decode as records without their embedding."""
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -97,6 +121,10 @@ def parse_datetime(text: str) -> datetime:
 
 def memory_sort_key(memory_id: str) -> str:
     return f"{SORT_KEY_PREFIX}{memory_id}"
+
+
+def vector_sort_key(memory_id: str) -> str:
+    return f"{VECTOR_SORT_KEY_PREFIX}{memory_id}"
 
 
 def embedding_to_bytes(embedding: tuple[float, ...] | np.ndarray) -> bytes:

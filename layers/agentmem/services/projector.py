@@ -5,9 +5,12 @@ memory of the session), SIMILAR_TO (k-NN above the calibrated threshold, not a s
 BELONGS_TO (entities). MODIFY to superseded / deleted / quarantined and REMOVE -> delete from
 both projections. Replays and out-of-order records are harmless: each projection keeps the
 highest version. Same version with another hash is a conflict: counted, audited, left to the
-reconciler. A change of a record created at or before its scope's erase barrier (a replay of the
-stream from before an erase) is never projected: it removes whatever projection is left, with the
-tombstone version.
+reconciler. What is projected is the stored record read through at the image's version or a newer
+one, with its vector (a store may keep the vector out of the item its stream reports, as the
+DynamoDB store does); a read-through that trails the image (eventually consistent) is asked again
+with ``get``. A change of a record created at or before its scope's erase barrier (a replay of
+the stream from before an erase) is never projected: it removes whatever projection is left,
+with the tombstone version.
 """
 
 from __future__ import annotations
@@ -116,9 +119,11 @@ class Projector:
             # Read through to the source of truth: a replayed INSERT of a record that was since
             # erased, superseded or deleted must not bring it back.
             stored = current.get((change.scope, change.memory_id)) if self.store is not None else record
+            if self.store is not None and (stored is None or stored.version < record.version):
+                stored = self.store.get(change.scope, change.memory_id)  # the batch read trailed
             if stored is None or not stored.is_active:
                 record = None
-            elif stored.version > record.version:
+            elif stored.version >= record.version:  # this write or a newer one, with its vector
                 record = stored
         return Decision(record, erased)
 

@@ -50,8 +50,8 @@ from agentmem.adapters.aws.dynamodb_schema import (
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore, memory_item
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_vectors import vector_item
 from agentmem.adapters.aws.errors import LazyClient
-from agentmem.adapters.codec import SORT_KEY_PREFIX
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
@@ -60,7 +60,7 @@ from agentmem.bootstrap import bootstrap
 from agentmem.clock import ManualClock
 from agentmem.domain import ids
 from agentmem.domain.context import Mode
-from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status
+from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs
 from agentmem.messages import TurnMessage
 from agentmem.settings import load_settings
 from agentmem_dev.bench.common import (
@@ -71,7 +71,14 @@ from agentmem_dev.bench.common import (
     synthetic_queries,
     synthetic_turns,
 )
-from agentmem_dev.bench.dynamodb_units import RulesClient, item_size, read_units, write_units
+from agentmem_dev.bench.dynamodb_patterns import access_patterns
+from agentmem_dev.bench.dynamodb_units import (
+    Attributed,
+    Priced,
+    RulesClient,
+    item_size,
+    write_units,
+)
 from agentmem_dev.harness import quiet_metrics
 
 DEFAULT_MEMORIES = 1_000
@@ -79,9 +86,6 @@ DEFAULT_TURNS = 20
 DEFAULT_CONTEXTS = 10
 GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
 DIMENSION = 1024  # Titan v2's default (settings.bedrock_embed_dimension)
-RECENT_NEIGHBOURS = 20  # the write pipeline's recent window (agentmem.services.neighbours.RECENT)
-OLD_NEIGHBOURS = 200
-OLD_LISTING_LIMIT = 100  # services/context.py LISTING_LIMIT
 TARGETS = {"turn_read_units": 10.0, "turn_write_units": 5.0, "context_read_units": 5.0}
 TABLES = {"memory": "bench-memories", "session": "bench-sessions", "audit": "bench-audit"}
 USER = Scope("bench", "dynamo-user")
@@ -141,6 +145,32 @@ def _per_call(ledger_rows: dict[tuple[str, str], Any], calls: int) -> list[dict[
     return rows
 
 
+def _per_port_call(rows: dict[tuple[str, str, str], Priced], calls: int) -> list[dict[str, Any]]:
+    """Units per port call (``store.scan_active``: its queries, ...), most expensive first."""
+    out = [
+        {
+            "port_call": caller,
+            "table": table.removeprefix("bench-"),
+            "operation": operation,
+            "calls": round(priced.calls / calls, 2),
+            "read_units": round(priced.read_units / calls, 2),
+            "write_units": round(priced.write_units / calls, 2),
+        }
+        for (caller, table, operation), priced in rows.items()
+    ]
+    return sorted(
+        out, key=lambda r: (-(r["read_units"] + 5 * r["write_units"]), r["port_call"], r["operation"])
+    )
+
+
+def _add(totals: dict[Any, Priced], rows: dict[Any, Priced]) -> None:
+    for key, priced in rows.items():
+        row = totals.setdefault(key, Priced())
+        row.calls += priced.calls
+        row.read_units += priced.read_units
+        row.write_units += priced.write_units
+
+
 def _mean(values: list[float]) -> float:
     return round(statistics.fmean(values), 2) if values else 0.0
 
@@ -161,18 +191,22 @@ class _Run:
         lazy: LazyClient[Any] = LazyClient(lambda: self.rules)
         self.embedder = HashEmbedder(DIMENSION)
         self.store = DynamoMemoryStore(TABLES["memory"], client=lazy, clock=self.clock.now, meter=self.meter)
+        # each adapter names its port calls, so the units can be read per call (by_port_call)
         adapters = Adapters(
-            store=self.store,
-            turn_log=DynamoTurnLog(TABLES["session"], client=lazy, meter=self.meter),
-            runtime_state=DynamoRuntimeState(
-                TABLES["session"], clock=self.clock.now, client=lazy, meter=self.meter
+            store=Attributed(self.store, "store"),
+            turn_log=Attributed(DynamoTurnLog(TABLES["session"], client=lazy, meter=self.meter), "turn_log"),
+            runtime_state=Attributed(
+                DynamoRuntimeState(TABLES["session"], clock=self.clock.now, client=lazy, meter=self.meter),
+                "runtime_state",
             ),
-            audit=DynamoAuditLog(TABLES["audit"], client=lazy, meter=self.meter),
+            audit=Attributed(DynamoAuditLog(TABLES["audit"], client=lazy, meter=self.meter), "audit"),
             embedder=self.embedder,
             index=LocalSearchIndex(tmp / "search.db"),
             graph=LocalGraphStore(tmp / "graph.db"),
             queue=SqliteTurnQueue(tmp / "queue.db"),
-            summaries=DynamoSummaryStore(TABLES["session"], client=lazy, meter=self.meter),  # session memory
+            summaries=Attributed(  # session memory
+                DynamoSummaryStore(TABLES["session"], client=lazy, meter=self.meter), "summaries"
+            ),
         )
         self.container = bootstrap(
             load_settings(data_dir=tmp, embedder="hash"), adapters=adapters, clock=self.clock
@@ -184,9 +218,10 @@ class _Run:
         self.rules.paused = True
         try:
             self.store.create(records[0])  # registers the scope
-            for start in range(1, len(records), 25):
-                batch = records[start : start + 25]
+            for start in range(1, len(records), 12):  # 12 records, 24 items (the batch limit 25)
+                batch = records[start : start + 12]
                 items = [memory_item(r) for r in batch]
+                items += [v for v in (vector_item(r, "float16") for r in batch) if v is not None]
                 self.inner.batch_write_item(
                     RequestItems={TABLES["memory"]: [{"PutRequest": {"Item": i}} for i in items]}
                 )
@@ -196,14 +231,17 @@ class _Run:
                 self.container.index.upsert(record)
         finally:
             self.rules.paused = False
-        f16 = [item_size(memory_item(r, "float16")) for r in records[:500]]
-        f32 = [item_size(memory_item(r, "float32")) for r in records[:500]]
+        sample = records[:500]
+        mem = [item_size(memory_item(r, "float16")) for r in sample]
+        f16 = [item_size(vector_item(r, "float16")) for r in sample]
+        f32 = [item_size(vector_item(r, "float32")) for r in sample]
         return {
             "memories": len(records),
             "slot_records": sum(1 for r in records if r.category.value in SLOT_CATEGORIES),
             "item_bytes_mean": {
-                "float16": round(statistics.fmean(f16)),
-                "float32": round(statistics.fmean(f32)),
+                "memory_item": round(statistics.fmean(mem)),
+                "vector_item_float16": round(statistics.fmean(f16)),
+                "vector_item_float32": round(statistics.fmean(f32)),
             },
         }
 
@@ -218,7 +256,8 @@ class _Run:
     def ingest(self, turns: int) -> dict[str, Any]:
         sessions = synthetic_turns(turns, users=1, seed=19)
         figures: dict[str, list[float]] = defaultdict(list)
-        totals: dict[tuple[str, str], Any] = {}
+        totals: dict[tuple[str, str], Priced] = {}
+        callers: dict[tuple[str, str, str], Priced] = {}
         raw_turn_units: list[int] = []
         facts = 0
         now = T0 + timedelta(days=1)
@@ -238,11 +277,8 @@ class _Run:
                     figures["write"].append(writes)
                     figures["moto_read"].append(moto_reads)
                     figures["moto_write"].append(moto_writes)
-                    for key, priced in self.rules.ledger.snapshot().items():
-                        row = totals.setdefault(key, type(priced)())
-                        row.calls += priced.calls
-                        row.read_units += priced.read_units
-                        row.write_units += priced.write_units
+                    _add(totals, self.rules.ledger.snapshot())
+                    _add(callers, self.rules.ledger.by_caller())
                     facts += len(outcome.written)
                     raw_turn_units.append(self._raw_turn_units(turn.message_id))
                     self._project(outcome.written)
@@ -260,6 +296,7 @@ class _Run:
                 "write_units_mean": _mean(figures["moto_write"]),
             },
             "by_operation": _per_call(totals, max(1, count)),
+            "by_port_call": _per_port_call(callers, max(1, count)),
             "baseline_store_every_raw_turn_write_units": _mean([float(u) for u in raw_turn_units]),
         }
 
@@ -288,80 +325,32 @@ class _Run:
         now = self.clock.now() + timedelta(hours=1)
         self.clock.set(now)
         reads: list[float] = []
+        writes: list[float] = []  # the audit line of what was injected
         moto: list[float] = []
-        totals: dict[tuple[str, str], Any] = {}
+        totals: dict[tuple[str, str], Priced] = {}
+        callers: dict[tuple[str, str, str], Priced] = {}
         for query in synthetic_queries(calls, seed=29):
             self._reset()
             self.container.context.build(USER, query, mode=Mode.CHAT, now=now)
-            priced_reads, _, moto_reads, _ = self._priced()
+            priced_reads, priced_writes, moto_reads, _ = self._priced()
             reads.append(priced_reads)
+            writes.append(priced_writes)
             moto.append(moto_reads)
-            for key, priced in self.rules.ledger.snapshot().items():
-                row = totals.setdefault(key, type(priced)())
-                row.calls += priced.calls
-                row.read_units += priced.read_units
-                row.write_units += priced.write_units
+            _add(totals, self.rules.ledger.snapshot())
+            _add(callers, self.rules.ledger.by_caller())
         return {
             "calls": len(reads),
             "read_units_mean": _mean(reads),
             "read_units_max": max(reads, default=0.0),
+            "write_units_mean": _mean(writes),
             "moto_reported": {"read_units_mean": _mean(moto)},
             "by_operation": _per_call(totals, max(1, len(reads))),
+            "by_port_call": _per_port_call(callers, max(1, len(reads))),
         }
-
-    def _reads_of(self, action: Any) -> float:
-        self._reset()
-        action()
-        return round(self.rules.ledger.totals()[0], 2)
 
     def access_patterns(self) -> dict[str, Any]:
         """The old and the new shape of the reads that grew with the user, on the same data."""
-
-        def old_listing(category: str) -> bool:  # the partition walk the listing was
-            kwargs: dict[str, Any] = {
-                "TableName": TABLES["memory"],
-                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :mem)",
-                "FilterExpression": "#s IN (:s0) AND category = :category",
-                "ExpressionAttributeNames": {"#s": "status"},
-                "ExpressionAttributeValues": {
-                    ":pk": {"S": USER.key},
-                    ":mem": {"S": SORT_KEY_PREFIX},
-                    ":s0": {"S": Status.ACTIVE.value},
-                    ":category": {"S": category},
-                },
-                "ScanIndexForward": False,
-                "ConsistentRead": True,
-                "Limit": min(max(2 * (OLD_LISTING_LIMIT + 1), 25), 500),
-            }
-            found = 0
-            while True:
-                page = self.rules.query(**kwargs)
-                found += len(page.get("Items", []))
-                if found > OLD_LISTING_LIMIT or not page.get("LastEvaluatedKey"):
-                    return True
-                kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-        slots = sorted(SLOT_CATEGORIES)
-        walk = self._reads_of(lambda: all(old_listing(c) for c in slots))
-        old_f32_neighbours = OLD_NEIGHBOURS * read_units(4 * DIMENSION, consistent=True)  # lower bound
-        return {
-            "neighbour_listing_200_newest_before": self._reads_of(
-                lambda: self.store._partition_listing(
-                    USER, [Status.ACTIVE.value], None, OLD_NEIGHBOURS, None, more=True
-                )
-            ),
-            "neighbour_listing_20_newest_after": self._reads_of(
-                lambda: self.store.scan_active(USER, RECENT_NEIGHBOURS)
-            ),
-            "slot_listings_partition_walk_before": walk,
-            "slot_listings_partition_walk_before_at_10k": round(walk * GOAL_MEMORIES / max(1, self.memories)),
-            "slot_listings_slots_gsi_after": self._reads_of(
-                lambda: [self.store.list(USER, category=c, limit=OLD_LISTING_LIMIT) for c in slots]
-            ),
-            "note": "read units by the rules, float16 items; the 'before' rows replay the old query shapes"
-            f" (float32 items made each about twice as large: >= {old_f32_neighbours:.0f} units for 200 of them);"
-            " the partition walk grows with the user (at 10k: extrapolated linearly), the rest do not",
-        }
+        return access_patterns(self.rules, self.store, TABLES["memory"], USER, self.memories, DIMENSION)
 
 
 def run_dynamodb(
@@ -409,6 +398,10 @@ def run_dynamodb(
             name: {"target": target, "measured": checks[name], "met": checks[name] <= target}
             for name, target in TARGETS.items()
         },
-        "settings": {"dimension": DIMENSION, "embedding_storage": "float16", "embedder": "hash (1024 dims)"},
+        "settings": {
+            "dimension": DIMENSION,
+            "embedding_storage": "float16, in an item of its own (VEC#)",
+            "embedder": "hash (1024 dims)",
+        },
         "duration_s": round(time.monotonic() - started, 1),
     }

@@ -17,6 +17,13 @@ call itself from the items involved, read back from moto around the call:
   puts or deletes (two when the index key changes, none when nothing projected changed) —
   at the standard rate also inside a transaction (an assumption: AWS's page does not say).
 
+Each priced call is also filed under the port call that made it (:data:`CALLER`, set by
+:class:`Attributed` around an adapter: ``store.scan_active``, ``turn_log.append_raw``, ...), so a
+turn's units can be read per port call (:meth:`Ledger.by_caller`).
+
+(Over 400 lines: the size rules, the schemas' index entries, the ledger and the wrapper that
+applies them are one set of rules, read together.)
+
 Item size (AWS's rules): attribute name bytes plus value bytes — strings UTF-8, binaries their
 length, numbers ``(significant digits + 1) / 2 + 1``, booleans and null 1, lists and maps 3 plus
 1 per element plus the elements. Scans and anything else pass through unpriced.
@@ -25,10 +32,12 @@ length, numbers ``(significant digits + 1) / 2 + 1``, booleans and null 1, lists
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 import threading
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,22 +169,62 @@ class Priced:
     write_units: float = 0.0
 
 
+CALLER: ContextVar[str] = ContextVar("agentmem_dynamodb_caller", default="")
+"""The port call (``<adapter>.<method>``) whose DynamoDB calls are being priced."""
+
+
+class Attributed:
+    """``inner`` (an adapter) with each of its public methods naming itself in :data:`CALLER`
+    while it runs; a call made inside another keeps the outer name (``store.create`` for the
+    transaction it makes)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self._inner = inner
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._inner, attr)
+        if attr.startswith("_") or not callable(value):
+            return value
+
+        @functools.wraps(value)
+        def named(*args: Any, **kwargs: Any) -> Any:
+            if CALLER.get():
+                return value(*args, **kwargs)
+            token = CALLER.set(f"{self._name}.{attr}")
+            try:
+                return value(*args, **kwargs)
+            finally:
+                CALLER.reset(token)
+
+        return named
+
+
 @dataclass
 class Ledger:
     """Units by the rules, per ``(table, operation)`` (``operation`` names the index when one
-    is read, e.g. ``query:slots``, and index writes are ``index:<name>``)."""
+    is read, e.g. ``query:slot_lists``, and index writes are ``index:<name>``), and per
+    ``(caller, table, operation)`` (:data:`CALLER`; ``?`` when none was set)."""
 
     rows: dict[tuple[str, str], Priced] = field(default_factory=dict)
+    callers: dict[tuple[str, str, str], Priced] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(
         self, table: str, operation: str, *, read: float = 0.0, write: float = 0.0, call: bool = True
     ) -> None:
         with self._lock:
-            row = self.rows.setdefault((table, operation), Priced())
-            row.calls += 1 if call else 0
-            row.read_units += read
-            row.write_units += write
+            for row in (
+                self.rows.setdefault((table, operation), Priced()),
+                self.callers.setdefault((CALLER.get() or "?", table, operation), Priced()),
+            ):
+                row.calls += 1 if call else 0
+                row.read_units += read
+                row.write_units += write
+
+    def by_caller(self) -> dict[tuple[str, str, str], Priced]:
+        with self._lock:
+            return {k: Priced(v.calls, v.read_units, v.write_units) for k, v in self.callers.items()}
 
     def totals(self) -> tuple[float, float]:
         with self._lock:
@@ -191,6 +240,7 @@ class Ledger:
     def reset(self) -> None:
         with self._lock:
             self.rows.clear()
+            self.callers.clear()
 
 
 # ------------------------------------------------------------------------------ the wrapper
@@ -239,6 +289,10 @@ class RulesClient:
         found: Item | None = self.inner.get_item(TableName=table, Key=keys, ConsistentRead=True).get("Item")
         self.remember(table, found, keys)
         return found
+
+    def stored(self, table: str, key: Mapping[str, Typed]) -> Item | None:
+        """The item at ``key`` as this client last saw it (read from moto if never seen)."""
+        return self._stored(table, key)
 
     def _reread(self, table: str, key: Mapping[str, Typed]) -> Item | None:
         with self._lock:

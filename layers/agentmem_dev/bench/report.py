@@ -393,7 +393,7 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
                 [
                     f"per context call ({ctx['calls']} calls)",
                     verdict("context_read_units"),
-                    0,
+                    ctx.get("write_units_mean", 0),
                     ctx["moto_reported"]["read_units_mean"],
                     "",
                 ],
@@ -412,20 +412,35 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
             [
                 [
                     "write-pipeline neighbour listing",
-                    f"{pat['neighbour_listing_200_newest_before']} (200 newest)",
-                    f"{pat['neighbour_listing_20_newest_after']} (20 newest)",
+                    f"{pat['neighbour_listing_200_newest_vector_inline_before_computed']} (200 newest)",
+                    f"{pat['neighbour_listing_20_newest_after']} (20 newest, vectors apart;"
+                    f" {pat['neighbour_listing_20_newest_vector_inline_before_computed']} inline)",
                 ],
                 [
                     "three slot listings (identity, preference, policy)",
                     f"{pat['slot_listings_partition_walk_before']} (partition walk;"
                     f" ~{pat['slot_listings_partition_walk_before_at_10k']} at 10k)",
-                    f"{pat['slot_listings_slots_gsi_after']} (sparse slots GSI)",
+                    f"{pat['slot_listings_slot_lists_gsi_after']} (sparse slot_lists GSI, no vectors;"
+                    f" {pat['slot_listings_gsi_projection_all_before_computed']} projecting whole items)",
                 ],
             ],
         ),
         "",
-        f"Stored memory item: {d['fill']['item_bytes_mean']['float16']} B (float16 embedding) vs"
-        f" {d['fill']['item_bytes_mean']['float32']} B (float32). {d['figures']}. {pat['note']}.",
+        *_table(
+            ["port call", "operation", "calls", "read units", "write units"],
+            [
+                [f"{where}: {r['port_call']}", r["operation"], r["calls"], r["read_units"], r["write_units"]]
+                for where, rows in (
+                    ("turn", turn.get("by_port_call", [])),
+                    ("context", ctx.get("by_port_call", [])),
+                )
+                for r in rows[:8]
+            ],
+        ),
+        "",
+        f"Stored memory item: {d['fill']['item_bytes_mean']['memory_item']} B, its vector item"
+        f" {d['fill']['item_bytes_mean']['vector_item_float16']} B (float16;"
+        f" {d['fill']['item_bytes_mean']['vector_item_float32']} B float32). {d['figures']}. {pat['note']}.",
         "",
     ]
 

@@ -64,9 +64,12 @@ def test_item_layout_binary_embedding_ttl_and_key_index(moto: Moto) -> None:
     store.create(rec("m1", layer=Layer.SHORT_TERM, expires_at=expires, key="city", value="Paris"))
     item = raw_item(moto, S1, "MEM#m1")
     assert item["pk"] == {"S": "TENANT#t1#USER#u1"} and item["sk"] == {"S": "MEM#m1"}
-    # float16 (half the bytes of the codec's float32); these values are exact in both
-    assert "embedding" not in item
-    assert np.frombuffer(item["embedding_f16"]["B"], dtype="<f2").tolist() == [0.25, -0.5, 0.125, 1.0]
+    # the vector is in an item of its own, float16 (half the bytes of the codec's float32);
+    # these values are exact in both
+    assert "embedding" not in item and "embedding_f16" not in item
+    vector = raw_item(moto, S1, "VEC#m1")
+    assert vector["pk"] == item["pk"] and item["vec_digest"] == vector["vec_digest"]
+    assert np.frombuffer(vector["embedding_f16"]["B"], dtype="<f2").tolist() == [0.25, -0.5, 0.125, 1.0]
     assert item["ttl"] == {"N": str(int(expires.timestamp()))}
     assert item["mem_key"] == {"S": "city"}
     assert (

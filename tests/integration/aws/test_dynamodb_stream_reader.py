@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -46,17 +47,25 @@ def test_records_come_in_lambda_shape_once_each_and_resume_after_the_last(tables
     reader = StreamReader(tables.streams, tables.stream_arn)
     assert reader.read() == []
     store.create(record("m1"))
-    first = [r for r in reader.read() if r["dynamodb"]["Keys"]["sk"]["S"].startswith("MEM#")]
+    read = reader.read()
+    first = [r for r in read if r["dynamodb"]["Keys"]["sk"]["S"].startswith("MEM#")]
+    (vector,) = [r for r in read if r["dynamodb"]["Keys"]["sk"]["S"].startswith("VEC#")]
     assert len(first) == 1
     raw = json.loads(json.dumps(first[0]))  # what Lambda hands the projector is JSON
     assert raw["eventName"] == "INSERT" and raw["eventSourceARN"] == tables.stream_arn
     body = raw["dynamodb"]
     assert isinstance(body["ApproximateCreationDateTime"], int)
-    assert len(base64.b64decode(body["NewImage"][EMBEDDING_F16]["B"])) == 8  # 4 dimensions, float16
+    # the vector is in an item of its own (the memory image carries none), float16, base64
+    assert EMBEDDING_F16 not in body["NewImage"] and "embedding" not in body["NewImage"]
+    vector_image = json.loads(json.dumps(vector))["dynamodb"]["NewImage"]
+    assert len(base64.b64decode(vector_image[EMBEDDING_F16]["B"])) == 8  # 4 dimensions, float16
+    assert change_from_stream_record(vector) is None  # not a memory: the projector skips it
     change = change_from_stream_record(raw)
-    assert change is not None and change.new == record("m1") and change.old is None
+    assert change is not None and change.new == replace(record("m1"), embedding=None) and change.old is None
     store.hard_delete(S1, "m1")
-    assert [r["eventName"] for r in reader.read()] == ["REMOVE"]  # nothing read twice
+    removed = reader.read()
+    assert [r["eventName"] for r in removed] == ["REMOVE", "REMOVE"]  # nothing read twice
+    assert [r["dynamodb"]["Keys"]["sk"]["S"][:4] for r in removed] == ["MEM#", "VEC#"]
     assert reader.read() == []
 
 

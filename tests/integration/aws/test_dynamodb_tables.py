@@ -55,3 +55,51 @@ def test_audit_writes_are_conditional_puts_only() -> None:
         )
         audit.append(AuditEvent(S1, "written", T0, event_id="e1"))
         stub.assert_no_pending_responses()
+
+
+def test_an_event_without_an_id_is_one_write_unit_and_lists_among_the_older_layout(moto: Moto) -> None:
+    """A fresh id needs no LSI copy: its time-ordered key (``AT#<at>#<id>``) orders the trail.
+    Events with a caller's id keep ``EVT#<id>`` and the LSI, as every event did before; a
+    listing merges the two orders."""
+    from agentmem.adapters.aws.dynamodb_schema import audit_table_request
+    from agentmem.adapters.codec import format_sortable
+    from agentmem_dev.bench.dynamodb_units import RulesClient
+
+    rules = RulesClient(moto.dynamodb, {moto.audit_table: audit_table_request(moto.audit_table)})
+    audit = DynamoAuditLog(moto.audit_table, client=LazyClient(lambda: rules))
+    audit.append(AuditEvent(S1, "context_injected", T0 + timedelta(minutes=2)))
+    assert rules.ledger.totals() == (0.0, 1.0)  # the item only, no by_time entry
+    rules.ledger.reset()
+    audit.append(AuditEvent(S1, "patched", T0 + timedelta(minutes=1), event_id="e1"))
+    assert rules.ledger.totals() == (0.0, 2.0)  # the item and its by_time entry
+    # an event of the older layout (a fresh id under EVT# with at_sk), written before the change
+    old_at = format_sortable(T0 + timedelta(minutes=3))
+    moto.dynamodb.put_item(
+        TableName=moto.audit_table,
+        Item={
+            "pk": {"S": S1.key},
+            "sk": {"S": "EVT#old"},
+            "at_sk": {"S": f"{old_at}#old"},
+            "event_id": {"S": "old"},
+            "tenant_id": {"S": S1.tenant_id},
+            "user_id": {"S": S1.user_id},
+            "action": {"S": "written"},
+            "at": {"S": old_at},
+            "details": {"S": "{}"},
+        },
+    )
+    audit.append(AuditEvent(S1, "context_injected", T0))
+    assert [e.action for e in audit.list(S1)] == [
+        "written",
+        "context_injected",
+        "patched",
+        "context_injected",
+    ]
+    assert [e.event_id for e in audit.list(S1, limit=2)] == ["old", audit.list(S1)[1].event_id]
+    assert [e.at for e in audit.list(S1, limit=3, action="context_injected")] == [
+        T0 + timedelta(minutes=2),
+        T0,
+    ]
+    # a retry of an event with an id, at another time, is still the same event
+    audit.append(AuditEvent(S1, "deleted", T0 + timedelta(hours=1), event_id="e1"))
+    assert [e.action for e in audit.list(S1) if e.event_id == "e1"] == ["patched"]

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from awshelpers import REGION, Moto
 
@@ -102,15 +103,25 @@ def test_turns_flow_from_sqs_through_the_stream_into_context(moto: Moto, aws_con
     records = reader.read()
     inserts = memory_records(records)
     assert inserts and all(r["eventName"] == "INSERT" for r in inserts)
-    assert isinstance(
-        inserts[0]["dynamodb"]["NewImage"]["embedding_f16"]["B"], str
-    )  # base64, as Lambda delivers it
+    # the memory images carry no vector: it is in an item of its own, which the projector skips
+    # and reads through the store (base64 in the stream, as Lambda delivers it)
+    assert all("embedding_f16" not in r["dynamodb"]["NewImage"] for r in inserts)
+    vectors = [r for r in records if r["dynamodb"]["Keys"]["sk"]["S"].startswith("VEC#")]
+    assert len(vectors) == len(inserts) and isinstance(
+        vectors[0]["dynamodb"]["NewImage"]["embedding_f16"]["B"], str
+    )
     assert lambdas.invoke("projector", {"Records": records}, container) == {"batchItemFailures": []}
 
     alice_ids = [r.memory_id for r in container.store.scan_active(ALICE, 50)]
     assert len(alice_ids) >= 1
     assert set(container.index.states(ALICE, alice_ids)) == set(alice_ids)
     assert {s.memory_id for s in container.graph.all_states(ALICE)} == set(alice_ids)
+    for stored in container.store.scan_active(ALICE, 50):  # projected with their vectors
+        assert stored.embedding is not None and stored.embedding_model
+        hits = container.index.knn(
+            ALICE, np.asarray(stored.embedding, dtype=np.float32), 1, stored.embedding_model
+        )
+        assert [h.memory_id for h in hits] == [stored.memory_id]
 
     status, body = ask_context(container, ALICE, "Where do I live?")
     assert status == 200, body

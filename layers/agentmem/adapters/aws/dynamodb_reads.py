@@ -4,7 +4,12 @@ records by id, the newest-first listings and the same-key lookup, each reading w
 Which read is strongly and which eventually consistent, and why, is in the store's module
 docstring; in short: ``get``, ``scan_active``, the partition listing and ``find_by_key`` are
 consistent (the write path reads its own writes), ``get_many`` and the slot listings (the
-``slots`` GSI) are not.
+``slot_lists`` GSI) are not.
+
+What a read costs follows the item it reads, not what the caller keeps (a ProjectionExpression
+lowers nothing): the vector lives in an item of its own (:mod:`.dynamodb_vectors`), so a read
+with ``embeddings=False`` reads the ≈0.6 KB memory items alone and one with ``embeddings=True``
+adds a ``BatchGetItem`` of their vector items. ``get`` and ``find_by_key`` always read vectors.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 from agentmem.adapters.aws.dynamodb_base import DynamoTable, decode_cursor, encode_cursor, s, text
 from agentmem.adapters.aws.dynamodb_bookkeeping import item_key
 from agentmem.adapters.aws.dynamodb_schema import MEMORY_GSI_SLOTS, MEMORY_LSI_BY_KEY, SLOT_CATEGORIES
+from agentmem.adapters.aws.dynamodb_vectors import RecentItems, with_vectors
 from agentmem.adapters.codec import SORT_KEY_PREFIX, image_to_record, memory_sort_key
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.ports import Page
@@ -32,7 +38,7 @@ def key_attribute(key: str) -> str:
 
 
 def slot_partition(scope: Scope, category: str) -> str:
-    """The ``slots`` GSI partition of a scope's active records of one slot category."""
+    """The ``slot_lists`` GSI partition of a scope's active records of one slot category."""
     return f"{scope.key}#{category}"
 
 
@@ -40,29 +46,38 @@ class MemoryReads:
     """Reads of the memory table (needs ``_t``)."""
 
     _t: DynamoTable
+    _recent: RecentItems
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         result = self._t.call(
             "get_item", Key=item_key(scope, memory_sort_key(memory_id)), ConsistentRead=True
         )
         item = result.get("Item")
-        return image_to_record(item) if item else None
+        if not item:
+            return None
+        found = with_vectors(self._t, scope, [item], consistent=True)
+        return image_to_record(found[0]) if found else None
 
     def get_many(
         self, scope: Scope, memory_ids: Sequence[str], *, embeddings: bool = True
     ) -> dict[str, MemoryRecord]:
-        """Eventually consistent (the ids come from the index or the graph; module docstring).
-        ``embeddings`` changes nothing here: DynamoDB bills the whole item whatever a projection
-        leaves out, so the vector comes along."""
-        return self._batch_get(scope, memory_ids, consistent=False)
+        """Eventually consistent (the ids come from the index or the graph; module docstring);
+        the vectors' items are read only with ``embeddings``."""
+        return self._batch_get(scope, memory_ids, consistent=False, embeddings=embeddings)
 
     def _batch_get(
-        self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool
+        self, scope: Scope, memory_ids: Sequence[str], *, consistent: bool, embeddings: bool = True
     ) -> dict[str, MemoryRecord]:
         wanted = list(dict.fromkeys(memory_ids))
-        items = self._t.batch_get(
-            [item_key(scope, memory_sort_key(m)) for m in wanted], consistent=consistent
+        # eventually consistent with vectors: memory items read light a moment ago stand in
+        reused = self._recent.take(scope, wanted) if embeddings and not consistent else {}
+        items = list(reused.values()) + self._t.batch_get(
+            [item_key(scope, memory_sort_key(m)) for m in wanted if m not in reused], consistent=consistent
         )
+        if embeddings:
+            items = with_vectors(self._t, scope, items, consistent=consistent)
+        else:
+            self._recent.remember(scope, items)
         found = {r.memory_id: r for r in map(image_to_record, items)}
         return {m: found[m] for m in wanted if m in found}
 
@@ -80,11 +95,18 @@ class MemoryReads:
         if not wanted or limit <= 0:
             return Page(items=[], next_cursor=None)
         if category is not None and wanted == [Status.ACTIVE.value] and str(category) in SLOT_CATEGORIES:
-            return self._slot_listing(scope, str(category), limit, cursor)
-        return self._partition_listing(scope, wanted, category, limit, cursor, more=True)
+            return self._slot_listing(scope, str(category), limit, cursor, embeddings=embeddings)
+        return self._partition_listing(
+            scope, wanted, category, limit, cursor, more=True, embeddings=embeddings
+        )
 
-    def _slot_listing(self, scope: Scope, category: str, limit: int, cursor: str | None) -> Page:
-        """Active records of one slot category from the sparse ``slots`` GSI, newest first."""
+    def _slot_listing(
+        self, scope: Scope, category: str, limit: int, cursor: str | None, *, embeddings: bool
+    ) -> Page:
+        """Active records of one slot category from the sparse ``slot_lists`` GSI, newest first.
+        Its entries hold every attribute but the vector: without ``embeddings`` they are the
+        records; with them, the page's items are read from the table (eventually consistent, as
+        the index is), and one deleted or no longer active since its entry was read is left out."""
         partition = slot_partition(scope, category)
         kwargs: dict[str, Any] = {
             "IndexName": MEMORY_GSI_SLOTS,
@@ -101,7 +123,12 @@ class MemoryReads:
                 "slot_sk": s(after),
             }
         items = [image_to_record(i) for i in self._t.query(limit=limit + 1, **kwargs)]
-        return self._page(items, limit)
+        page = self._page(items, limit)
+        if not embeddings or not page.items:
+            return page
+        full = self._batch_get(scope, [r.memory_id for r in page.items], consistent=False)
+        current = [full.get(r.memory_id) for r in page.items]
+        return Page(items=[r for r in current if r is not None and r.is_active], next_cursor=page.next_cursor)
 
     @staticmethod
     def _page(items: builtins.list[MemoryRecord], limit: int) -> Page:
@@ -118,6 +145,7 @@ class MemoryReads:
         cursor: str | None,
         *,
         more: bool,
+        embeddings: bool,
     ) -> Page:
         """The partition's records newest first, filtered by status (and category): reads a
         page of the rows wanted (plus one when ``more`` asks whether a next page exists) and
@@ -142,7 +170,12 @@ class MemoryReads:
         if cursor is not None:
             after = decode_cursor(cursor, ["m"])
             kwargs["ExclusiveStartKey"] = item_key(scope, memory_sort_key(text(after, "m")))
-        items = [image_to_record(i) for i in self._t.query(limit=wanted_rows, **kwargs)]
+        rows = list(self._t.query(limit=wanted_rows, **kwargs))
+        if embeddings:
+            rows = with_vectors(self._t, scope, rows, consistent=True)
+        else:
+            self._recent.remember(scope, rows)
+        items = [image_to_record(i) for i in rows]
         return self._page(items, limit) if more else Page(items=items[:limit], next_cursor=None)
 
     def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
@@ -174,4 +207,6 @@ class MemoryReads:
         inactive ones were among them)."""
         if limit <= 0:
             return []
-        return self._partition_listing(scope, [Status.ACTIVE.value], None, limit, None, more=False).items
+        return self._partition_listing(
+            scope, [Status.ACTIVE.value], None, limit, None, more=False, embeddings=embeddings
+        ).items

@@ -11,11 +11,15 @@ builds them directly (moto tests, the smoke run, a developer account). Three tab
     LSI ``by_key`` (pk, ``mem_key``): active-or-not records carrying a key, read consistently;
     it projects ``status`` only, so a keyed write adds a small index entry, not a second copy of
     the record (with its embedding), and :meth:`find_by_key` fetches the few active matches.
-    GSI ``slots`` (``slot_pk`` = ``<pk>#<category>``, ``slot_sk`` = memory id): sparse — only
-    *active* records of the :data:`SLOT_CATEGORIES` the context slots list carry these
+    GSI ``slot_lists`` (``slot_pk`` = ``<pk>#<category>``, ``slot_sk`` = memory id): sparse —
+    only *active* records of the :data:`SLOT_CATEGORIES` the context slots list carry these
     attributes, so a slot listing reads that category's records and nothing else of the
-    partition (eventually consistent, as every GSI). Projection ALL: the slots rank what they
-    list by the query's similarity, which needs the embedding.
+    partition (eventually consistent, as every GSI). Projection INCLUDE of every record
+    attribute but the embedding (:data:`~agentmem.adapters.codec.RECORD_ATTRIBUTES`): an entry
+    is a quarter of the item (≈0.6 KB instead of ≈2.7 KB at 1024 dimensions), so a listing of
+    100 reads ≈8 units instead of ≈34 and a slot record's index write is one unit, not three.
+    The context slots list without vectors (``embeddings=False``); a listing that wants them
+    reads the page's items from the table. (It replaced the GSI ``slots``, projection ALL.)
     GSI ``dirty_users`` (``dirty_shard``, ``dirty_rank``): sparse — only PENDING items with
     writes since the last consolidation carry these attributes, over 16 hash shards; keys only,
     and the keys change twice between two consolidations (dirty, then ready), not per turn, so
@@ -28,17 +32,21 @@ builds them directly (moto tests, the smoke run, a developer account). Three tab
     ``STATE#<session_id>`` runtime task state. LSI ``by_session`` (pk, ``session_sk``) orders
     the turns of one session by time and arrival.
 ``audit`` (append-only: the functions' role gets ``PutItem`` with a condition and ``Query``)
-    ``EVT#<event_id>``; LSI ``by_time`` (pk, ``at_sk``) lists newest first.
+    ``AT#<at>#<event_id>`` an event without a caller's id (time-ordered by its key, no index
+    entry), ``EVT#<event_id>`` one with an id (and every event of the older layout), which
+    carries ``at_sk`` for the LSI ``by_time`` (pk, ``at_sk``); a listing merges the two.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from agentmem.adapters.codec import RECORD_ATTRIBUTES
+
 MEMORY_LSI_BY_KEY = "by_key"
 MEMORY_GSI_DIRTY = "dirty_users"
 MEMORY_GSI_SCOPES = "scopes"
-MEMORY_GSI_SLOTS = "slots"
+MEMORY_GSI_SLOTS = "slot_lists"
 # The categories the context slots list (services/context.py: Profile = identity + preference,
 # Constraints = policy); a test keeps the two in step.
 SLOT_CATEGORIES = frozenset({"identity", "preference", "policy"})
@@ -91,7 +99,7 @@ def memory_table_request(name: str) -> dict[str, Any]:
             {
                 "IndexName": MEMORY_GSI_SLOTS,
                 "KeySchema": _schema("slot_pk", "slot_sk"),
-                "Projection": {"ProjectionType": "ALL"},
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(RECORD_ATTRIBUTES)},
             },
         ],
         "BillingMode": "PAY_PER_REQUEST",

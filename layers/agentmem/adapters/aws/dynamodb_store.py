@@ -2,27 +2,28 @@
 
 One table (docs/aws.md, :mod:`.dynamodb_schema`), ``pk = scope.key`` on every item, so every
 read and write is scoped by construction. Memory items are the codec's images
-(:func:`agentmem.adapters.codec.record_to_image`: embedding as float32 bytes, ``ttl`` for
-short-term records) plus ``mem_key`` for the ``by_key`` index and, on active records of the slot
-categories, ``slot_pk`` / ``slot_sk`` for the sparse ``slots`` index. The embedding is kept as
-float16 (``embedding_f16``, half the bytes of float32: a 1024-dimension vector is 2 KB instead of
-4 KB, which keeps an item under one 4 KB read unit and halves its write units; cosines move by
-~1e-4, far below the dedup and conflict margins); ``embedding_precision="float32"`` keeps the
-codec's float32 form. Both forms are read.
+(:func:`agentmem.adapters.codec.record_to_image`, ``ttl`` for short-term records) without the
+embedding, plus ``mem_key`` for the ``by_key`` index and, on active records of the slot
+categories, ``slot_pk`` / ``slot_sk`` for the sparse ``slot_lists`` index. The embedding is in an
+item of its own, ``VEC#<memory_id>``, written in the same transaction (:mod:`.dynamodb_vectors`:
+a memory item is ≈0.6 KB instead of ≈2.7 KB, so reads without vectors and rewrites of a record
+whose vector is unchanged cost a quarter). It is kept as float16 (``embedding_f16``, half the
+bytes of float32: a 1024-dimension vector is 2 KB instead of 4 KB; cosines move by ~1e-4, far
+below the dedup and conflict margins); ``embedding_precision="float32"`` keeps the codec's
+float32 form. Both forms are read, and so are items of the older layout with the vector inline.
 
 * ``create``: ``PutItem`` with ``attribute_not_exists(pk)``; ``update``: ``PutItem`` with
-  ``version = :expected`` (the failed item comes back with the error, telling a version
-  conflict from an absent record);
+  ``version = :expected`` and the vector unchanged (the failed item comes back with the error,
+  telling a version conflict from an absent record and from a new vector, which is written
+  again as a transaction with the vector item);
 * ``transact``: one ``TransactWriteItems`` with a condition on every record it touches (at most
-  100 actions, 4 MB, one action per item). A cancellation naming ``ConditionalCheckFailed`` is a
+  100 actions, 4 MB; a create's vector item is an action). A cancellation naming ``ConditionalCheckFailed`` is a
   :class:`~agentmem.errors.VersionConflict` carrying every cancellation reason; one caused only
   by ``TransactionConflict`` (another transaction held an item) is retried
   (:data:`TRANSACTION_CONFLICT_RETRIES` times) before it becomes one;
 * the table's stream (NEW_AND_OLD_IMAGES) is the change feed: successful writes emit exactly one
   record per item, failed conditional writes emit nothing;
-* ``PENDING`` counters sit in a sparse GSI so consolidation finds dirty users without a scan;
-  ``SCOPE`` registry items (written before a scope's first record) in another for ``all_scopes``
-  (both in :mod:`.dynamodb_bookkeeping`);
+* ``PENDING`` counters and ``SCOPE`` registry items: :mod:`.dynamodb_bookkeeping`;
 * a throttled transaction (``ThrottlingError`` reasons) is :class:`~agentmem.errors.StoreUnavailable`
   — transient, the event source retries the turn; anything else cancelled is a VersionConflict.
 
@@ -44,18 +45,14 @@ Consistency, per read (a strongly consistent read costs twice an eventually cons
   what is there now), ``find_by_key`` (same-key conflicts at write time), the erase barrier;
 * eventually consistent: ``get_many`` — its ids come from the search index or the graph, which
   trail the table anyway (a stale version only makes a later conditional write fail, which the
-  callers handle) — and the slot listings, served by the ``slots`` GSI, which has no strongly
-  consistent reads: a slot record written less than a second ago may be missing from one
-  context call.
+  callers handle) — and the slot listings (the ``slot_lists`` GSI has no strongly consistent
+  reads: a slot record written less than a second ago may be missing from one context call).
 
-Listings read what they return: a ``Limit`` of the rows wanted (one more to tell whether there is
-a next page), following pages only when the status filter dropped rows; a slot listing reads
-only its category's active records. Every call's consumed capacity goes to the table's
-:class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (``store.capacity``).
+Listings read what they return (:mod:`.dynamodb_reads`). Every call's consumed capacity goes to
+the table's :class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (``store.capacity``).
 
-DynamoDB deletes expired (``ttl``) items only eventually, so a short-term record may be read
-shortly after its ``expires_at`` — exactly as the embedded store, which does not filter them
-either.
+DynamoDB deletes expired (``ttl``) items only eventually (a short-term record may be read shortly
+after its ``expires_at``, as the embedded store, which does not filter them either).
 """
 
 from __future__ import annotations
@@ -67,7 +64,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -90,15 +87,20 @@ from agentmem.adapters.aws.dynamodb_reads import (
     slot_partition,
 )
 from agentmem.adapters.aws.dynamodb_schema import SLOT_CATEGORIES
-from agentmem.adapters.aws.errors import LazyClient, error_code, translate
-from agentmem.adapters.codec import (
-    EMBEDDING_F16,
-    SORT_KEY_PREFIX,
-    embedding_to_f16_bytes,
-    image_to_wire,
-    memory_sort_key,
-    record_to_image,
+from agentmem.adapters.aws.dynamodb_vectors import (
+    VEC_DIGEST,
+    EmbeddingPrecision,
+    RecentItems,
+    digest,
+    vector_actions,
+    vector_attribute,
+    vector_changed,
+    vector_changes,
+    vector_condition,
+    vector_key,
 )
+from agentmem.adapters.aws.errors import LazyClient, error_code, translate
+from agentmem.adapters.codec import SORT_KEY_PREFIX, image_to_wire, memory_sort_key, record_to_image
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import Put
@@ -117,20 +119,19 @@ def epoch_us(value: datetime) -> int:
     return (value.astimezone(UTC) - _EPOCH) // timedelta(microseconds=1)
 
 
-EmbeddingPrecision = Literal["float16", "float32"]
-
-
 def memory_item(record: MemoryRecord, precision: EmbeddingPrecision = "float16") -> Item:
-    """The stored item: the codec image, the embedding in ``precision``, and the index keys."""
+    """The stored memory item: the codec image without the embedding, the digest of the vector
+    item (:func:`~agentmem.adapters.aws.dynamodb_vectors.vector_item`) and the index keys."""
     item = record_to_image(record)
+    item.pop("embedding", None)
+    stored = vector_attribute(record, precision)
+    if stored is not None:
+        item[VEC_DIGEST] = s(digest(stored[1]))
     if record.key is not None:
         item["mem_key"] = s(key_attribute(record.key))
     if record.status is Status.ACTIVE and record.category.value in SLOT_CATEGORIES:
         item["slot_pk"] = s(slot_partition(record.scope, record.category.value))
         item["slot_sk"] = s(record.memory_id)
-    if precision == "float16" and record.embedding is not None:
-        del item["embedding"]
-        item[EMBEDDING_F16] = {"B": embedding_to_f16_bytes(record.embedding)}
     return item
 
 
@@ -151,6 +152,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
         lazy = dynamodb_client(client, region)
         self._t = DynamoTable(lazy, table_name, store="dynamodb", sleep=sleep, meter=meter)
         self._precision: EmbeddingPrecision = embedding_precision
+        self._recent = RecentItems()
         self._clock = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
         self._registered: set[str] = set()
@@ -209,18 +211,27 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
         return _EPOCH + timedelta(microseconds=number(item, "erased_us"))
 
     def update(self, record: MemoryRecord, expected_version: int) -> None:
+        """The memory item alone while the stored one names the same vector; a transaction with
+        the vector item when it does not (a new embedding, an item of the older layout)."""
+        same_vector, values = vector_condition(record, self._precision)
+        self._recent.forget(record.scope, [record.memory_id])
         try:
             self._t.call(
                 "put_item",
                 Item=memory_item(record, self._precision),
-                ConditionExpression="attribute_exists(pk) AND #v = :expected",
+                ConditionExpression=f"attribute_exists(pk) AND #v = :expected AND {same_vector}",
                 ExpressionAttributeNames=_VERSION,
-                ExpressionAttributeValues={":expected": n(expected_version)},
+                ExpressionAttributeValues={":expected": n(expected_version), **values},
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ConditionFailed as exc:
             if not exc.item:
                 raise NotFound("memory not found", details={"memory_id": record.memory_id}) from exc
+            if number(exc.item, "version") == expected_version and vector_changed(
+                exc.item, record, self._precision
+            ):
+                self._transact([Put(record, expected_version)], rewrite={0})
+                return
             raise VersionConflict(
                 "memory changed concurrently",
                 details={
@@ -230,12 +241,15 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
                 },
             ) from exc
 
-    def _transaction_items(self, puts: Sequence[Put], table: str) -> list[dict[str, Any]]:
+    def _transaction_items(self, puts: Sequence[Put], table: str, rewrite: set[int]) -> list[dict[str, Any]]:
+        """The memory items' puts (in the order of ``puts``: a cancellation's reasons are read
+        by that index), then the vector items of the creates and of the updates in ``rewrite``;
+        the other updates are conditioned on their stored vector being the same."""
         actions: list[dict[str, Any]] = []
+        vectors: list[dict[str, Any]] = []
         total = 0
-        for put in puts:
+        for i, put in enumerate(puts):
             item = memory_item(put.record, self._precision)
-            total += len(json.dumps(image_to_wire(item)))  # base64 binaries: an over-estimate
             action: dict[str, Any] = {
                 "TableName": table,
                 "Item": item,
@@ -243,14 +257,29 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
             }
             if put.expected_version is None:
                 action["ConditionExpression"] = "attribute_not_exists(pk)"
+                vectors += (
+                    [] if put.record.embedding is None else vector_actions(table, put.record, self._precision)
+                )
             else:
-                action["ConditionExpression"] = "attribute_exists(pk) AND #v = :expected"
+                condition, values = (
+                    "attribute_exists(pk) AND #v = :expected",
+                    {":expected": n(put.expected_version)},
+                )
+                if i in rewrite:
+                    vectors += vector_actions(table, put.record, self._precision)
+                else:
+                    same_vector, more = vector_condition(put.record, self._precision)
+                    condition, values = f"{condition} AND {same_vector}", {**values, **more}
+                action["ConditionExpression"] = condition
                 action["ExpressionAttributeNames"] = _VERSION
-                action["ExpressionAttributeValues"] = {":expected": n(put.expected_version)}
+                action["ExpressionAttributeValues"] = values
             actions.append({"Put": action})
+        for action in [*actions, *vectors]:
+            body = action.get("Put") or {}
+            total += len(json.dumps(image_to_wire(body.get("Item", {}))))  # base64: an over-estimate
         if total > MAX_TRANSACTION_BYTES:
             raise ValidationFailed("transaction exceeds 4 MB", details={"bytes": total})
-        return actions
+        return actions + vectors
 
     def transact(self, puts: Sequence[Put]) -> None:
         keys = [(p.record.scope.key, p.record.memory_id) for p in puts]
@@ -258,13 +287,25 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
             raise ValidationFailed("a transaction may touch each memory only once")
         if not puts:
             return
+        self._transact(puts, rewrite=set())
+
+    def _transact(self, puts: Sequence[Put], *, rewrite: set[int]) -> None:
+        """``rewrite``: the updates whose vector item is written too (it grows when a
+        cancellation shows a stored vector other than the record's; then the transaction is
+        sent again)."""
+        for put in puts:
+            self._recent.forget(put.record.scope, [put.record.memory_id])
         checks = self._barrier_checks(puts)
-        if len(puts) + len(checks) > MAX_TRANSACTION_ACTIONS:
-            raise ValidationFailed("a transaction holds at most 100 writes", details={"writes": len(puts)})
-        actions = self._transaction_items(puts, self._t.name) + checks
+        actions = self._transaction_items(puts, self._t.name, rewrite) + checks
+        if len(actions) > MAX_TRANSACTION_ACTIONS:
+            raise ValidationFailed(
+                "a transaction holds at most 100 writes (a vector item is one)",
+                details={"writes": len(puts), "actions": len(actions)},
+            )
         for scope in {p.record.scope for p in puts if p.expected_version is None}:
             self._register(scope)
-        for attempt in range(TRANSACTION_CONFLICT_RETRIES + 1):
+        attempt = 0
+        while True:
             try:
                 result = self._t.client.get().transact_write_items(
                     TransactItems=actions, ClientRequestToken=uuid.uuid4().hex, ReturnConsumedCapacity="TOTAL"
@@ -278,12 +319,17 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
                 reasons = list(exc.response.get("CancellationReasons") or [])
                 codes = [str(r.get("Code", "None")) for r in reasons]
                 failed = [c for c in codes if c not in ("None", "")]
+                changed = vector_changes(puts, reasons, rewrite, self._precision)
+                if changed:  # stored vectors other than the records': again, with their items
+                    self._transact(puts, rewrite=rewrite | changed)
+                    return
                 if (
                     failed
                     and all(c == "TransactionConflict" for c in failed)
                     and attempt < TRANSACTION_CONFLICT_RETRIES
                 ):
                     self._sleep(0.02 * 2**attempt)
+                    attempt += 1
                     continue
                 raise self._cancelled(puts, reasons, codes, attempt) from exc
             except BotoCoreError as exc:
@@ -323,14 +369,21 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
         return VersionConflict("transaction cancelled: " + ",".join(codes), details=details)
 
     def hard_delete(self, scope: Scope, memory_id: str) -> bool:
+        """The memory item, then its vector item (one left by a failure in between is never
+        read — no memory item names it — and goes with ``erase_scope``)."""
+        self._recent.forget(scope, [memory_id])
         result = self._t.call(
             "delete_item", Key=item_key(scope, memory_sort_key(memory_id)), ReturnValues="ALL_OLD"
         )
-        return bool(result.get("Attributes"))
+        old = result.get("Attributes") or {}
+        if VEC_DIGEST in old:
+            self._t.call("delete_item", Key=vector_key(scope, memory_id))
+        return bool(old)
 
     def erase_scope(self, scope: Scope) -> int:
-        """Every item of the partition (records, counter, registry entry) but the erase barrier;
-        counts the records."""
+        """Every item of the partition (records, their vector items, counter, registry entry) but
+        the erase barrier; counts the records."""
+        self._recent.forget(scope)
         keys = [k for k in self._t.partition_keys(scope.key) if text(k, "sk") != ERASED_SK]
         self._t.batch_delete(keys)
         with self._lock:

@@ -12,7 +12,13 @@ session's turns by ``(at, arrival)``; session ids are hashed into it so one id c
 prefix of another.
 
 The *audit* table is append-only: ``PutItem`` with ``attribute_not_exists`` (a retried append
-is a no-op), never update or delete; the ``by_time`` LSI lists newest first.
+is a no-op), never update or delete. An event the caller gave an id is ``EVT#<event_id>`` (so
+its id alone makes a retry a no-op) and carries ``at_sk`` for the ``by_time`` LSI; an event
+without one (every event the services write: a context call's ``context_injected``, a turn's
+``written``, ...) gets a fresh id and the time-ordered key ``AT#<at>#<event_id>`` with no
+``at_sk``, so it is one write unit instead of two (its item and the LSI's copy). A listing reads
+both, newest first: the ``AT#`` range of the partition and the LSI (events with an id, and every
+event written before the time-ordered keys), merged by ``(at, event_id)``.
 
 Every call's consumed capacity goes to the table handle's
 :class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter` (injected to share one). Reads are
@@ -21,6 +27,7 @@ strongly consistent except :meth:`DynamoTurnLog.is_processed` (its docstring say
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import threading
@@ -49,6 +56,7 @@ from agentmem.domain.runtime_state import RuntimeState
 from agentmem.ports import RawTurnRecord
 
 TURN, DONE, STATE, EVENT = "TURN#", "DONE#", "STATE#", "EVT#"
+TIMED_EVENT = "AT#"  # an audit event without a caller's id: AT#<at>#<event_id>, newest first
 
 
 def _dumps(value: Any) -> str:
@@ -249,9 +257,17 @@ class DynamoAuditLog:
 
     def append(self, event: AuditEvent) -> None:
         event_id = event.event_id or new_event_id(event)
+        at_sk = f"{format_sortable(event.at)}#{event_id}"
+        # an id given by the caller must stay the key (a retry at another time is the same event);
+        # a fresh id is unique anyway, so its key can order the trail and spare the LSI's copy
+        key = (
+            {"sk": s(EVENT + event_id), "at_sk": s(at_sk)}
+            if event.event_id
+            else {"sk": s(TIMED_EVENT + at_sk)}
+        )
         item: Item = {
-            **_key(event.scope, EVENT + event_id),
-            "at_sk": s(f"{format_sortable(event.at)}#{event_id}"),
+            "pk": s(event.scope.key),
+            **key,
             "event_id": s(event_id),
             "tenant_id": s(event.scope.tenant_id),
             "user_id": s(event.scope.user_id),
@@ -271,19 +287,13 @@ class DynamoAuditLog:
     def list(self, scope: Scope, limit: int = 100, action: str | None = None) -> list[AuditEvent]:
         if limit <= 0:
             return []
-        kwargs: dict[str, Any] = {
-            "IndexName": AUDIT_LSI_BY_TIME,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": s(scope.key)},
-            "ScanIndexForward": False,
-            "ConsistentRead": True,
-        }
-        if action is not None:
-            kwargs["FilterExpression"] = "#a = :action"
-            kwargs["ExpressionAttributeNames"] = {"#a": "action"}
-            kwargs["ExpressionAttributeValues"][":action"] = s(action)
-        else:
-            kwargs["Limit"] = limit
+        timed = self._newest(
+            scope, limit, action, {"KeyConditionExpression": "pk = :pk AND begins_with(sk, :at)"}
+        )
+        indexed = self._newest(
+            scope, limit, action, {"IndexName": AUDIT_LSI_BY_TIME, "KeyConditionExpression": "pk = :pk"}
+        )
+        ordered = sorted(timed + indexed, key=lambda i: text(i, "at_sk") or text(i, "sk")[len(TIMED_EVENT) :])
         return [
             AuditEvent(
                 scope=scope,
@@ -294,5 +304,25 @@ class DynamoAuditLog:
                 details=dict(json.loads(text(i, "details", "{}"))),
                 event_id=text(i, "event_id"),
             )
-            for i in self._t.query(limit=limit, **kwargs)
+            for i in reversed(ordered[-limit:])
         ]
+
+    def _newest(
+        self, scope: Scope, limit: int, action: str | None, where: dict[str, Any]
+    ) -> builtins.list[Item]:
+        """Up to ``limit`` events of one of the two orders (``where``), newest first."""
+        kwargs: dict[str, Any] = {
+            **where,
+            "ExpressionAttributeValues": {":pk": s(scope.key)},
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+        }
+        if "IndexName" not in where:
+            kwargs["ExpressionAttributeValues"][":at"] = s(TIMED_EVENT)
+        if action is not None:
+            kwargs["FilterExpression"] = "#a = :action"
+            kwargs["ExpressionAttributeNames"] = {"#a": "action"}
+            kwargs["ExpressionAttributeValues"][":action"] = s(action)
+        else:
+            kwargs["Limit"] = limit
+        return list(self._t.query(limit=limit, **kwargs))
