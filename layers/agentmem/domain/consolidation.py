@@ -92,6 +92,8 @@ def expired_by(record: MemoryRecord, now: datetime, config: ConsolidationConfig)
         return False
     if record.expires_at is not None:
         return now >= record.expires_at
+    if record.valid_to is not None:  # the end of the near time it was said for (domain/transience.py)
+        return now >= record.valid_to
     if record.created_at is None:
         return False
     return now >= record.created_at + timedelta(days=config.short_term_ttl_days)

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 
 from agentmem.domain import ids
 from agentmem.domain.extraction import Candidate
-from agentmem.domain.models import Category, MemoryRecord, Source, SourceRefs, Status, Turn
+from agentmem.domain.models import Category, Layer, MemoryRecord, Source, SourceRefs, Status, Turn
+from agentmem.domain.transience import short_term_until
 
 QUARANTINE_CHARS = 500  # of the redacted message kept for the audit of a quarantined turn
 
@@ -24,7 +25,11 @@ def fact_record(
     embedding: Iterable[float],
     embedding_model: str,
 ) -> MemoryRecord:
-    """The ``ordinal``-th fact of ``turn`` as an active memory, valid from the turn's time."""
+    """The ``ordinal``-th fact of ``turn`` as an active memory, valid from the turn's time; a
+    state of a near time (:func:`~agentmem.domain.transience.short_term_until`) is short-term,
+    valid until that time ends (``valid_to``; not ``expires_at``, which is DynamoDB's TTL and
+    would delete it instead of letting it expire and stay)."""
+    until = short_term_until(cand.content, turn.at)
     return MemoryRecord(
         scope=turn.scope,
         memory_id=ids.memory_id(turn.at, f"{turn.message_id}:{ordinal}"),
@@ -43,6 +48,8 @@ def fact_record(
         updated_at=turn.at,
         valid_from=turn.at,
         entities=cand.entities,
+        layer=Layer.SHORT_TERM if until is not None else Layer.LONG_TERM,
+        valid_to=until,
     )
 
 
