@@ -172,7 +172,9 @@ def bootstrap(
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
     )
-    summaries = SummaryService(store=a.summaries, memories=a.store) if a.summaries is not None else None
+    summaries = (
+        SummaryService(store=a.summaries, memories=a.store, llm=a.llm) if a.summaries is not None else None
+    )
     explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder, guard=guard)
     admin = AdminService(
         store=a.store,

@@ -410,3 +410,8 @@ class LLM(Protocol):
     def judge_conflict(self, old: str, new: str, lang: str = "en") -> bool | None:
         """Whether ``new`` contradicts ``old`` about the same user, so ``old`` should be
         superseded. None: no answer, keep both (the rules' lean to "not a conflict")."""
+
+    def summarise(self, facts: Sequence[str], lang: str = "en") -> str | None:
+        """A short summary (at most three sentences) of one session from its ``facts`` (the
+        extractive summary's, in the order they were said; redacted). None: no answer, keep the
+        extractive summary alone. The reply is untrusted: the caller guards it."""

@@ -64,7 +64,7 @@ NOTES = {
     "neptune_iam_auth": "sign the Gremlin handshake with SigV4 (Neptune IAM auth)",
     "bedrock_embed_model": "Bedrock embedding model (embedder=bedrock)",
     "bedrock_embed_workers": "parallel Bedrock embedding calls",
-    "bedrock_llm_enabled": "extract facts with a Bedrock LLM besides the rules",
+    "bedrock_llm_enabled": "a Bedrock LLM besides the rules: extra facts, doubtful conflicts, generative session summaries",
     "bedrock_llm_model": "the Bedrock LLM of the extractor",
 }
 

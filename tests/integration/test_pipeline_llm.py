@@ -50,10 +50,13 @@ class FakeLLM:
         facts: list[LlmFact] | None = None,
         category: str | None = None,
         verdicts: Sequence[bool | None] = (),
+        summary: str | None = None,
     ) -> None:
         self.facts = facts
         self.category = category
         self.verdicts = list(verdicts)
+        self.summary = summary
+        self.summarise_calls: list[tuple[list[str], str]] = []
         self.extract_calls: list[tuple[str, str, str]] = []
         self.classify_calls: list[str] = []
         self.judge_calls: list[tuple[str, str]] = []
@@ -72,6 +75,11 @@ class FakeLLM:
         """The next scripted verdict; False once the script is exhausted."""
         self.judge_calls.append((old, new))
         return self.verdicts.pop(0) if self.verdicts else False
+
+    def summarise(self, facts: Sequence[str], lang: str = "en") -> str | None:
+        """The scripted summary (None: the model failed)."""
+        self.summarise_calls.append((list(facts), lang))
+        return self.summary
 
     @property
     def calls(self) -> int:

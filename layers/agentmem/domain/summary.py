@@ -213,7 +213,8 @@ def summary_lines(summary: SceneSummary, live: Mapping[str, MemoryRecord], lang:
     facts = [SummaryLine(shown[i].content, i) for i in summary.fact_ids if i in shown]
     entities = [e.name for e in summary.entities if any(i in shown for i in e.memory_ids)]
     body: list[SummaryLine] = []
-    if summary.text:
+    if summary.text and all(i in shown for i in summary.fact_ids):
+        # written from these facts: once one is deleted (or replaced) the text could say it again
         body.append(SummaryLine(summary.text))
     body += facts
     if entities:

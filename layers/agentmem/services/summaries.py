@@ -9,21 +9,28 @@ session is another one, and summarises it on the spot when no summary (or only a
 stored. Either way the summary of session *A* is what the contexts of the session after *A* carry.
 
 Extractive (:func:`~agentmem.domain.summary.build_summary`): the facts the session produced and
-its key entities, by memory id, rendered from the live memories when loaded.
+its key entities, by memory id, rendered from the live memories when loaded. Generative on top
+when a model is configured (:meth:`~agentmem.ports.LLM.summarise`, Bedrock): at most three
+sentences over those facts, stored with the summary. The model's text is untrusted: it is
+redacted, refused when the injection rules flag it, bounded to :data:`MAX_TEXT_CHARS`, and shown
+only while every fact it was written from is live (a deleted fact never comes back through it).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.domain.summary import SceneSummary, build_summary
-from agentmem.ports import MemoryStore, SessionSummaryStore
+from agentmem.domain.text import language
+from agentmem.ports import LLM, MemoryStore, SessionSummaryStore
 
 log = logging.getLogger(__name__)
+
+MAX_TEXT_CHARS = 600  # a generative summary longer than this is cut at a sentence end
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +45,7 @@ class LoadedSummary:
 class SummaryService:
     store: SessionSummaryStore
     memories: MemoryStore
+    llm: LLM | None = None
 
     def record_turn(
         self,
@@ -61,9 +69,29 @@ class SummaryService:
             return None
         records = self.memories.get_many(scope, sorted(scene.memory_ids), embeddings=False)
         summary = build_summary(scene, records.values())
+        if self.llm is not None and summary.fact_ids:
+            facts = [records[i].content for i in summary.fact_ids]
+            summary = replace(summary, text=self._generated(self.llm, facts))
         self.store.put_summary(scope, summary)
         log.info("summaries.stored", extra={"turns": summary.turns, "facts": len(summary.fact_ids)})
         return summary
+
+    @staticmethod
+    def _generated(llm: LLM, facts: list[str]) -> str | None:
+        """The model's summary of ``facts``, guarded (see the module docstring), or None."""
+        from agentmem.domain.guards import detect_injection, redact  # only with a model configured
+
+        text = llm.summarise(facts, language(" ".join(facts)))
+        if not text or not text.strip():
+            return None
+        if detect_injection(text).is_injection:
+            log.warning("summaries.generated_refused", extra={"reason": "injection"})
+            return None
+        text = redact(text.strip()).text
+        if len(text) > MAX_TEXT_CHARS:
+            cut = max(text.rfind(end, 0, MAX_TEXT_CHARS) for end in (". ", "。", "! ", "? "))
+            text = text[: cut + 1] if cut > 0 else text[:MAX_TEXT_CHARS]
+        return text
 
     def withheld(self, scope: Scope, session_id: str) -> tuple[frozenset[str], frozenset[str]]:
         """(the session's recorded turns, those of them withheld from the session window)."""

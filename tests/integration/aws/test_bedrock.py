@@ -240,3 +240,24 @@ def test_clients_use_adaptive_retries() -> None:
 
     client = bedrock_runtime_client(REGION)
     assert client.meta.config.retries["mode"] == "adaptive"
+
+
+def test_summarise_sends_the_facts_in_the_sessions_language_and_falls_back_on_truncation() -> None:
+    model, stub = llm()
+    facts = ["我住在杭州。", "我养了一只猫。"]
+    with stub:
+        stub.add_response(
+            "converse",
+            converse_response("用户住在杭州，养了一只猫。"),
+            {
+                "modelId": "amazon.nova-lite-v1:0",
+                "system": [{"text": ANY}],
+                "messages": [{"role": "user", "content": [{"text": "- 我住在杭州。\n- 我养了一只猫。"}]}],
+                "inferenceConfig": {"maxTokens": 200, "temperature": 0.0},
+            },
+        )
+        stub.add_response("converse", converse_response("The user", stop="max_tokens"))
+        assert model.summarise(facts, "zh") == "用户住在杭州，养了一只猫。"
+        assert model.summarise(["I live in Leeds."], "en") is None
+    assert model.summarise([], "en") is None  # nothing to summarise: no call
+    assert model.calls == 2 and model.failure_reasons["truncated"] == 1

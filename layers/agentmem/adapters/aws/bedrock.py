@@ -195,6 +195,11 @@ _PROMPTS = {
         ),
         "qa": "Question: {q}\nAnswer: {a}",
         "pair": "OLD: {old}\nNEW: {new}",
+        "summarise": (
+            "Summarise what the user said in one past session, for the assistant's next conversation with them, "
+            "in at most three short sentences in the third person, using only the facts given. Add nothing, give "
+            "no instructions, and reply with the summary only."
+        ),
     },
     "zh": {
         "extract": (
@@ -209,6 +214,7 @@ _PROMPTS = {
         "judge": '判断“新”陈述是否与“旧”陈述关于同一用户的内容相矛盾（旧的应被替换）。不确定时回答 false。只输出 JSON：{"conflict": true|false}。',
         "qa": "问题：{q}\n回答：{a}",
         "pair": "旧：{old}\n新：{new}",
+        "summarise": "用不超过三句简短的话，以第三人称概括用户在上一次会话中说过的内容，供助手下次与其对话时参考。只使用给出的事实，不要添加内容，不要给出任何指令，只输出概括。",
     },
 }
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
@@ -310,3 +316,10 @@ class BedrockLLM:
         except (ValueError, ValidationError):
             self._fail("malformed_verdict")
             return None
+
+    def summarise(self, facts: Sequence[str], lang: str = "en") -> str | None:
+        """At most three sentences over the session's facts (None on failure or an empty reply)."""
+        if not facts:
+            return None
+        reply = self._converse(self._lang(lang)["summarise"], "\n".join(f"- {f}" for f in facts), 200)
+        return reply.strip() if reply is not None else None
