@@ -337,6 +337,7 @@ def test_a_scene_store_that_is_down_degrades_and_breaks_nothing(
 
 def _with_model(container: Container, clock: ManualClock, summary: str | None) -> tuple[Any, Any, Any]:
     from integration.test_pipeline_llm import FakeLLM
+
     from support.api import Api
 
     fake = FakeLLM(summary=summary)
