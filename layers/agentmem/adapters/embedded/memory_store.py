@@ -55,7 +55,7 @@ from agentmem.adapters.embedded import bookkeeping, rows
 from agentmem.adapters.embedded.bookkeeping import ScopeBookkeeping
 from agentmem.adapters.embedded.outbox import OutboxReader, image_json
 from agentmem.adapters.embedded.read_cache import ReadCache
-from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, chunks, placeholders
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, bump_generation, chunks, placeholders
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
 from agentmem.ports import Page, Put
@@ -128,18 +128,6 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
         )
 
     @staticmethod
-    def _bump(conn: Any, pk: str, *, reset: bool = False) -> int:
-        """Move the scope's generation (``reset``: also tell caches to start over); returns it."""
-        row = conn.execute(
-            "INSERT INTO generations (pk, gen, reset_gen) VALUES (?, 1, ?)"
-            " ON CONFLICT (pk) DO UPDATE SET gen = gen + 1,"
-            " reset_gen = CASE WHEN excluded.reset_gen > 0 THEN gen + 1 ELSE reset_gen END"
-            " RETURNING gen",
-            (pk, 1 if reset else 0),
-        ).fetchone()
-        return int(row[0])
-
-    @staticmethod
     def _check_barrier(conn: Any, records: Iterable[MemoryRecord]) -> None:
         """Refuse new records created at or before their scope's erase barrier (same transaction)."""
         for record in records:
@@ -184,7 +172,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
                     "memory already exists", details={"memory_id": record.memory_id, "expected": None}
                 )
             self._check_barrier(conn, [record])
-            self._write(conn, record, None, self._bump(conn, record.scope.key))
+            self._write(conn, record, None, bump_generation(conn, record.scope.key))
 
     def update(self, record: MemoryRecord, expected_version: int) -> None:
         with self._db.write() as conn:
@@ -200,7 +188,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
                         "actual": current[0],
                     },
                 )
-            self._write(conn, record, current[1], self._bump(conn, record.scope.key))
+            self._write(conn, record, current[1], bump_generation(conn, record.scope.key))
 
     def transact(self, puts: Sequence[Put]) -> None:
         keys = [(p.record.scope.key, p.record.memory_id) for p in puts]
@@ -223,7 +211,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
                     )
                 olds.append(None if current is None else current[1])
             self._check_barrier(conn, [p.record for p in puts if p.expected_version is None])
-            gens = {pk: self._bump(conn, pk) for pk in dict.fromkeys(pk for pk, _ in keys)}
+            gens = {pk: bump_generation(conn, pk) for pk in dict.fromkeys(pk for pk, _ in keys)}
             for put, old in zip(puts, olds, strict=True):
                 self._write(conn, put.record, old, gens[put.record.scope.key])
 
@@ -233,7 +221,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
             if current is None:
                 return False
             conn.execute("DELETE FROM memories WHERE pk = ? AND memory_id = ?", (scope.key, memory_id))
-            self._bump(conn, scope.key, reset=True)
+            bump_generation(conn, scope.key, reset=True)
             self._outbox(conn, "REMOVE", scope.key, memory_id, None, current[1])
             return True
 
@@ -248,7 +236,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
                 ).fetchall()
             ]
             conn.execute("DELETE FROM memories WHERE pk = ?", (scope.key,))
-            self._bump(conn, scope.key, reset=True)
+            bump_generation(conn, scope.key, reset=True)
             conn.execute(  # rows with images hold the text; key-only REMOVEs stay for the readers
                 "DELETE FROM outbox WHERE pk = ? AND (new_image IS NOT NULL OR old_image IS NOT NULL)",
                 (scope.key,),

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, projection_states
+from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, bump_generation, projection_states
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
 from agentmem.adapters.embedded.vectors import ANN_MIN_VECTORS, VectorMatrix, load_vectors, normalised
 from agentmem.domain.models import MemoryRecord, Scope
@@ -180,19 +180,6 @@ class LocalSearchIndex:
         row = conn.execute("SELECT gen, reset_gen FROM generations WHERE pk = ?", (pk,)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
-    @staticmethod
-    def _bump(conn: Any, pk: str, *, reset: bool = False) -> int:
-        """Move the scope's generation (``reset``: caches must start over); returns it. The rows
-        a write changes are stamped with it, so a cache can take just those (:meth:`_catch_up`)."""
-        row = conn.execute(
-            "INSERT INTO generations (pk, gen, reset_gen) VALUES (?, 1, ?)"
-            " ON CONFLICT (pk) DO UPDATE SET gen = gen + 1,"
-            " reset_gen = CASE WHEN excluded.reset_gen > 0 THEN gen + 1 ELSE reset_gen END"
-            " RETURNING gen",
-            (pk, 1 if reset else 0),
-        ).fetchone()
-        return int(row[0])
-
     def _scope(self, conn: Any, pk: str) -> _ScopeCache:
         """The scope's cache at the stored generation: what another writer changed since is taken
         in place (:meth:`_catch_up`); past a reset, or too much of it, the cache starts over."""
@@ -300,7 +287,7 @@ class LocalSearchIndex:
                     if row is None:  # nothing was indexed; the tombstone guards replays
                         self._remove_rows(conn, pk, memory_id, record.version, 0)
                         return ProjectionOutcome.STALE
-                    gen = self._bump(conn, pk)
+                    gen = bump_generation(conn, pk)
                     self._remove_rows(conn, pk, memory_id, record.version, gen)
 
                     def change(cache: _ScopeCache) -> None:
@@ -310,7 +297,7 @@ class LocalSearchIndex:
                         conn.execute("DELETE FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id))
                     if tomb is not None:
                         conn.execute("DELETE FROM tombstones WHERE pk = ? AND memory_id = ?", (pk, memory_id))
-                    gen = self._bump(conn, pk)
+                    gen = bump_generation(conn, pk)
                     conn.execute(
                         "INSERT OR REPLACE INTO docs"
                         " (pk, memory_id, version, content_hash, model, vector, doc_len, gen)"
@@ -362,7 +349,7 @@ class LocalSearchIndex:
                 if row is None:
                     self._remove_rows(conn, pk, memory_id, version, 0)
                     return ProjectionOutcome.STALE
-                gen = self._bump(conn, pk)
+                gen = bump_generation(conn, pk)
                 self._remove_rows(conn, pk, memory_id, version, gen)
             self._after_write(pk, gen, lambda c: c.remove(memory_id))
         return ProjectionOutcome.APPLIED
@@ -374,7 +361,7 @@ class LocalSearchIndex:
                 count = int(conn.execute("SELECT COUNT(*) FROM docs WHERE pk = ?", (pk,)).fetchone()[0])
                 for table in ("docs", "postings", "tombstones"):
                     conn.execute(f"DELETE FROM {table} WHERE pk = ?", (pk,))
-                self._bump(conn, pk, reset=True)  # deleted rows leave no stamp: caches start over
+                bump_generation(conn, pk, reset=True)  # deleted rows leave no stamp: caches start over
             self._caches.pop(pk, None)
         self._db.checkpoint()  # no page image of the erased text is left in the WAL
         return count

@@ -39,6 +39,20 @@ def placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
+def bump_generation(conn: Any, pk: str, *, reset: bool = False) -> int:
+    """Move a scope's generation in the database's ``generations`` table (``reset``: caches must
+    start over) and return it; the rows a write changes are stamped with it, so a process's cache
+    can take just those."""
+    row = conn.execute(
+        "INSERT INTO generations (pk, gen, reset_gen) VALUES (?, 1, ?)"
+        " ON CONFLICT (pk) DO UPDATE SET gen = gen + 1,"
+        " reset_gen = CASE WHEN excluded.reset_gen > 0 THEN gen + 1 ELSE reset_gen END"
+        " RETURNING gen",
+        (pk, 1 if reset else 0),
+    ).fetchone()
+    return int(row[0])
+
+
 def chunks(values: Sequence[Any], size: int = IN_CHUNK) -> Iterator[Sequence[Any]]:
     for start in range(0, len(values), size):
         yield values[start : start + size]
