@@ -47,6 +47,9 @@ def test_a_question_put_to_the_answerer_is_found(previous: str, question: str) -
         "Does that make sense to you?",
         "要不要我帮你写一份？",
         "这样可以吗？",
+        "I prefer the blue one. What do you think?",  # asks for an opinion on nothing named
+        "I'm from Leeds. How about you?",
+        "我挺喜欢的，你呢？",
         "What is it you " + "really " * 40 + "want?",  # a paragraph
     ],
 )

@@ -26,11 +26,12 @@ MAX_QUESTION_CHARS = 160  # a longer "question" is a paragraph, not what the ans
 
 _CAPTION = lazy_compile(r"\s*\[[^\[\]]*\]\s*$")  # "… Ever been? [shared a photo: …]"
 _SECOND_PERSON = lazy_compile(r"\b(?:you|your|yours|yourself|u)\b|你|您", re.IGNORECASE)
-# An offer or a check on the conversation, not a question about the one who answers.
+# An offer, a check on the conversation or a bare "and you?": nothing the answer is about.
 _OFFER = lazy_compile(
     r"\b(?:want me to|shall i|should i|can i|could i|may i|would you like(?: me)?|do you want(?: me)?|"
     r"need (?:any|some|more)? ?help|anything else|does that (?:help|make sense)|is that (?:ok|okay|right)|"
-    r"make sense|sound good|ready to)\b|要不要我|需要我|还有什么|还需要|可以吗|行吗|好吗|对吗|明白吗|清楚吗",
+    r"make sense|sound good|ready to|what do you think|how about you|what about you|and you)\b|"
+    r"要不要我|需要我|还有什么|还需要|可以吗|行吗|好吗|对吗|明白吗|清楚吗|你觉得呢|你呢|你怎么看",
     re.IGNORECASE,
 )
 
