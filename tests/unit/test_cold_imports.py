@@ -96,10 +96,10 @@ def test_importing_the_ports_imports_no_numpy() -> None:
     assert "agentmem.domain.llm_facts" not in loaded
 
 
-def test_the_first_request_builds_what_the_import_left_out(tmp_path: Path) -> None:
-    """Deferred, not dropped: the first event through the api handler builds the container
-    (services, guards, numpy) and answers."""
-    code = _run_handler("api").replace("runpy.run_path", "module = runpy.run_path") + textwrap.dedent(
+def _api_with_event() -> str:
+    """The api handler run as a module (``module``), a Lambda ``Context`` class and the sample
+    ``event`` of POST /v1/context, for a test to append its calls to."""
+    return _run_handler("api").replace("runpy.run_path", "module = runpy.run_path") + textwrap.dedent(
         f"""
         import json
         class Context:
@@ -108,9 +108,14 @@ def test_the_first_request_builds_what_the_import_left_out(tmp_path: Path) -> No
             aws_request_id = "test"
             invoked_function_arn = "arn:aws:lambda:local:000000000000:function:agentmem-api"
         event = json.load(open({str(EVENTS / "api_post_context.json")!r}, encoding="utf-8"))
-        assert module["handler"](event, Context())["statusCode"] == 200
         """
     )
+
+
+def test_the_first_request_builds_what_the_import_left_out(tmp_path: Path) -> None:
+    """Deferred, not dropped: the first event through the api handler builds the container
+    (services, guards, numpy) and answers."""
+    code = _api_with_event() + 'assert module["handler"](event, Context())["statusCode"] == 200\n'
     loaded = _loaded_after(code, AGENTMEM_DATA_DIR=str(tmp_path))
     assert {"agentmem.bootstrap", "agentmem.services.context", "numpy"} <= loaded
 
@@ -129,15 +134,8 @@ def test_a_cold_process_validates_its_first_request_as_a_warm_one_does(
     tmp_path: Path, body: dict[str, object], status: int
 ) -> None:
     """The models build on the first request: the answer (status and error shape) is the warm one."""
-    code = _run_handler("api").replace("runpy.run_path", "module = runpy.run_path") + textwrap.dedent(
+    code = _api_with_event() + textwrap.dedent(
         f"""
-        import json
-        class Context:
-            function_name = "api"
-            memory_limit_in_mb = 512
-            aws_request_id = "test"
-            invoked_function_arn = "arn:aws:lambda:local:000000000000:function:agentmem-api"
-        event = json.load(open({str(EVENTS / "api_post_context.json")!r}, encoding="utf-8"))
         event["body"] = json.dumps({body!r}, ensure_ascii=False)
         first = module["handler"](event, Context())
         second = module["handler"](event, Context())

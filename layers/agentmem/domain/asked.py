@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agentmem.domain.attributes import _role_holder, infer_all, same_subject, subject
+from agentmem.domain.attributes import infer_all, role_holder, same_subject, subject
 from agentmem.domain.lazy_re import LazyPattern, lazy_compile
 
 __all__ = ["Asked", "asked", "states"]
@@ -109,7 +109,7 @@ def asked(query: str) -> Asked | None:
         return None
     about = subject(_WH.sub("", text))
     for name in names:  # "who is my manager?" asks about the user's manager
-        about = _role_holder(about, name)
+        about = role_holder(about, name)
     if about == "self":
         named = [n for n in _NAME.findall(text) if n not in _NOT_NAMES]
         if named and not re.search(r"\b(?:I|my|me|mine)\b|我", text):

@@ -151,7 +151,7 @@ def subject(text: str) -> str:
     return "self"
 
 
-def _role_holder(who: str, attribute: str) -> str:
+def role_holder(who: str, attribute: str) -> str:
     """ "My boss is Karen" is about the user's manager, not about the boss: a relation that names
     the attribute itself gives the subject back to the user (or the speaker)."""
     speaker, _, relation = who.rpartition("/")
@@ -310,7 +310,7 @@ def _infer_all(text: str, *, wish: bool) -> tuple[Attribute, ...]:
         if name in names or (name in {"residence", "employer"} and VISITED.search(body)):
             continue  # one value per attribute; "two years in Berlin" is not a move
         names.add(name)
-        out.append(Attribute(_role_holder(who, name), name, _canon_value(raw), True, evidence))
+        out.append(Attribute(role_holder(who, name), name, _canon_value(raw), True, evidence))
     multi = _multi(body)
     strong = [a for a in out if a.name in MULTI_OVERRIDES or a.name.startswith(("favourite:", "event:"))]
     if multi is not None and not strong:

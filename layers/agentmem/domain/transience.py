@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 
 from agentmem.domain.attributes import infer_all
 from agentmem.domain.lazy_re import LazyPattern, lazy_compile
+from agentmem.domain.text import language
 
 __all__ = ["short_term_until"]
 
@@ -63,8 +64,7 @@ def short_term_until(text: str, at: datetime) -> datetime | None:
     lasting = [span for marker, span in _MARKERS if marker.search(text)]
     if not lasting:
         return None
-    zh = bool(re.search(r"[\u4e00-\u9fff]", text))
-    if zh:
+    if language(text) == "zh":
         if not _PRESENT_ZH.search(text) or _PAST_ZH.search(text):
             return None
     elif not _PRESENT_EN.search(text) or _PAST_EN.search(text):

@@ -317,7 +317,9 @@ class RecallService:
         )
         question = asked(query)
         slot = scorer.slot_weight if question is not None else 0.0
-        fills = {m for _, m, r, _, _ in ranked if question is not None and states(r.content, question)}
+        fills = (
+            {m for _, m, r, _, _ in ranked if states(r.content, question)} if question is not None else set()
+        )
         ranked = [
             (round(total + (slot if m in fills else 0.0), 9), m, r, parts, when)
             for total, m, r, parts, when in ranked
