@@ -8,7 +8,7 @@ model may still settle (the write path asks one at most three times a turn)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -229,16 +229,24 @@ def rank(
     pool: Iterable[MemoryRecord],
     calibration: Calibration,
     model_id: str,
+    cosines: Mapping[str, float] | None = None,
 ) -> Ranked:
     """``pool`` by calibrated similarity to ``vector`` (the new fact's embedding), most similar
-    first; a record embedded by another model (or not at all) counts as unrelated (0.0). Ties
-    keep the order of ``pool``."""
+    first; the raw cosine of a record is ``cosines[memory_id]`` when given (the search index's,
+    for records read without their vector), else computed from the record's vector. A record
+    embedded by another model (or with no cosine at all) counts as unrelated (0.0). Ties keep
+    the order of ``pool``."""
+    known = cosines or {}
     ranked: Ranked = []
     for other in pool:
-        if other.embedding is None or other.embedding_model != model_id:
+        if other.embedding_model != model_id:
             sim = 0.0
-        else:
+        elif (cosine := known.get(other.memory_id)) is not None:
+            sim = calibration.documents(cosine)
+        elif other.embedding is not None:
             sim = calibration.documents(float(np.dot(vector, np.asarray(other.embedding, dtype=np.float32))))
+        else:
+            sim = 0.0
         ranked.append((sim, other))
     ranked.sort(key=lambda pair: pair[0], reverse=True)
     return ranked

@@ -7,18 +7,26 @@ fact's key (a same-key conflict may be worded quite differently), plus the few n
 from the store, which the projector may not have indexed yet (read-your-writes). Without an
 index, or while it is down, the bounded fallback: the newest memories of the store.
 
-Cost per turn: one k-NN and one BM25 query per fact, one ``find_by_key`` per distinct key, and
-the records decoded (at most ``RECENT + facts x (FROM_KNN + FROM_KEYWORD)``, fewer after
-overlaps) — independent of how many memories the user holds.
+Cost per turn: one k-NN, one BM25 and one similarity query per fact, one ``find_by_key`` per
+distinct key, and the records read without vectors (at most ``RECENT + facts x (FROM_KNN +
+FROM_KEYWORD)``, fewer after overlaps) — independent of how many memories the user holds.
 
-The pool is first read without vectors (``embeddings=False``: the store's cheap copies; the
-embedded store serves them from its per-process cache), then completed from a
-:class:`RecordCache` of full records the store decoded for earlier turns: a cached record is used
-only while it equals the store's current vector-less copy field for field, so the pool is the one
-a full read would give. A user's recent window is mostly the same from one turn to the next:
-decoding every vector of it again each turn was a tenth of the write path. A record erased by
-another process is never served again (the store no longer returns it) and leaves the bounded
-cache as newer records come in; a turn that meets its user's erase empties the user's entries.
+The pool is read without vectors (``embeddings=False``: the store's cheap copies; the embedded
+store serves them from its per-process cache, DynamoDB leaves the vector items unread). How
+similar each is to a new fact comes from the search index, which holds the vectors already
+(:meth:`NeighbourPool.similarities`: one call per fact); only a record the index does not hold
+yet (projection lag) is read with its vector. Reading every neighbour's vector was most of the
+pool's cost: ~14 DynamoDB read units per turn, and at 10k memories a user the decoding of ~37
+vectors per turn on the embedded store. The record a fact reinforces or supersedes is read whole
+just before it is written back (:meth:`NeighbourPool.full`), so nothing is ever written without
+its vector, nor from a stale copy.
+
+The unprojected neighbours come through a :class:`RecordCache` of the full records the store
+decoded for earlier turns (a user's newest memories wait for the projector over several turns): a
+cached record is used only while it equals the store's current vector-less copy field for field,
+so it is the one a full read would give. A record erased by another process is never served again
+(the store no longer returns it) and leaves the bounded cache as newer records come in; a turn
+that meets its user's erase empties the user's entries.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import numpy as np
 
 from agentmem.domain.extraction import Candidate
 from agentmem.domain.models import MemoryRecord, Scope
-from agentmem.errors import StoreUnavailable
+from agentmem.errors import StoreUnavailable, VersionConflict
 from agentmem.ports import MemoryStore, SearchIndex
 
 log = logging.getLogger(__name__)
@@ -130,11 +138,42 @@ class NeighbourPool:
         except StoreUnavailable:
             log.warning("ingest.neighbours_from_store", extra={"reason": "search_index_unavailable"})
             return self.store.scan_active(scope, self.fallback)
-        light = {r.memory_id: r for r in self.store.scan_active(scope, self.recent, embeddings=False)}
-        wanted = [i for i in dict.fromkeys(hit_ids) if i not in light]
-        light.update(self.store.get_many(scope, wanted, embeddings=False))
-        pool = self.cache.complete(self.store, scope, light)
+        pool = {r.memory_id: r for r in self.store.scan_active(scope, self.recent, embeddings=False)}
+        wanted = [i for i in dict.fromkeys(hit_ids) if i not in pool]
+        pool.update(self.store.get_many(scope, wanted, embeddings=False))
         for key in dict.fromkeys(c.key for c in candidates if c.key):
             pool.update((r.memory_id, r) for r in self.store.find_by_key(scope, key))
         # Memory ids sort by creation time.
         return [pool[i] for i in sorted(pool, reverse=True) if pool[i].is_active]
+
+    def similarities(
+        self, scope: Scope, vector: np.ndarray, pool: Sequence[MemoryRecord], model_id: str
+    ) -> dict[str, float]:
+        """The cosine of ``vector`` with each record of ``pool`` stored with ``model_id`` that
+        carries no vector of its own (as :meth:`gather` returns them): from the search index,
+        else (not projected yet, or the index is down) from the record read whole. A record with
+        its vector is left to the caller (:func:`~agentmem.domain.conflict.rank` uses it)."""
+        bare = [r.memory_id for r in pool if r.embedding is None and r.embedding_model == model_id]
+        if not bare:
+            return {}
+        found: dict[str, float] = {}
+        if self.index is not None:
+            try:
+                found = self.index.similarities(scope, vector, bare, model_id)
+            except StoreUnavailable:
+                log.warning("ingest.similarities_from_store", extra={"reason": "search_index_unavailable"})
+        unindexed = {r.memory_id: r for r in pool if r.memory_id in set(bare) - found.keys()}
+        query = np.asarray(vector, dtype=np.float32)
+        for memory_id, record in self.cache.complete(self.store, scope, unindexed).items():
+            if record.embedding is not None and record.embedding_model == model_id:
+                found[memory_id] = float(np.dot(query, np.asarray(record.embedding, dtype=np.float32)))
+        return found
+
+    def full(self, scope: Scope, record: MemoryRecord) -> MemoryRecord:
+        """``record`` read whole (its vector too) to write it back: the store's current copy, not
+        a cached one (``record`` may be stale by now). Raises ``VersionConflict`` when the store
+        no longer holds that version of it (changed or deleted since the pool was read)."""
+        found = self.store.get_many(scope, [record.memory_id]).get(record.memory_id)
+        if found is None or found.version != record.version:
+            raise VersionConflict("memory changed concurrently", details={"memory_id": record.memory_id})
+        return found

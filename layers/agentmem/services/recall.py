@@ -317,9 +317,15 @@ class RecallService:
         )
         question = asked(query)
         slot = scorer.slot_weight if question is not None else 0.0
-        fills = (
-            {m for _, m, r, _, _ in ranked if states(r.content, question)} if question is not None else set()
-        )
+        fills: set[str] = set()
+        if question is not None:
+            # The bonus only raises scores, so the top-th score without it bounds from below what
+            # the kept ones end with: a memory under it by more than the bonus cannot be kept,
+            # and reading its attributes (the costly part) would change nothing.
+            bar = -1.0
+            if top is not None and 0 < top < len(ranked):
+                bar = heapq.nlargest(top, (item[0] for item in ranked))[-1] - slot - 1e-9
+            fills = {m for total, m, r, _, _ in ranked if total >= bar and states(r.content, question)}
         ranked = [
             (round(total + (slot if m in fills else 0.0), 9), m, r, parts, when)
             for total, m, r, parts, when in ranked

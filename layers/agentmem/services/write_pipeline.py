@@ -17,8 +17,8 @@ None falls back to the rules; a quarantined turn never reaches the model.
 The policy lives in the domain: the gates in :mod:`agentmem.domain.guards.gate`, the model's
 facts in :mod:`agentmem.domain.llm_facts`, the conflict decision in :mod:`agentmem.domain.conflict`.
 This service orders the steps, calls the ports and the model, and counts what happened in the
-:class:`TurnOutcome`; an optional :class:`~agentmem.services.observer.PipelineObserver` watches.
-The module runs over 400 lines: the write path's steps stay together, in the order they run.
+:class:`TurnOutcome`; an optional :class:`~agentmem.services.observer.PipelineObserver` watches. The
+module runs over 400 lines: the write path's steps stay together, in the order they run.
 """
 
 from __future__ import annotations
@@ -274,9 +274,8 @@ class WritePipeline:
         candidates, vectors = self._semantic_gate(turn, candidates, vectors, outcome)
         if not candidates:
             return
-        neighbours = NeighbourPool(self.store, self.index, cache=self.neighbour_cache).gather(
-            turn.scope, candidates, vectors, self.embedder.model_id
-        )
+        near = NeighbourPool(self.store, self.index, cache=self.neighbour_cache)
+        neighbours = near.gather(turn.scope, candidates, vectors, self.embedder.model_id)
         records = [
             self._record(turn, c, v, i) for i, (c, v) in enumerate(zip(candidates, vectors, strict=True))
         ]
@@ -291,9 +290,13 @@ class WritePipeline:
                 continue
             if self.llm is not None and record.category is Category.GENERAL:
                 record = self._refine_category(self.llm, record, outcome, budget)
-            decision, other = self._decide(record, vector, neighbours, cand.update_strength, outcome, budget)
+            decision, other = self._decide(
+                record, vector, neighbours, near, cand.update_strength, outcome, budget
+            )
             stored = record  # what the store holds under record.memory_id after this step
             try:
+                if other is not None:  # written back below: read whole, its vector too
+                    other = near.full(turn.scope, other)
                 if decision is Judgement.DUPLICATE and other is not None:
                     self._reinforce(other, turn, cand.importance)
                     outcome.reinforced.append(other.memory_id)
@@ -364,6 +367,7 @@ class WritePipeline:
         record: MemoryRecord,
         vector: np.ndarray,
         pool: list[MemoryRecord],
+        nearby: NeighbourPool,
         update: int,
         outcome: TurnOutcome,
         budget: _LlmBudget,
@@ -379,7 +383,8 @@ class WritePipeline:
             user_stated=record.source is Source.USER,
             message_id=record.source_refs.message_ids[0] if record.source_refs.message_ids else None,
         )
-        ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id)
+        cosines = nearby.similarities(record.scope, vector, pool, self.embedder.model_id)
+        ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id, cosines)
         decision, other = decide(fact, ranked, self.thresholds, on_judge=self.observer.judged)
         if decision is Judgement.KEEP_BOTH and self.conflicts is not None:
             # The rules never let an update replace a pinned memory; asked first, it may.

@@ -1,7 +1,9 @@
-"""The neighbour pool's record cache (:class:`agentmem.services.neighbours.RecordCache`): a turn
-reads the vectors of only the neighbours the cache does not hold as they are now, and the pool is
-always the one an uncached read gives — after another writer changed, superseded or deleted a
-cached neighbour too."""
+"""The neighbour pool reads no vectors (:mod:`agentmem.services.neighbours`): the neighbours come
+without them, their similarity to a new fact from the search index (the same cosine as their own
+vectors give); only a neighbour the index does not hold yet, and the one a turn writes back, are
+read whole: the unprojected ones through the :class:`~agentmem.services.neighbours.RecordCache`
+(a record served only while it is the store's current version), the written-back one from the
+store, so a write never starts from a stale copy."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
+import pytest
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.extraction import Candidate
 from agentmem.domain.models import MemoryRecord, Source, Status
+from agentmem.errors import VersionConflict
 from agentmem.messages import TurnMessage
 from agentmem.services.neighbours import NeighbourPool, RecordCache
 from agentmem.services.outcome import TurnStatus
@@ -37,10 +41,18 @@ def _vector_reads(world: World) -> Counter[str]:
     return asked
 
 
+def _near(world: World, cache: RecordCache) -> NeighbourPool:
+    return NeighbourPool(world.store, world.index, cache=cache)
+
+
 def _gather(world: World, cache: RecordCache, text: str) -> list[MemoryRecord]:
     fact = [Candidate(content=text, source=Source.USER, importance=0.6)]
-    vectors = EMBEDDER.embed_documents([text])
-    return NeighbourPool(world.store, world.index, cache=cache).gather(S, fact, vectors, EMBEDDER.model_id)
+    return _near(world, cache).gather(S, fact, EMBEDDER.embed_documents([text]), EMBEDDER.model_id)
+
+
+def _cosine(vector: np.ndarray, record: MemoryRecord) -> float:
+    assert record.embedding is not None
+    return float(np.dot(vector, np.asarray(record.embedding, dtype=np.float32)))
 
 
 def _stored(world: World) -> None:
@@ -49,49 +61,74 @@ def _stored(world: World) -> None:
     world.drain()
 
 
-def test_a_second_turn_reads_no_vectors_of_unchanged_neighbours(world: World) -> None:
+def test_the_pool_and_its_similarities_read_no_vector(world: World) -> None:
     _stored(world)
-    cache = RecordCache()
-    first = _gather(world, cache, "我住在北京。")
     asked = _vector_reads(world)
-    again = _gather(world, cache, "I play the violin on Sundays.")
-    assert first and set(r.memory_id for r in again) >= set(r.memory_id for r in first)
-    assert not set(asked) & {r.memory_id for r in first}  # the unchanged ones came from the cache
-    assert cache.hits >= len(first)
-    assert again == _gather(world, RecordCache(), "I play the violin on Sundays.")  # = uncached
+    cache = RecordCache()
+    text = "I play the violin on Sundays."
+    pool = _gather(world, cache, text)
+    assert pool and all(r.embedding is None for r in pool)
+    vector = EMBEDDER.embed_documents([text])[0]
+    found = _near(world, cache).similarities(S, vector, pool, EMBEDDER.model_id)
+    assert not asked and len(cache) == 0
+    assert set(found) == {r.memory_id for r in pool}
+    for record in pool:  # the index's cosine is the one the record's own vector gives
+        assert found[record.memory_id] == pytest.approx(
+            _cosine(vector, world.store.get(S, record.memory_id)), abs=1e-5
+        )
 
 
-def test_a_neighbour_changed_by_another_writer_is_read_again_as_it_is_now(world: World) -> None:
+def test_a_neighbour_the_index_does_not_hold_yet_is_read_whole_once(world: World) -> None:
+    _stored(world)
+    world.c.pipeline.ingest(turn("m8", "My dentist works in Leeds.", hours=8))  # not projected
+    [fresh] = [r for r in world.active() if "dentist" in r.content]
+    cache = RecordCache()
+    asked = _vector_reads(world)
+    text = "I play the violin on Sundays."
+    vector = EMBEDDER.embed_documents([text])[0]
+    for _ in range(2):
+        pool = _gather(world, cache, text)
+        found = _near(world, cache).similarities(S, vector, pool, EMBEDDER.model_id)
+        assert found[fresh.memory_id] == pytest.approx(_cosine(vector, fresh), abs=1e-6)
+    assert asked == Counter({fresh.memory_id: 1})  # the second turn took it from the cache
+    assert cache.hits == 1
+
+
+def test_the_record_a_turn_writes_back_is_read_whole_as_it_is_now(world: World) -> None:
     _stored(world)
     cache = RecordCache()
     pool = _gather(world, cache, "我喜欢喝绿茶。")
-    old = next(r for r in pool if r.content == "我喜欢喝乌龙茶。")
-    assert old.embedding is not None
-    moved = old.evolve(now=T0, importance=0.95, pinned=True)
-    world.store.update(moved, old.version)  # another process, say: the cache is not told
+    light = next(r for r in pool if r.content == "我喜欢喝乌龙茶。")
     asked = _vector_reads(world)
-    after = _gather(world, cache, "我喜欢喝绿茶。")
-    [now] = [r for r in after if r.memory_id == old.memory_id]
-    assert now == world.store.get(S, old.memory_id) and now.pinned and now.version == old.version + 1
-    assert asked[old.memory_id] == 1
-    assert np.allclose(np.asarray(now.embedding), np.asarray(old.embedding))
+    full = _near(world, cache).full(S, light)
+    assert full == world.store.get(S, light.memory_id) and full.embedding is not None
+    assert asked[light.memory_id] == 1
+    moved = full.evolve(now=T0, importance=0.95, pinned=True)
+    world.store.update(moved, full.version)  # another process, say: the cache is not told
+    with pytest.raises(VersionConflict):
+        _near(world, cache).full(S, light)  # the pool's copy is stale: no write may start from it
+    [now] = [r for r in _gather(world, cache, "我喜欢喝绿茶。") if r.memory_id == light.memory_id]
+    assert _near(world, cache).full(S, now) == world.store.get(S, light.memory_id)
 
 
 def test_a_neighbour_superseded_or_deleted_meanwhile_leaves_the_pool(world: World) -> None:
     _stored(world)
     cache = RecordCache()
     pool = _gather(world, cache, "I play the piano on Sundays.")
-    cello = next(r for r in pool if "cello" in r.content)
+    cello = _near(world, cache).full(S, next(r for r in pool if "cello" in r.content))
     world.store.update(cello.evolve(now=T0, status=Status.SUPERSEDED), cello.version)
     after = _gather(world, cache, "I play the piano on Sundays.")
     assert cello.memory_id not in [r.memory_id for r in after]
     assert after == _gather(world, RecordCache(), "I play the piano on Sundays.")
+    with pytest.raises(VersionConflict):
+        _near(world, cache).full(S, cello)
 
 
 def test_the_cache_keeps_only_its_capacity_most_recently_used(world: World) -> None:
     _stored(world)
     cache = RecordCache(capacity=2)
-    _gather(world, cache, "我住在北京。")
+    light = {r.memory_id: r for r in _gather(world, cache, "我住在北京。")}
+    assert len(light) > 2 and len(cache.complete(world.store, S, light)) == len(light)
     assert len(cache) == 2
     assert RecordCache(capacity=0).complete(world.store, S, {}) == {}
 
@@ -99,10 +136,28 @@ def test_the_cache_keeps_only_its_capacity_most_recently_used(world: World) -> N
 def test_the_write_pipeline_keeps_its_cache_across_turns(world: World) -> None:
     _stored(world)
     cache = world.c.pipeline.neighbour_cache
-    world.c.pipeline.ingest(turn("m9", "我住在北京。", hours=9))
+    world.c.pipeline.ingest(turn("m9", "My dentist works in Leeds.", hours=9))  # not projected
+    world.c.pipeline.ingest(turn("m10", "I keep two cats.", hours=10))
     hits = cache.hits
-    world.c.pipeline.ingest(turn("m10", "I play the violin on Sundays.", hours=10))
+    world.c.pipeline.ingest(turn("m11", "我每天早上跑步。", hours=11))
     assert cache.hits > hits
+
+
+def test_a_concurrent_change_to_the_neighbour_a_turn_reinforces_keeps_the_new_fact(world: World) -> None:
+    _stored(world)
+    [cello] = [r for r in world.active() if "cello" in r.content]
+    inner = world.store.get_many
+
+    def changed_meanwhile(scope: Any, memory_ids: Any, *, embeddings: bool = True) -> dict[str, MemoryRecord]:
+        if embeddings and cello.memory_id in memory_ids:  # another writer, between read and write
+            current = world.store.get(S, cello.memory_id)
+            world.store.update(current.evolve(now=T0, importance=0.9), current.version)
+        return inner(scope, memory_ids, embeddings=embeddings)
+
+    world.store.get_many = changed_meanwhile  # type: ignore[method-assign]
+    outcome = world.c.pipeline.ingest(turn("m9", "I play the cello on Sundays.", hours=9))
+    assert outcome.reinforced == [] and len(outcome.written) == 1  # stored, not lost; consolidation dedups
+    assert world.store.get(S, cello.memory_id).importance == 0.9
 
 
 def test_a_turn_that_meets_its_users_erase_empties_the_users_cached_records(world: World) -> None:

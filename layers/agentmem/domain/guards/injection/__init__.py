@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentmem.domain.guards.injection._shared import CI, FUTURE
 from agentmem.domain.guards.injection.decoding import deobfuscated_views, tagged_payloads
@@ -233,6 +234,11 @@ def _detect(text: str, depth: int, *, opaque: bool = False) -> InjectionVerdict:
     )
 
 
+@lru_cache(maxsize=2048)
 def detect_injection(text: str) -> InjectionVerdict:
-    """Judge whether ``text`` (a whole user message) tries to inject instructions into memory."""
+    """Judge whether ``text`` (a whole user message) tries to inject instructions into memory.
+
+    Kept for the last 2048 texts (the verdict is immutable and depends on the text alone): the
+    cross-turn gate judges a session's last few messages again with every new one, and a turn's
+    facts are screened once per gate."""
     return _detect(normalize_for_scan(text), 0)
