@@ -242,3 +242,47 @@ def test_past_its_bound_the_read_cache_drops_its_oldest_records_not_all(
     assert store.get_many(scope, ["m00", "m11"], embeddings=False)["m00"] == replace(
         rec("m00"), embedding=None
     )
+
+
+def test_a_row_keeps_the_rules_reading_and_hands_it_back_without_running_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.domain import attributes
+
+    record = replace(rec("m1"), content="I moved to Lisbon last spring.")
+    expected = attributes.infer_all(record.content)
+    assert expected  # a residence: the rules read something
+    store = SqliteMemoryStore(tmp_path / "m.sqlite3")
+    store.create(record)
+    other = SqliteMemoryStore(tmp_path / "m.sqlite3")  # another process: its own cache
+
+    def rules(text: str) -> tuple[attributes.Attribute, ...]:
+        raise AssertionError(f"the rules ran on {text!r}")
+
+    monkeypatch.setattr(attributes, "_KNOWN", {})
+    monkeypatch.setattr(attributes, "_read", rules)
+    assert other.get(S1, "m1") == record
+    assert attributes.infer_all(record.content) == expected  # from the row
+
+
+def test_a_reading_by_other_rules_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentmem.adapters.embedded import rows
+    from agentmem.domain import attributes
+
+    record = replace(rec("m1"), content="我住在杭州。")
+    doc = json.loads(rows.encode(record)[0])
+    assert doc["attrs"][0] == rows.rules_fingerprint() and doc["attrs"][1]
+    doc["attrs"] = ["an older rule set", [["self", "residence", "上海", True, 0]]]
+    monkeypatch.setattr(attributes, "_KNOWN", {})
+    assert rows.decode(S1, json.dumps(doc)) == replace(record, embedding=None)
+    assert [a.value for a in attributes.infer_all(record.content)] == ["杭州"]  # read again
+
+
+def test_the_domain_keeps_a_bounded_number_of_readings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentmem.domain import attributes
+
+    monkeypatch.setattr(attributes, "_KNOWN", {})
+    monkeypatch.setattr(attributes, "KNOWN_READINGS", 3)
+    for n in range(5):
+        attributes.known_reading(f"text {n}", ())
+    assert list(attributes._KNOWN) == ["text 2", "text 3", "text 4"]  # the oldest went first

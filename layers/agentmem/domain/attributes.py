@@ -17,12 +17,15 @@ attribute with a different value supersedes the earlier one whether or not it sa
 :func:`same_attribute_conflict` is the decision used by the write path
 (:mod:`agentmem.domain.conflict`) and by the read-time net (:func:`stale_pairs`: two active
 memories recalled together about the same attribute with different values -> the newer
-user-stated one wins, the older is down-ranked and labelled). Pure.
+user-stated one wins, the older is down-ranked and labelled). Pure, but for the readings it keeps
+(:func:`known_reading`). The module runs over 400 lines: the reading of a fact and the decisions on
+it stay together.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -254,12 +257,44 @@ def infer(text: str) -> Attribute | None:
     return found[0] if found else None
 
 
+KNOWN_READINGS = 32768
+"""Texts whose reading :func:`infer_all` keeps (computed here, or stored with a memory and handed
+over by :func:`known_reading`); the oldest go first."""
+_KNOWN: dict[str, tuple[Attribute, ...]] = {}
+_KNOWN_LOCK = threading.Lock()
+
+
+def _keep(text: str, reading: tuple[Attribute, ...]) -> None:
+    with _KNOWN_LOCK:
+        if text not in _KNOWN and len(_KNOWN) >= KNOWN_READINGS:
+            del _KNOWN[next(iter(_KNOWN))]
+        _KNOWN[text] = reading
+
+
+def known_reading(text: str, reading: tuple[Attribute, ...]) -> None:
+    """Take ``reading`` as :func:`infer_all` of ``text`` from now on. For a store that keeps each
+    memory's reading with it (the embedded store does): reading a memory back then runs none of
+    the rules' ~60 patterns again, which was most of what a context call or a turn's conflict
+    check spent on memories it had not met before. The caller vouches that ``reading`` came from
+    these same rules (the store keeps a fingerprint of their source with it)."""
+    _keep(text, reading)
+
+
 def infer_all(text: str) -> tuple[Attribute, ...]:
     """Every (subject, attribute, value) ``text`` states, one per attribute, most specific first:
     a dated event, a relative change of an amount, then the single-valued attributes; the
     multi-valued reading alone when nothing single-valued outranks it. Empty when none is found.
     A choice that answers a question ("I chose Hugo (Should I move my blog to Ghost or Hugo?)",
-    :func:`agentmem.domain.exchange.extract_acceptance`) fills the question's slot."""
+    :func:`agentmem.domain.exchange.extract_acceptance`) fills the question's slot. The last
+    :data:`KNOWN_READINGS` readings are kept."""
+    found = _KNOWN.get(text)
+    if found is None:
+        found = _read(text)
+        _keep(text, found)
+    return found
+
+
+def _read(text: str) -> tuple[Attribute, ...]:
     asked = ASKED.search(text)
     if asked is None:
         return _infer_all(text, wish=False)
