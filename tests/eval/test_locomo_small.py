@@ -114,6 +114,10 @@ def test_report_shape(report: dict[str, Any]) -> None:
     assert report["settings"]["embedder"] == "hash/ngram-256"
     assert report["settings"]["conversations"] == ["conv-test"]
     assert report["diagnostics"]["evidence_refs"] == 5
+    path = report["query_path_ms_excl_embed"]  # every question's recall, its embedding left out
+    assert path["questions"] == 5 and 0 < path["p50_ms"] <= path["p95_ms"]
+    assert report["query_path_target_ms"] == 50.0
+    assert "query path (one recall per question, embedding excluded)" in locomo.render(report)
     json.dumps(report)  # serialisable as is
 
 
