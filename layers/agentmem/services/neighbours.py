@@ -162,7 +162,8 @@ class NeighbourPool:
                 found = self.index.similarities(scope, vector, bare, model_id)
             except StoreUnavailable:
                 log.warning("ingest.similarities_from_store", extra={"reason": "search_index_unavailable"})
-        unindexed = {r.memory_id: r for r in pool if r.memory_id in set(bare) - found.keys()}
+        missing = set(bare) - found.keys()
+        unindexed = {r.memory_id: r for r in pool if r.memory_id in missing}
         query = np.asarray(vector, dtype=np.float32)
         for memory_id, record in self.cache.complete(self.store, scope, unindexed).items():
             if record.embedding is not None and record.embedding_model == model_id:
