@@ -162,3 +162,24 @@ def test_coverage_metric() -> None:
     assert locomo.coverage(["D1:1", "D1:2"], [("D1:2",), ("D1:3",)], 1) == (0.5, True)
     assert locomo.coverage(["D1:1"], [("D1:2",), ("D1:1", "D1:4")], 1) == (0.0, False)
     assert locomo.coverage(["D1:1"], [("D1:2",), ("D1:1", "D1:4")], 2) == (1.0, True)
+
+
+def test_make_evals_combine_step_runs_as_a_module(report: dict[str, Any], tmp_path: Path) -> None:
+    """``make eval`` runs the combine step as ``python -m agentmem_dev.eval.locomo combine``: the
+    module's own entry point, with everything it renders defined before it runs."""
+    import subprocess
+    import sys
+
+    (tmp_path / "locomo.json").write_text(json.dumps(report), encoding="utf-8")
+    args = [
+        sys.executable,
+        "-m",
+        "agentmem_dev.eval.locomo",
+        "combine",
+        "--locomo",
+        str(tmp_path / "locomo.json"),
+    ]
+    args += ["--json-out", str(tmp_path / "eval.json"), "--md-out", str(tmp_path / "eval.md")]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "query path (one recall per question" in (tmp_path / "eval.md").read_text(encoding="utf-8")

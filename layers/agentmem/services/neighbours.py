@@ -152,7 +152,9 @@ class NeighbourPool:
         """The cosine of ``vector`` with each record of ``pool`` stored with ``model_id`` that
         carries no vector of its own (as :meth:`gather` returns them): from the search index,
         else (not projected yet, or the index is down) from the record read whole. A record with
-        its vector is left to the caller (:func:`~agentmem.domain.conflict.rank` uses it)."""
+        its vector is left to the caller (:func:`~agentmem.domain.conflict.rank` uses it). The
+        index's vector is the one of the version it last projected: a memory whose content changed
+        less than a projection ago is compared by its previous vector (as recall compares it)."""
         bare = [r.memory_id for r in pool if r.embedding is None and r.embedding_model == model_id]
         if not bare:
             return {}

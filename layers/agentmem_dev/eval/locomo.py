@@ -830,16 +830,6 @@ def combine(args: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "combine":
-        sys.exit(combine(sys.argv[2:]))
-    print(
-        "usage: python -m agentmem_dev.eval.locomo combine ... (the eval itself: agentmem eval locomo)",
-        file=sys.stderr,
-    )
-    sys.exit(2)
-
-
 def _query_path_line(report: dict[str, Any]) -> str:
     """The query path's figures (one recall per question, its embedding left out) against the target."""
     path = report.get("query_path_ms_excl_embed") or {}
@@ -848,3 +838,13 @@ def _query_path_line(report: dict[str, Any]) -> str:
         f"p95 {_fmt(path.get('p95_ms'))} ms, mean {_fmt(path.get('mean_ms'))} ms over {path.get('questions')} "
         f"questions (target <= {report.get('query_path_target_ms')} ms)"
     )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "combine":
+        sys.exit(combine(sys.argv[2:]))
+    print(
+        "usage: python -m agentmem_dev.eval.locomo combine ... (the eval itself: agentmem eval locomo)",
+        file=sys.stderr,
+    )
+    sys.exit(2)
