@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 PARAPHRASE_POINT = 0.9
 
 
@@ -38,6 +41,11 @@ class Calibration:
     def documents(self, cosine: float) -> float:
         """Calibrated similarity of two stored memories."""
         return _scale(cosine, self.unrelated, self.paraphrase)
+
+    def documents_array(self, cosines: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """:meth:`documents` of every cosine of an array, elementwise (the same figures, in float64)."""
+        scaled = (np.asarray(cosines, dtype=np.float64) - self.unrelated) / (self.paraphrase - self.unrelated)
+        return np.clip(scaled * PARAPHRASE_POINT, 0.0, 1.0)
 
     def query(self, cosine: float) -> float:
         """Calibrated similarity of a query to a stored memory."""

@@ -177,7 +177,7 @@ class SemanticGuard:
         if len(vectors) == 0:
             return []
         banks = self._banks_for_model()
-        calibrate = np.vectorize(self._embedder.calibration.documents, otypes=[float])
+        calibrate = self._embedder.calibration.documents_array
         attack_sim = calibrate(vectors @ banks.attacks.T)
         benign_sim = calibrate(vectors @ banks.benign.T)
         limits = self.thresholds
@@ -196,7 +196,7 @@ class SemanticGuard:
             return [_NOTHING for _ in texts]
         banks = self._banks_for_model()
         vectors = self._embedder.embed_documents(flat)
-        calibrate = np.vectorize(self._embedder.calibration.documents, otypes=[float])
+        calibrate = self._embedder.calibration.documents_array
         attack_sim = calibrate(vectors @ banks.attacks.T)  # (n_pieces, n_attack)
         benign_sim = calibrate(vectors @ banks.benign.T)
         limits = self.thresholds
