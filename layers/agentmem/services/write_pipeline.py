@@ -290,9 +290,7 @@ class WritePipeline:
                 continue
             if self.llm is not None and record.category is Category.GENERAL:
                 record = self._refine_category(self.llm, record, outcome, budget)
-            decision, other = self._decide(
-                record, vector, neighbours, near, cand.update_strength, outcome, budget
-            )
+            decision, other = self._decide(record, vector, neighbours, near, cand, outcome, budget)
             stored = record  # what the store holds under record.memory_id after this step
             try:
                 if other is not None:  # written back below: read whole, its vector too
@@ -368,7 +366,7 @@ class WritePipeline:
         vector: np.ndarray,
         pool: list[MemoryRecord],
         nearby: NeighbourPool,
-        update: int,
+        cand: Candidate,
         outcome: TurnOutcome,
         budget: _LlmBudget,
     ) -> tuple[Judgement, MemoryRecord | None]:
@@ -379,7 +377,7 @@ class WritePipeline:
             record.category,
             record.key,
             record.value,
-            update,
+            cand.update_strength,
             user_stated=record.source is Source.USER,
             message_id=record.source_refs.message_ids[0] if record.source_refs.message_ids else None,
         )
