@@ -166,7 +166,9 @@ class LocalGraphStore:
                     (pk, memory_id),
                 )
             ]
-            conn.execute("DELETE FROM edges WHERE pk = ?1 AND (src = ?2 OR dst = ?2)", (pk, memory_id))
+            # One indexed statement per end: "src = ? OR dst = ?" walks every edge of the user.
+            conn.execute("DELETE FROM edges WHERE pk = ? AND src = ?", (pk, memory_id))
+            conn.execute("DELETE FROM edges WHERE pk = ? AND dst = ?", (pk, memory_id))
             conn.execute("DELETE FROM vertices WHERE pk = ? AND vertex_id = ?", (pk, memory_id))
             self._drop_orphan_entities(conn, pk, set(touched))
         return ProjectionOutcome.APPLIED
@@ -176,7 +178,8 @@ class LocalGraphStore:
         for vertex_id in candidates:
             conn.execute(
                 "DELETE FROM vertices WHERE pk = ?1 AND vertex_id = ?2 AND kind = 'entity'"
-                " AND NOT EXISTS (SELECT 1 FROM edges WHERE pk = ?1 AND (src = ?2 OR dst = ?2))",
+                " AND NOT EXISTS (SELECT 1 FROM edges WHERE pk = ?1 AND src = ?2)"
+                " AND NOT EXISTS (SELECT 1 FROM edges WHERE pk = ?1 AND dst = ?2)",
                 (pk, vertex_id),
             )
 
