@@ -87,9 +87,22 @@ eval: $(STAMP)  ## memory eval (dev + own set + update set) + LoCoMo + guard att
 	$(BIN)/python -m agentmem_dev.eval.guards fold --guards reports/eval_guards.tmp \
 		--json-out reports/eval.json --md-out reports/eval.md
 
-bench: $(STAMP)  ## all benchmarks -> reports/bench.json, reports/bench.md
+# The peer benchmark against mem0 runs from its own virtualenv (../shared/bench/README.md says how
+# to make one): `make bench PEER_PYTHON=/path/to/venv/bin/python` adds it (~3 min); without it,
+# it is skipped and recorded as absent.
+PEER_PYTHON ?=
+PEER_BENCH  ?= ../shared/bench/peer_http.py
+
+bench: $(STAMP)  ## all benchmarks -> reports/bench.json, reports/bench.md (+ the mem0 peer run with PEER_PYTHON=...)
 	mkdir -p reports
+	rm -f reports/peer_http.json
 	$(BIN)/agentmem bench all --json > reports/bench.tmp && mv reports/bench.tmp reports/bench.json
+	@if [ -n "$(PEER_PYTHON)" ] && [ -f "$(PEER_BENCH)" ]; then \
+		echo "== peer: $(PEER_BENCH) with $(PEER_PYTHON)"; \
+		( cd "$$(dirname "$(PEER_BENCH)")" && "$(PEER_PYTHON)" "$$(basename "$(PEER_BENCH)")" --n 10000 --queries 50 \
+			--json-out "$(CURDIR)/reports/peer_http.json" ) \
+			|| { echo "== peer: failed, recorded as absent"; rm -f reports/peer_http.json; }; \
+	else echo "== peer: PEER_PYTHON not set or $(PEER_BENCH) not found, skipped"; fi
 	$(BIN)/python -m agentmem_dev.bench.report reports/bench.json reports/bench.md
 
 clean:

@@ -1,6 +1,9 @@
 """Markdown summary of benchmark reports (``make bench`` writes ``reports/bench.md`` with it).
 
 ``python -m agentmem_dev.bench.report reports/bench.json reports/bench.md``
+
+A ``peer_http.json`` beside ``bench.json`` (the shared peer benchmark against mem0,
+``../shared/bench/peer_http.py``, which ``make bench PEER_PYTHON=…`` runs) adds its section.
 """
 
 from __future__ import annotations
@@ -522,6 +525,44 @@ def _fairness(r: dict[str, Any]) -> list[str]:
     return lines
 
 
+PEER_FILE = "peer_http.json"
+PEER_TARGET = 10.0  # issue 11: mem0+Chroma p50 / agentmem context p50
+PEER_SYSTEMS = ("agentmem_context", "agentmem_recall", "mem0_qdrant", "mem0_chroma", "numpy_floor")
+
+
+def _peer(r: dict[str, Any]) -> list[str]:
+    """The peer benchmark (agentmem over its HTTP API against mem0, end to end with the query
+    embedding on every side); the floor is one encode and one exact scan in the bench's process."""
+    meta, summary, ratios = r.get("meta", {}), r.get("summary_median_over_rounds", {}), r.get("ratios", {})
+    lines = [
+        "## peer: agentmem over HTTP vs mem0 (`../shared/bench/peer_http.py`)",
+        "",
+        f"{meta.get('n_target')} memories for the target user + {meta.get('others')} × {meta.get('other_size')}"
+        f" for others; {meta.get('queries')} queries × {meta.get('rounds')} rounds, interleaved; medians over"
+        " rounds; ms end to end, query embedding included on every side (USE).",
+        "",
+    ]
+    rows = [
+        [name, s.get("p50_ms"), s.get("p95_ms"), s.get("hit_at_10")]
+        for name in PEER_SYSTEMS
+        if (s := summary.get(name))
+    ]
+    lines += _table(["system", "p50 ms", "p95 ms", "hit@10"], rows)
+    chroma = ratios.get("mem0_chroma_p50/agentmem_context_p50")
+    floor = summary.get("numpy_floor", {}).get("p50_ms")
+    mem0 = summary.get("mem0_chroma", {}).get("p50_ms")
+    met = "met" if chroma is not None and chroma >= PEER_TARGET else "NOT met"
+    lines += [
+        "",
+        f"mem0+Chroma p50 / agentmem context p50: **{_v(chroma)}** (target ≥ {PEER_TARGET:g}: {met}); "
+        f"mem0+Qdrant: {_v(ratios.get('mem0_qdrant_p50/agentmem_context_p50'))}; agentmem context p95 / "
+        f"floor p95: {_v(ratios.get('agentmem_context_p95/floor_p95'))}.",
+    ]
+    if floor and mem0:
+        lines.append(f"Baseline: the floor itself is {_v(mem0 / floor)}× faster than mem0+Chroma.")
+    return [*lines, ""]
+
+
 SECTIONS = {
     "recall": _recall,
     "ingest": _ingest,
@@ -529,6 +570,7 @@ SECTIONS = {
     "cold-start": _cold,
     "cost": _cost,
     "load": _load,
+    "peer": _peer,
 }
 
 
@@ -558,6 +600,9 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m agentmem_dev.bench.report BENCH.json OUT.md", file=sys.stderr)
         return 2
     report = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    peer = Path(args[0]).with_name(PEER_FILE)
+    if peer.exists():
+        report.setdefault("benchmarks", {})["peer"] = json.loads(peer.read_text(encoding="utf-8"))
     text = markdown(report)
     Path(args[1]).write_text(text, encoding="utf-8")
     print(text)
