@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
-from agentmem.adapters.embedders import build_embedder
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.clock import ManualClock
 from agentmem.domain.context import Mode
@@ -490,9 +489,9 @@ def run_locomo(
     started = time.perf_counter()
     with _workspace(data_dir) as workdir, quiet_metrics():
         settings = load_settings(data_dir=workdir, embedder=embedder)
-        # Timed, so the query path can be reported without the query's embedding.
-        timed = TimedEmbedder(build_embedder(settings.embedder, num_threads=settings.embedder_threads))
-        container = bootstrap(settings, clock=clock, embedder=timed)
+        container = bootstrap(settings, clock=clock)
+        # Recall's query embedding timed, so the query path can be reported without it.
+        timed = container.recall.embedder = TimedEmbedder(container.recall.embedder)
         runner = LocalRunner(container)
         model_id = container.embedder.model_id
         for number, conv in enumerate(convs, 1):
