@@ -58,6 +58,17 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class Reading:
+    """What a search index keeps of a memory for the write path's neighbour pool
+    (:mod:`agentmem.adapters.readings`): the attribute keys of its content
+    (:func:`~agentmem.domain.conflict.attribute_keys`, by the rules that run now) and whether it
+    is pinned."""
+
+    keys: frozenset[str]
+    pinned: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ProjectionState:
     """What a projection holds for one memory, for reconciliation."""
 

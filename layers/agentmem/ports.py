@@ -40,6 +40,7 @@ from agentmem.port_types import (  # the ports' value types, re-exported
     ProjectionState,
     Put,
     RawTurnRecord,
+    Reading,
 )
 
 __all__ = [  # the protocols, and the value types they pass (from port_types)
@@ -66,6 +67,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "QueueConsumer",
     "QueuedTurns",
     "RawTurnRecord",
+    "Reading",
     "ReceivedMessage",
     "RuntimeStateStore",
     "SearchIndex",
@@ -296,6 +298,11 @@ class SearchIndex(Protocol):
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str
     ) -> dict[str, float]:
         """Cosine with each listed memory's indexed vector of ``model`` (ids without one left out)."""
+
+    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
+        """The attribute keys and pinned flag kept with each listed document
+        (:mod:`agentmem.adapters.readings`), for the ids whose document holds a reading by the
+        rules that run now; an id left out is unknown (the caller reads the memory itself)."""
 
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""

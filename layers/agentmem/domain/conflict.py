@@ -216,6 +216,21 @@ def replaces_by_attribute(new: NewFact, old: MemoryRecord) -> bool:
     return any(same_attribute_conflict(n, o) for n in infer_all(new.content) for o in olds)
 
 
+def attribute_keys(content: str) -> frozenset[str]:
+    """The attributes under which ``content`` can replace, or be replaced by, another text
+    through :func:`replaces_by_attribute`: the base names (``residence``, ``event:launch`` without
+    its ``@`` qualifier) of the single-valued attributes it states with a value. Two texts whose
+    keys do not meet can never replace each other by attribute (:func:`same_attribute_conflict`
+    asks for the same base name, both single-valued, both with a value), so a search index may
+    keep a memory's keys and a caller skip reading memories whose keys miss the new fact's."""
+    keys = set()
+    for attribute in infer_all(content):
+        base = attribute.name.partition("@")[0]
+        if attribute.single and attribute.value and base != "favourite:":
+            keys.add(base)
+    return frozenset(keys)
+
+
 # ---------------------------------------------------------------------------- deciding one fact
 
 NEAREST = 3  # the rules (and the model) look at the three most similar records, plus same-key ones

@@ -274,7 +274,7 @@ class WritePipeline:
         candidates, vectors = self._semantic_gate(turn, candidates, vectors, outcome)
         if not candidates:
             return
-        near = NeighbourPool(self.store, self.index, cache=self.neighbour_cache)
+        near = NeighbourPool(self.store, self.index, self.neighbour_cache, self.embedder.calibration)
         neighbours = near.gather(turn.scope, candidates, vectors, self.embedder.model_id)
         records = [
             self._record(turn, c, v, i) for i, (c, v) in enumerate(zip(candidates, vectors, strict=True))

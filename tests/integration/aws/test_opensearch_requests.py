@@ -19,6 +19,7 @@ from opensearchpy.connection import Connection
 from agentmem.adapters.aws import opensearch_dsl as dsl
 from agentmem.adapters.aws import opensearch_index
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
+from agentmem.adapters.readings import rules_fingerprint
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import StoreUnavailable
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
@@ -128,6 +129,7 @@ def test_upsert_is_an_external_version_put_routed_by_scope(
         "created_at": "2026-01-05T09:00:00+00:00",
         "embedding": [1.0, 0.0, 0.0, 0.0],
         "model": "bedrock/amazon.titan-embed-text-v2:0/4",
+        "reading": {"rules": rules_fingerprint(), "keys": ["residence"], "pinned": False},
     }
 
 
@@ -402,3 +404,17 @@ def test_the_index_is_created_with_the_configured_replicas() -> None:
     assert created.body["settings"]["index"]["number_of_replicas"] == 0
     template = next(r for r in engine.requests if "_index_template" in r.path)
     assert template.body["template"]["settings"]["index"]["number_of_replicas"] == 0
+
+
+def test_an_index_made_before_the_reading_field_gets_it_and_serves_readings() -> None:
+    """A cold start on an index an older release made (strict mapping without ``reading``) puts
+    the field first: the documents it writes carry their reading, the old ones read as unknown."""
+    engine = FakeOpenSearch()
+    old = dsl.index_body(4)
+    del old["mappings"]["properties"]["reading"]
+    engine.indices["older"] = Index("older", old)
+    index = OpenSearchIndex(lambda: fake_client(engine), index="older", dimension=4, refresh=True)
+    index.ensure_index()
+    assert [r.method for r in engine.requests if r.path == "/older/_mapping"] == ["GET", "PUT"]
+    assert index.upsert(rec("m1")) is ProjectionOutcome.APPLIED
+    assert index.readings(ALICE, ["m1"])["m1"].keys == frozenset({"residence"})

@@ -60,6 +60,11 @@ class StubIndices:
         self._call("get_mapping")
         return {index: {"mappings": self.indices[index]["mappings"]}}
 
+    def put_mapping(self, *, index: str, body: dict[str, Any]) -> dict[str, Any]:
+        self._call("put_mapping")
+        self.indices[index]["mappings"]["properties"].update(copy.deepcopy(body["properties"]))
+        return {"acknowledged": True}
+
     def get_settings(self, *, index: str) -> dict[str, Any]:
         self._call("get_settings")
         replicas = self.indices[index]["settings"]["index"]["number_of_replicas"]
@@ -126,6 +131,21 @@ def test_an_update_aligns_the_replicas_of_the_live_index() -> None:
     assert result.replicas_changed
     assert client.indices.indices[INDEX]["settings"]["index"]["number_of_replicas"] == 0
     assert client.indices.templates[INDEX]["template"]["settings"]["index"]["number_of_replicas"] == 0
+
+
+def test_an_index_made_before_a_field_was_added_gets_it_once() -> None:
+    client = StubClient()
+    setup.apply(client, SPEC, sleep=no_sleep)
+    for name in dsl.ADDED_FIELDS:  # as an older release made it
+        del client.indices.indices[INDEX]["mappings"]["properties"][name]
+    client.indices.calls.clear()
+    setup.apply(client, SPEC, sleep=no_sleep)
+    assert client.indices.calls.count("put_mapping") == 1
+    properties = client.indices.indices[INDEX]["mappings"]["properties"]
+    assert all(properties[name] == spec for name, spec in dsl.ADDED_FIELDS.items())
+    client.indices.calls.clear()
+    setup.apply(client, SPEC, sleep=no_sleep)
+    assert "put_mapping" not in client.indices.calls
 
 
 def test_a_dimension_change_fails_the_deploy_with_the_way_out() -> None:

@@ -28,8 +28,9 @@ import pytest
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.text_index import bm25_terms
+from agentmem.domain.conflict import attribute_keys
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
-from agentmem.ports import ProjectionOutcome, ProjectionState, SearchIndex
+from agentmem.ports import ProjectionOutcome, ProjectionState, Reading, SearchIndex
 from support import engine_run
 from support.fakes import live
 from support.fakes.fake_opensearch import FakeOpenSearch, fake_client
@@ -362,3 +363,38 @@ def test_similarities_follow_updates_and_deletes(index: SearchIndex) -> None:
     )
     index.delete(S1, "m", moved.version + 1)
     assert index.similarities(S1, np.asarray(unit(0.0, 1.0)), ["m"], MODEL) == {}
+
+
+# ------------------------------------------------------------------ readings
+
+
+def test_readings_keep_the_attribute_keys_and_pinned_flag_of_the_indexed_version(index: SearchIndex) -> None:
+    index.upsert(rec("home", "I live in Porto."))
+    index.upsert(rec("home-zh", "我住在深圳"))
+    index.upsert(rec("plain", "Booked the dentist for the 14th."))
+    pinned = rec("pinned", "I drive a silver Honda Civic.")
+    index.upsert(pinned)
+    index.upsert(rec("other", "I live in Oslo.", scope=S2))
+    found = index.readings(S1, ["home", "home-zh", "plain", "pinned", "absent", "other"])
+    assert set(found) == {"home", "home-zh", "plain", "pinned"}  # scoped; absent ids left out
+    assert found["home"] == Reading(attribute_keys("I live in Porto."), False)
+    assert "residence" in found["home"].keys and "residence" in found["home-zh"].keys
+    assert found["plain"].keys == attribute_keys("Booked the dentist for the 14th.")
+    index.upsert(bump(pinned, pinned=True))
+    assert index.readings(S1, ["pinned"])["pinned"].pinned is True
+    index.upsert(bump(rec("home", "I live in Porto."), status=Status.SUPERSEDED))
+    assert "home" not in index.readings(S1, ["home"])  # not active: not indexed
+    assert index.readings(S1, []) == {}
+
+
+def test_a_reading_made_by_other_rules_is_unknown(
+    index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.adapters import readings
+
+    if isinstance(index, InMemorySearchIndex):
+        pytest.skip("the in-memory fake computes readings on the spot: no rules to be out of date")
+    monkeypatch.setattr(readings, "rules_fingerprint", lambda: "older-rules")
+    index.upsert(rec("home", "I live in Porto."))
+    monkeypatch.undo()
+    assert index.readings(S1, ["home"]) == {}

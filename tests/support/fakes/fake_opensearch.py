@@ -110,6 +110,18 @@ class FakeOpenSearch:
                 return self._get_doc(index, doc_id, params)
             if method == "DELETE":
                 return self._delete_doc(index, doc_id, params)
+        if len(parts) == 2 and parts[1] == "_mapping" and method == "GET":
+            return 200, {name: {"mappings": index.mappings}}
+        if len(parts) == 2 and parts[1] == "_mapping" and method in ("PUT", "POST"):
+            mappings = index.body.setdefault("mappings", {})
+            properties = mappings.setdefault("properties", {})
+            for field_name, spec in (body.get("properties") or {}).items():
+                if field_name in properties and properties[field_name] != spec:
+                    raise FakeError(
+                        400, "illegal_argument_exception", f"mapper [{field_name}] cannot be changed"
+                    )
+                properties[field_name] = spec
+            return 200, {"acknowledged": True}
         if len(parts) == 2 and parts[1] == "_search" and method in ("GET", "POST"):
             return 200, self._search(index, body)
         if len(parts) == 2 and parts[1] == "_mget" and method in ("GET", "POST"):

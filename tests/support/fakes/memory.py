@@ -36,6 +36,7 @@ import numpy as np
 
 from agentmem.adapters.embedded.text_index import bm25_terms
 from agentmem.adapters.runtime_state import parse_stored_state
+from agentmem.domain.conflict import attribute_keys
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.runtime_state import RuntimeState
 from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, check_segment, in_segment
@@ -54,6 +55,7 @@ from agentmem.ports import (
     ProjectionState,
     Put,
     RawTurnRecord,
+    Reading,
     RuntimeStateStore,
     SearchIndex,
     TurnLog,
@@ -514,6 +516,7 @@ class _Doc:
     model: str | None
     vector: np.ndarray | None  # L2-normalised float32
     terms: frozenset[str]
+    reading: Reading | None = None
 
 
 def _unit(vector: Any) -> np.ndarray | None:
@@ -577,6 +580,7 @@ class InMemorySearchIndex(Switchable, SearchIndex):
                 model=record.embedding_model if vector is not None else None,
                 vector=vector,
                 terms=frozenset(bm25_terms(text)),
+                reading=Reading(attribute_keys(record.content), record.pinned),
             )
             self._tombstones.pop(key, None)
             return ProjectionOutcome.APPLIED
@@ -639,6 +643,12 @@ class InMemorySearchIndex(Switchable, SearchIndex):
                 return []
             hits = [Hit(m, float(len(wanted & d.terms))) for m, d in self._mine(scope) if wanted & d.terms]
             return self._best(hits, k)
+
+    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
+        with self._lock:
+            self._enter("readings")
+            found = {m: self._docs.get((scope.key, m)) for m in dict.fromkeys(memory_ids)}
+            return {m: d.reading for m, d in found.items() if d is not None and d.reading is not None}
 
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         with self._lock:

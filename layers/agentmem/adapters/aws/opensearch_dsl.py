@@ -26,13 +26,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentmem.adapters.readings import parse_reading, reading_doc
 from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem.port_types import Reading
 
 KNN_ENGINE = "lucene"
 SPACE_TYPE = "cosinesimil"
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 128
 SOURCE_FIELDS = ["memory_id", "version", "content_hash"]
+ADDED_FIELDS: dict[str, Any] = {
+    # the attribute rules' reading of the content (agentmem.adapters.readings), read back by id
+    # only: kept in _source, not indexed
+    "reading": {"type": "object", "enabled": False},
+}
+"""Fields added to the mapping after indexes were deployed: :func:`index_mappings` has them, and
+an existing index gets them through ``PUT <index>/_mapping`` (:func:`missing_fields`)."""
 
 
 def document_id(scope: Scope, memory_id: str) -> str:
@@ -109,8 +118,17 @@ def index_mappings(dimension: int) -> dict[str, Any]:
                     "parameters": {"m": HNSW_M, "ef_construction": HNSW_EF_CONSTRUCTION},
                 },
             },
+            **ADDED_FIELDS,
         },
     }
+
+
+def missing_fields(mapping: dict[str, Any]) -> dict[str, Any]:
+    """The :data:`ADDED_FIELDS` that a stored mapping (``GET <index>/_mapping``'s, for one
+    index) lacks: the body of the ``PUT <index>/_mapping`` that brings it up to date, or {}."""
+    stored = (mapping.get("mappings") or {}).get("properties") or {}
+    missing = {name: spec for name, spec in ADDED_FIELDS.items() if name not in stored}
+    return {"properties": missing} if missing else {}
 
 
 def index_body(dimension: int) -> dict[str, Any]:
@@ -153,7 +171,18 @@ def document(record: MemoryRecord, dimension: int) -> dict[str, Any]:
     if record.embedding is not None and record.embedding_model and len(record.embedding) == dimension:
         doc["embedding"] = [float(x) for x in record.embedding]
         doc["model"] = record.embedding_model
+    if (reading := reading_doc(record)) is not None:
+        fingerprint, keys, pinned = reading
+        doc["reading"] = {"rules": fingerprint, "keys": keys, "pinned": pinned}
     return doc
+
+
+def parse_document_reading(source: dict[str, Any]) -> Reading | None:
+    """The reading a document's ``_source`` keeps (:func:`document`), by the rules that run now."""
+    kept = source.get("reading")
+    if not isinstance(kept, dict):
+        return None
+    return parse_reading([kept.get("rules"), kept.get("keys"), kept.get("pinned")])
 
 
 def scope_filter(scope: Scope) -> list[dict[str, Any]]:

@@ -50,7 +50,7 @@ from agentmem.adapters.aws.opensearch_client import build_client
 from agentmem.adapters.aws.opensearch_setup import IndexSpec, index_body, index_template
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.errors import ConfigurationError, StoreUnavailable
-from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
+from agentmem.ports import Hit, ProjectionOutcome, ProjectionState, Reading
 
 __all__ = ["OpenSearchIndex", "build_client"]
 
@@ -127,6 +127,10 @@ class OpenSearchIndex:
                     except TransportError as exc:
                         if exc.status_code != 400 or "resource_already_exists" not in str(exc.error):
                             raise
+                else:  # an index made before a field was added gets it (idempotent)
+                    mapping = client.indices.get_mapping(index=self.index).get(self.index) or {}
+                    if missing := dsl.missing_fields(mapping):
+                        client.indices.put_mapping(index=self.index, body=missing)
             except ImproperlyConfigured as exc:
                 raise ConfigurationError(f"opensearch client misconfigured: {exc}") from exc
             except OpenSearchException as exc:
@@ -330,8 +334,30 @@ class OpenSearchIndex:
                     )
         return {m: found[m] for m in wanted if m in found}
 
-    def _mget(self, body: dict[str, Any], client: Any) -> Any:
-        return client.mget(index=self.index, body=body, _source_includes=",".join(dsl.SOURCE_FIELDS))
+    def _mget(self, body: dict[str, Any], client: Any, fields: Sequence[str] = dsl.SOURCE_FIELDS) -> Any:
+        return client.mget(index=self.index, body=body, _source_includes=",".join(fields))
+
+    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
+        """One ``_mget`` per :data:`MGET_CHUNK` ids, ``_source`` limited to the reading."""
+        wanted = list(dict.fromkeys(memory_ids))
+        found: dict[str, Reading] = {}
+        for start in range(0, len(wanted), MGET_CHUNK):
+            body = {
+                "docs": [
+                    {"_id": dsl.document_id(scope, m), "routing": dsl.routing(scope)}
+                    for m in wanted[start : start + MGET_CHUNK]
+                ]
+            }
+            try:
+                result = self._call("mget", partial(self._mget, body, fields=("memory_id", "reading")))
+            except (ConflictError, NotFoundError) as exc:
+                raise _store_error(exc, "mget") from exc
+            for doc in result.get("docs", []):
+                source = doc.get("_source") or {}
+                reading = dsl.parse_document_reading(source) if doc.get("found") else None
+                if reading is not None:
+                    found[str(source.get("memory_id", ""))] = reading
+        return {m: found[m] for m in wanted if m in found}
 
     def all_states(self, scope: Scope) -> list[ProjectionState]:
         states: list[ProjectionState] = []

@@ -9,8 +9,10 @@ properties) changes nothing that is already right:
    (:func:`agentmem.adapters.aws.opensearch_dsl.index_template`) with this environment's
    ``number_of_replicas``, for ``<index>`` and its rebuilds ``<index>-*``;
 2. ``PUT <index>`` when it is absent (a concurrent create is tolerated);
-3. for an existing index: ``number_of_replicas`` (a dynamic setting) is brought to the requested
-   value, and an index whose ``embedding`` has another dimension fails the deploy with
+3. for an existing index: the fields added to the mapping since it was made
+   (:data:`~agentmem.adapters.aws.opensearch_dsl.ADDED_FIELDS`) are put (``PUT <index>/_mapping``),
+   ``number_of_replicas`` (a dynamic setting) is brought to the requested value, and an index
+   whose ``embedding`` has another dimension fails the deploy with
    :class:`~agentmem.errors.ConfigurationError`: that needs a new index name, not an update.
 
 Transient answers (403 while fine-grained access control maps the role, 429, 5xx, connection
@@ -186,6 +188,8 @@ def apply(client: Any, spec: IndexSpec, *, sleep: Callable[[float], None] = time
                 " re-projects it from DynamoDB)",
                 details={"index": spec.index, "stored": stored, "requested": spec.dimension},
             )
+        if missing := dsl.missing_fields(mapping.get(spec.index) or {}):
+            _retrying("put_mapping", lambda: indices.put_mapping(index=spec.index, body=missing), sleep=sleep)
         settings = _retrying("get_settings", lambda: indices.get_settings(index=spec.index), sleep=sleep)
         if _stored_replicas(settings) != spec.replicas:
             _retrying(

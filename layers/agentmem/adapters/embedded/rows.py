@@ -25,12 +25,9 @@ carries DynamoDB images: that is the contract of the projector.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from datetime import datetime
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,7 +39,7 @@ from agentmem.adapters.codec import (
     format_sortable,
     image_to_record,
 )
-from agentmem.domain import attribute_rules, attributes, text
+from agentmem.adapters.readings import rules_fingerprint
 from agentmem.domain.attributes import Attribute, infer_all, known_reading
 from agentmem.domain.models import (
     Category,
@@ -71,19 +68,6 @@ _BY_VALUE: dict[str, dict[str, Any]] = {
     name: {member.value: member for member in enum} for name, enum in _ENUMS.items()
 }
 _fromisoformat = datetime.fromisoformat
-
-
-@lru_cache(maxsize=1)
-def rules_fingerprint() -> str:
-    """A digest of the source of the modules :func:`~agentmem.domain.attributes.infer_all` runs
-    (any change to them changes it); "" when a source cannot be read (no reading is kept then)."""
-    digest = hashlib.sha256()
-    try:
-        for module in (attributes, attribute_rules, text):
-            digest.update(Path(str(module.__file__)).read_bytes())
-    except (OSError, TypeError):
-        return ""
-    return digest.hexdigest()[:16]
 
 
 def encode(record: MemoryRecord) -> tuple[str, bytes | None]:

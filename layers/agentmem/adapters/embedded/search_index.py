@@ -2,7 +2,8 @@
 Okapi BM25 over CJK-aware terms.
 
 A projection of the active memories, in its own SQLite file so it can be dropped and rebuilt:
-``docs`` (pk, memory_id, version, content_hash, model, float32 vector, doc_len), ``postings``
+``docs`` (pk, memory_id, version, content_hash, model, float32 vector, doc_len, the attribute
+reading of :mod:`agentmem.adapters.readings`), ``postings``
 (pk, term, memory_id, tf) and ``tombstones`` (the version a document was deleted at, so a late
 replay of an older version cannot resurrect it — what OpenSearch's external versioning keeps).
 Writes follow :class:`~agentmem.ports.ProjectionOutcome`: an older version, or the same version
@@ -39,6 +40,7 @@ are :mod:`.vectors`, the terms and BM25 :mod:`.text_index`.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections import Counter, OrderedDict
@@ -49,18 +51,25 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, bump_generation, projection_states
+from agentmem.adapters.embedded.sqlite_base import (
+    SqliteDatabase,
+    bump_generation,
+    chunks,
+    placeholders,
+    projection_states,
+)
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
 from agentmem.adapters.embedded.vectors import ANN_MIN_VECTORS, VectorMatrix, load_vectors, normalised
+from agentmem.adapters.readings import parse_reading, reading_doc
 from agentmem.domain.models import MemoryRecord, Scope
-from agentmem.ports import Hit, ProjectionOutcome, ProjectionState
+from agentmem.ports import Hit, ProjectionOutcome, ProjectionState, Reading
 
 log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
     pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL,
-    model TEXT, vector BLOB, doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0,
+    model TEXT, vector BLOB, doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0, reading TEXT,
     PRIMARY KEY (pk, memory_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS docs_by_gen ON docs (pk, gen);
@@ -86,12 +95,14 @@ _GEN_COLUMNS = (
     ("docs", "gen INTEGER NOT NULL DEFAULT 0"),
     ("tombstones", "gen INTEGER NOT NULL DEFAULT 0"),
     ("generations", "reset_gen INTEGER NOT NULL DEFAULT 0"),
+    ("docs", "reading TEXT"),  # a file written before readings: its documents' readings are unknown
 )
 
 
 def _migrate(conn: Any) -> None:
     """Add the generation stamps to a file written before them (its rows count as generation 0,
-    older than any cache: a cache of such a file is reloaded once, as before)."""
+    older than any cache: a cache of such a file is reloaded once, as before), and the readings'
+    column (NULL: unknown, the write path reads such a memory from the store)."""
     for table, column in _GEN_COLUMNS:
         columns = {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})").fetchall()}
         if columns and column.split()[0] not in columns:
@@ -263,6 +274,7 @@ class LocalSearchIndex:
     def upsert(self, record: MemoryRecord) -> ProjectionOutcome:
         pk, memory_id = record.scope.key, record.memory_id
         counts = dict(Counter(bm25_terms(document_text(record))))
+        reading = reading_doc(record)
         vector = None if record.embedding is None else np.asarray(record.embedding, dtype="<f4")
         model = record.embedding_model if vector is not None else None
         with self._lock:
@@ -300,8 +312,8 @@ class LocalSearchIndex:
                     gen = bump_generation(conn, pk)
                     conn.execute(
                         "INSERT OR REPLACE INTO docs"
-                        " (pk, memory_id, version, content_hash, model, vector, doc_len, gen)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        " (pk, memory_id, version, content_hash, model, vector, doc_len, gen, reading)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             pk,
                             memory_id,
@@ -311,6 +323,7 @@ class LocalSearchIndex:
                             None if vector is None else vector.tobytes(),
                             sum(counts.values()),
                             gen,
+                            None if reading is None else json.dumps(reading, ensure_ascii=False),
                         ),
                     )
                     conn.executemany(
@@ -410,6 +423,21 @@ class LocalSearchIndex:
             return []
         with self._lock:
             return self._text(scope.key).search(terms, k)
+
+    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
+        wanted = list(dict.fromkeys(memory_ids))
+        found: dict[str, Reading] = {}
+        with self._db.read() as conn:
+            for part in chunks(wanted):
+                for memory_id, raw in conn.execute(
+                    "SELECT memory_id, reading FROM docs"
+                    f" WHERE pk = ? AND memory_id IN ({placeholders(len(part))}) AND reading IS NOT NULL",
+                    (scope.key, *part),
+                ):
+                    reading = parse_reading(json.loads(raw))
+                    if reading is not None:
+                        found[memory_id] = reading
+        return found
 
     _STATES = "SELECT memory_id, version, content_hash FROM docs WHERE pk = ?"
 
