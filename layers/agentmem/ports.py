@@ -304,6 +304,10 @@ class SearchIndex(Protocol):
         (:mod:`agentmem.adapters.readings`), for the ids whose document holds a reading by the
         rules that run now; an id left out is unknown (the caller reads the memory itself)."""
 
+    def stating(self, scope: Scope, keys: Sequence[str], k: int) -> builtins.list[str]:
+        """The ids of the ``k`` newest active memories whose reading by the rules that run now
+        has one of the attribute ``keys`` (:func:`~agentmem.domain.conflict.attribute_keys`)."""
+
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""
 

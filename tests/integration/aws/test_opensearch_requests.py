@@ -130,6 +130,7 @@ def test_upsert_is_an_external_version_put_routed_by_scope(
         "embedding": [1.0, 0.0, 0.0, 0.0],
         "model": "bedrock/amazon.titan-embed-text-v2:0/4",
         "reading": {"rules": rules_fingerprint(), "keys": ["residence"], "pinned": False},
+        "reading_keys": [f"{rules_fingerprint()}:residence"],
     }
 
 
@@ -411,10 +412,12 @@ def test_an_index_made_before_the_reading_field_gets_it_and_serves_readings() ->
     the field first: the documents it writes carry their reading, the old ones read as unknown."""
     engine = FakeOpenSearch()
     old = dsl.index_body(4)
-    del old["mappings"]["properties"]["reading"]
+    for name in dsl.ADDED_FIELDS:
+        del old["mappings"]["properties"][name]
     engine.indices["older"] = Index("older", old)
     index = OpenSearchIndex(lambda: fake_client(engine), index="older", dimension=4, refresh=True)
     index.ensure_index()
     assert [r.method for r in engine.requests if r.path == "/older/_mapping"] == ["GET", "PUT"]
     assert index.upsert(rec("m1")) is ProjectionOutcome.APPLIED
     assert index.readings(ALICE, ["m1"])["m1"].keys == frozenset({"residence"})
+    assert index.stating(ALICE, ["residence"], 5) == ["m1"]

@@ -398,3 +398,21 @@ def test_a_reading_made_by_other_rules_is_unknown(
     index.upsert(rec("home", "I live in Porto."))
     monkeypatch.undo()
     assert index.readings(S1, ["home"]) == {}
+    assert index.stating(S1, ["residence"], 5) == []
+
+
+def test_stating_finds_the_newest_active_memories_of_an_attribute(index: SearchIndex) -> None:
+    index.upsert(rec("m1", "I live in Porto."))
+    index.upsert(rec("m2", "我住在深圳"))
+    index.upsert(rec("m3", "Booked the dentist for the 14th."))
+    index.upsert(rec("m4", "I drive a silver Honda Civic."))
+    index.upsert(rec("m5", "I live in Oslo.", scope=S2))
+    assert index.stating(S1, ["residence"], 5) == ["m2", "m1"]  # newest first, scoped
+    assert index.stating(S1, ["residence"], 1) == ["m2"]
+    assert index.stating(S1, sorted(attribute_keys("I drive a Tesla now.")), 5) == ["m4"]
+    assert index.stating(S1, [], 5) == [] and index.stating(S1, ["residence"], 0) == []
+    index.upsert(bump(rec("m2", "我住在深圳"), status=Status.SUPERSEDED))
+    index.delete(S1, "m4", 5)
+    assert index.stating(S1, ["residence", "vehicle"], 5) == ["m1"]  # active ones only
+    index.erase_scope(S1)
+    assert index.stating(S1, ["residence"], 5) == []

@@ -650,6 +650,13 @@ class InMemorySearchIndex(Switchable, SearchIndex):
             found = {m: self._docs.get((scope.key, m)) for m in dict.fromkeys(memory_ids)}
             return {m: d.reading for m, d in found.items() if d is not None and d.reading is not None}
 
+    def stating(self, scope: Scope, keys: Sequence[str], k: int) -> builtins.list[str]:
+        with self._lock:
+            self._enter("stating")
+            wanted = set(keys)
+            found = [m for m, d in self._mine(scope) if d.reading is not None and d.reading.keys & wanted]
+            return sorted(found, reverse=True)[: max(0, k)]
+
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         with self._lock:
             self._enter("states")

@@ -22,10 +22,12 @@ from support.fake_world import T0, S, World, turn
 FILLER = 250  # more than the 200 newest the write path used to decode every turn
 
 
-def _fill(world: World, count: int, *, start_hours: float) -> None:
+def _fill(world: World, count: int, *, start_hours: float, chinese: bool = False) -> None:
     """``count`` unrelated memories, newer than everything before, projected."""
     embedder = HashEmbedder()
     texts = [f"Reminder {n}: order {n * 7 % 13} boxes of staples for room {n}" for n in range(count)]
+    if chinese:  # nearer a Chinese fact than any English memory is, by k-NN and by BM25
+        texts = [f"我记得{n}号会议室的投影仪到了{n * 7 % 13}楼了。" for n in range(count)]
     records = []
     for n, (text, vector) in enumerate(zip(texts, embedder.embed_documents(texts), strict=True)):
         at = T0 + timedelta(hours=start_hours, seconds=n)
@@ -125,3 +127,23 @@ def test_a_search_index_outage_falls_back_to_the_newest_memories(world: World) -
     outcome = world.c.pipeline.ingest(turn("m2", "I moved to Lisbon.", hours=1))
     assert outcome.status is TurnStatus.ACCEPTED and len(outcome.superseded) == 1
     assert max(limits) > RECENT  # the bounded fallback
+
+
+def test_an_update_in_another_language_meets_the_old_value_behind_hundreds_of_newer_ones(
+    world: World,
+) -> None:
+    """No word in common, no similar vector, no key, 250 newer memories nearer the fact by k-NN:
+    the attribute the index keeps finds it, and the write path supersedes it."""
+    world.c.pipeline.ingest(turn("m1", "I live in Porto."))
+    world.drain()
+    _fill(world, FILLER, start_hours=1, chinese=True)
+    [porto] = [r for r in world.active() if r.content == "I live in Porto."]
+    embedder = HashEmbedder()
+    fact = Candidate(content="我搬到雷克雅未克了。", source=Source.USER, importance=0.7)  # no key
+    vector = embedder.embed_documents([fact.content])
+    assert porto.memory_id not in [h.memory_id for h in world.index.knn(S, vector[0], 10, embedder.model_id)]
+    pool = NeighbourPool(world.store, world.index, recent=0)
+    assert porto.memory_id in [r.memory_id for r in pool.gather(S, [fact], vector, embedder.model_id)]
+    outcome = world.c.pipeline.ingest(turn("m2", "我搬到雷克雅未克了。", hours=2))
+    [old] = world.records(S, Status.SUPERSEDED)
+    assert old.memory_id == porto.memory_id and outcome.superseded == [porto.memory_id]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentmem.adapters.readings import parse_reading, reading_doc
+from agentmem.adapters.readings import parse_reading, reading_doc, rules_fingerprint
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.port_types import Reading
 
@@ -39,6 +39,8 @@ ADDED_FIELDS: dict[str, Any] = {
     # the attribute rules' reading of the content (agentmem.adapters.readings), read back by id
     # only: kept in _source, not indexed
     "reading": {"type": "object", "enabled": False},
+    # the same reading's keys, each as "<rules fingerprint>:<key>", for stating()
+    "reading_keys": {"type": "keyword"},
 }
 """Fields added to the mapping after indexes were deployed: :func:`index_mappings` has them, and
 an existing index gets them through ``PUT <index>/_mapping`` (:func:`missing_fields`)."""
@@ -174,7 +176,29 @@ def document(record: MemoryRecord, dimension: int) -> dict[str, Any]:
     if (reading := reading_doc(record)) is not None:
         fingerprint, keys, pinned = reading
         doc["reading"] = {"rules": fingerprint, "keys": keys, "pinned": pinned}
+        doc["reading_keys"] = [f"{fingerprint}:{key}" for key in keys]
     return doc
+
+
+def stating_query(scope: Scope, keys: Sequence[str], k: int) -> dict[str, Any] | None:
+    """The ``k`` newest active documents whose reading by the current rules has one of ``keys``;
+    None when there is nothing to ask."""
+    fingerprint = rules_fingerprint()
+    if not keys or k <= 0 or not fingerprint:
+        return None
+    return {
+        "size": k,
+        "_source": ["memory_id"],
+        "sort": [{"memory_id": "desc"}],
+        "query": {
+            "bool": {
+                "filter": [
+                    *active_filter(scope),
+                    {"terms": {"reading_keys": [f"{fingerprint}:{key}" for key in sorted(set(keys))]}},
+                ]
+            }
+        },
+    }
 
 
 def parse_document_reading(source: dict[str, Any]) -> Reading | None:

@@ -337,6 +337,12 @@ class OpenSearchIndex:
     def _mget(self, body: dict[str, Any], client: Any, fields: Sequence[str] = dsl.SOURCE_FIELDS) -> Any:
         return client.mget(index=self.index, body=body, _source_includes=",".join(fields))
 
+    def stating(self, scope: Scope, keys: Sequence[str], k: int) -> list[str]:
+        body = dsl.stating_query(scope, keys, k)
+        if body is None:
+            return []
+        return [str(h["_source"]["memory_id"]) for h in self._search(scope, body, "stating")]
+
     def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
         """One ``_mget`` per :data:`MGET_CHUNK` ids, ``_source`` limited to the reading."""
         wanted = list(dict.fromkeys(memory_ids))

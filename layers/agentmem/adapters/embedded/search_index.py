@@ -40,7 +40,6 @@ are :mod:`.vectors`, the terms and BM25 :mod:`.text_index`.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import Counter, OrderedDict
@@ -51,22 +50,22 @@ from typing import Any
 
 import numpy as np
 
+from agentmem.adapters.embedded import index_readings
 from agentmem.adapters.embedded.sqlite_base import (
     SqliteDatabase,
     bump_generation,
-    chunks,
-    placeholders,
     projection_states,
 )
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
 from agentmem.adapters.embedded.vectors import ANN_MIN_VECTORS, VectorMatrix, load_vectors, normalised
-from agentmem.adapters.readings import parse_reading, reading_doc
+from agentmem.adapters.readings import reading_doc
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState, Reading
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS docs (
     pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL,
     model TEXT, vector BLOB, doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0, reading TEXT,
@@ -87,6 +86,8 @@ CREATE TABLE IF NOT EXISTS generations (
     pk TEXT PRIMARY KEY, gen INTEGER NOT NULL, reset_gen INTEGER NOT NULL DEFAULT 0
 );
 """
+    + index_readings.SCHEMA
+)
 
 
 CATCH_UP_LIMIT = 2000
@@ -323,7 +324,7 @@ class LocalSearchIndex:
                             None if vector is None else vector.tobytes(),
                             sum(counts.values()),
                             gen,
-                            None if reading is None else json.dumps(reading, ensure_ascii=False),
+                            index_readings.write(conn, pk, memory_id, reading),
                         ),
                     )
                     conn.executemany(
@@ -343,6 +344,7 @@ class LocalSearchIndex:
         (0: nothing was indexed, no cache holds it; a stamp never moves back)."""
         conn.execute("DELETE FROM docs WHERE pk = ? AND memory_id = ?", (pk, memory_id))
         conn.execute("DELETE FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id))
+        index_readings.remove(conn, pk, memory_id)
         conn.execute(
             "INSERT INTO tombstones (pk, memory_id, version, gen) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (pk, memory_id) DO UPDATE SET version = MAX(version, excluded.version),"
@@ -374,6 +376,7 @@ class LocalSearchIndex:
                 count = int(conn.execute("SELECT COUNT(*) FROM docs WHERE pk = ?", (pk,)).fetchone()[0])
                 for table in ("docs", "postings", "tombstones"):
                     conn.execute(f"DELETE FROM {table} WHERE pk = ?", (pk,))
+                index_readings.erase(conn, pk)
                 bump_generation(conn, pk, reset=True)  # deleted rows leave no stamp: caches start over
             self._caches.pop(pk, None)
         self._db.checkpoint()  # no page image of the erased text is left in the WAL
@@ -425,19 +428,12 @@ class LocalSearchIndex:
             return self._text(scope.key).search(terms, k)
 
     def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
-        wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, Reading] = {}
         with self._db.read() as conn:
-            for part in chunks(wanted):
-                for memory_id, raw in conn.execute(
-                    "SELECT memory_id, reading FROM docs"
-                    f" WHERE pk = ? AND memory_id IN ({placeholders(len(part))}) AND reading IS NOT NULL",
-                    (scope.key, *part),
-                ):
-                    reading = parse_reading(json.loads(raw))
-                    if reading is not None:
-                        found[memory_id] = reading
-        return found
+            return index_readings.readings(conn, scope.key, memory_ids)
+
+    def stating(self, scope: Scope, keys: Sequence[str], k: int) -> list[str]:
+        with self._db.read() as conn:
+            return index_readings.stating(conn, scope.key, keys, k)
 
     _STATES = "SELECT memory_id, version, content_hash FROM docs WHERE pk = ?"
 
