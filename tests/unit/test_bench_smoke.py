@@ -36,7 +36,9 @@ def test_recall_bench() -> None:
     for row in rows:
         for key in ("n", "mode", "p50_ms", "p95_ms", "p99_ms", "p95_ms_excl_embed", "embed_p50_ms"):
             assert key in row
-        assert row["p50_ms"] > 0 and row["p95_ms"] >= row["p50_ms"]
+        # the floor over 60 vectors takes a few µs: rounded to 0.01 ms it may read 0.0
+        fast = str(row["mode"]).startswith("baseline:")
+        assert (row["p50_ms"] >= 0 if fast else row["p50_ms"] > 0) and row["p95_ms"] >= row["p50_ms"]
     in_process = next(r for r in rows if r["mode"] == "in_process" and r["n"] == 120)
     assert in_process["total_memories"] == 120 + 50 * 1  # 10 % spread over 50 other users, at least one each
     assert in_process["ratio_p50_vs_index_only"] is not None
