@@ -6,6 +6,7 @@ projector, as DynamoDB Streams or the local runner would. No SQLite, no moto, no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -13,7 +14,9 @@ from agentmem.adapters import Adapters
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.clock import ManualClock
-from agentmem.domain.models import MemoryRecord, Scope, Status, Turn
+from agentmem.domain import ids
+from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status, Turn
+from agentmem.ports import Put
 from agentmem.services.projector import ProjectionReport
 from agentmem.settings import load_settings
 from support.fakes.memory import (
@@ -109,3 +112,31 @@ def turn(
         at=T0 + timedelta(hours=hours),
         message_id=message_id,
     )
+
+
+def store_memories(
+    world: World, texts: Sequence[str], times: Sequence[datetime], *, scope: Scope = S, tag: str = "filler"
+) -> list[MemoryRecord]:
+    """Write ``texts`` as episodic memories (hash vectors) at ``times`` straight into the store,
+    in one transaction, and project them: a history around what a test ingests."""
+    embedder = HashEmbedder()
+    records = [
+        MemoryRecord(
+            scope=scope,
+            memory_id=ids.memory_id(at, f"{tag}:{n}"),
+            content=text,
+            category=Category.EPISODIC,
+            source_refs=SourceRefs(tag, (f"{tag}-{n}",)),
+            embedding=tuple(float(x) for x in vector),
+            embedding_model=embedder.model_id,
+            created_at=at,
+            updated_at=at,
+            valid_from=at,
+        )
+        for n, (text, vector, at) in enumerate(
+            zip(texts, embedder.embed_documents(list(texts)), times, strict=True)
+        )
+    ]
+    world.store.transact([Put(r, None) for r in records])
+    world.drain()
+    return records

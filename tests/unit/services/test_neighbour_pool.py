@@ -11,42 +11,21 @@ from typing import Any
 import numpy as np
 
 from agentmem.adapters.embedders import HashEmbedder
-from agentmem.domain import ids
 from agentmem.domain.extraction import Candidate
-from agentmem.domain.models import Category, MemoryRecord, Source, SourceRefs, Status
-from agentmem.ports import Put
+from agentmem.domain.models import MemoryRecord, Source, Status
 from agentmem.services.neighbours import RECENT, NeighbourPool
 from agentmem.services.outcome import TurnStatus
-from support.fake_world import T0, S, World, turn
+from support.fake_world import T0, S, World, store_memories, turn
 
 FILLER = 250  # more than the 200 newest the write path used to decode every turn
 
 
 def _fill(world: World, count: int, *, start_hours: float, chinese: bool = False) -> None:
     """``count`` unrelated memories, newer than everything before, projected."""
-    embedder = HashEmbedder()
     texts = [f"Reminder {n}: order {n * 7 % 13} boxes of staples for room {n}" for n in range(count)]
     if chinese:  # nearer a Chinese fact than any English memory is, by k-NN and by BM25
         texts = [f"我记得{n}号会议室的投影仪到了{n * 7 % 13}楼了。" for n in range(count)]
-    records = []
-    for n, (text, vector) in enumerate(zip(texts, embedder.embed_documents(texts), strict=True)):
-        at = T0 + timedelta(hours=start_hours, seconds=n)
-        records.append(
-            MemoryRecord(
-                scope=S,
-                memory_id=ids.memory_id(at, f"filler:{n}"),
-                content=text,
-                category=Category.EPISODIC,
-                source_refs=SourceRefs("filler", (f"filler-{n}",)),
-                embedding=tuple(float(x) for x in vector),
-                embedding_model=embedder.model_id,
-                created_at=at,
-                updated_at=at,
-                valid_from=at,
-            )
-        )
-    world.store.transact([Put(r, None) for r in records])
-    world.drain()
+    store_memories(world, texts, [T0 + timedelta(hours=start_hours, seconds=n) for n in range(count)])
 
 
 def _scan_limits(world: World) -> list[int]:

@@ -21,16 +21,14 @@ import numpy as np
 import pytest
 
 from agentmem.adapters.embedders import HashEmbedder
-from agentmem.domain import ids
 from agentmem.domain.conflict import NewFact, attribute_keys, replaces_by_attribute
 from agentmem.domain.extraction import Candidate, extract_from_user
-from agentmem.domain.models import Category, MemoryRecord, Scope, Source, SourceRefs
+from agentmem.domain.models import Category, MemoryRecord, Scope, Source
 from agentmem.domain.similarity import Calibration
-from agentmem.ports import Put
 from agentmem.services import write_pipeline
 from agentmem.services.neighbours import NeighbourPool, RecordCache
 from agentmem.services.outcome import TurnOutcome
-from support.fake_world import T0, S, World, build, turn
+from support.fake_world import T0, S, World, build, store_memories, turn
 
 DATA = Path(__file__).resolve().parents[3] / "layers" / "agentmem_dev" / "eval" / "data"
 SETS = ("memory_eval.jsonl", "memory_eval_updates.jsonl")
@@ -55,26 +53,8 @@ def _cases() -> list[dict[str, Any]]:
 
 
 def _fill(world: World, scope: Scope) -> None:
-    embedder = HashEmbedder()
-    records = []
-    for n, (text, vector) in enumerate(zip(FILLER, embedder.embed_documents(FILLER), strict=True)):
-        at = T0 - timedelta(days=30, minutes=n)
-        records.append(
-            MemoryRecord(
-                scope=scope,
-                memory_id=ids.memory_id(at, f"filler:{n}"),
-                content=text,
-                category=Category.EPISODIC,
-                source_refs=SourceRefs("filler", (f"filler-{n}",)),
-                embedding=tuple(float(x) for x in vector),
-                embedding_model=embedder.model_id,
-                created_at=at,
-                updated_at=at,
-                valid_from=at,
-            )
-        )
-    world.store.transact([Put(r, None) for r in records])
-    world.drain()
+    times = [T0 - timedelta(days=30, minutes=n) for n in range(len(FILLER))]
+    store_memories(world, FILLER, times, scope=scope)
 
 
 class _Reads:

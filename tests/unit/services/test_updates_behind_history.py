@@ -11,12 +11,9 @@ from datetime import timedelta
 
 import pytest
 
-from agentmem.adapters.embedders import HashEmbedder
-from agentmem.domain import ids
 from agentmem.domain.conflict import attribute_keys
-from agentmem.domain.models import Category, MemoryRecord, SourceRefs, Status
-from agentmem.ports import Put
-from support.fake_world import T0, S, World, build, turn
+from agentmem.domain.models import Status
+from support.fake_world import T0, S, World, build, store_memories, turn
 
 PAIRS = [  # (old statement, its update: the other language, nothing in common with it)
     ("I live in Porto.", "我搬到雷克雅未克了。"),
@@ -41,26 +38,9 @@ def _world_with(old: str) -> World:
     world = build()
     world.c.pipeline.ingest(turn("old", old))
     world.drain()
-    embedder = HashEmbedder()
-    records = []
-    for n, (text, vector) in enumerate(zip(HISTORY, embedder.embed_documents(HISTORY), strict=True)):
-        at = T0 + timedelta(hours=1, minutes=n)
-        records.append(
-            MemoryRecord(
-                scope=S,
-                memory_id=ids.memory_id(at, f"history:{n}"),
-                content=text,
-                category=Category.EPISODIC,
-                source_refs=SourceRefs("history", (f"history-{n}",)),
-                embedding=tuple(float(x) for x in vector),
-                embedding_model=embedder.model_id,
-                created_at=at,
-                updated_at=at,
-                valid_from=at,
-            )
-        )
-    world.store.transact([Put(r, None) for r in records])
-    world.drain()
+    store_memories(
+        world, HISTORY, [T0 + timedelta(hours=1, minutes=n) for n in range(len(HISTORY))], tag="history"
+    )
     return world
 
 

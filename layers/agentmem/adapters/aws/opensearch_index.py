@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
@@ -311,9 +311,12 @@ class OpenSearchIndex:
         hits = self._search(scope, dsl.keyword_query(scope, text, k), "keyword")
         return [Hit(str(h["_source"]["memory_id"]), float(h["_score"])) for h in hits]
 
-    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
+    def _found_docs(
+        self, scope: Scope, memory_ids: Sequence[str], fields: Sequence[str]
+    ) -> Iterator[dict[str, Any]]:
+        """The found documents of ``memory_ids``, ``_source`` limited to ``fields``: one ``_mget``
+        per :data:`MGET_CHUNK` ids."""
         wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, ProjectionState] = {}
         for start in range(0, len(wanted), MGET_CHUNK):
             body = {
                 "docs": [
@@ -322,48 +325,37 @@ class OpenSearchIndex:
                 ]
             }
             try:
-                result = self._call("mget", partial(self._mget, body))
+                result = self._call("mget", partial(self._mget, body, fields=fields))
             except (ConflictError, NotFoundError) as exc:
                 raise _store_error(exc, "mget") from exc
-            for doc in result.get("docs", []):
-                if doc.get("found"):
-                    source = doc.get("_source") or {}
-                    memory_id = str(source.get("memory_id", ""))
-                    found[memory_id] = ProjectionState(
-                        memory_id, int(doc["_version"]), str(source.get("content_hash", ""))
-                    )
-        return {m: found[m] for m in wanted if m in found}
+            yield from (doc for doc in result.get("docs", []) if doc.get("found"))
 
     def _mget(self, body: dict[str, Any], client: Any, fields: Sequence[str] = dsl.SOURCE_FIELDS) -> Any:
         return client.mget(index=self.index, body=body, _source_includes=",".join(fields))
+
+    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
+        found: dict[str, ProjectionState] = {}
+        for doc in self._found_docs(scope, memory_ids, dsl.SOURCE_FIELDS):
+            source = doc.get("_source") or {}
+            memory_id = str(source.get("memory_id", ""))
+            found[memory_id] = ProjectionState(
+                memory_id, int(doc["_version"]), str(source.get("content_hash", ""))
+            )
+        return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
+
+    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
+        found: dict[str, Reading] = {}
+        for doc in self._found_docs(scope, memory_ids, ("memory_id", "reading")):
+            source = doc.get("_source") or {}
+            if (reading := dsl.parse_document_reading(source)) is not None:
+                found[str(source.get("memory_id", ""))] = reading
+        return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
 
     def stating(self, scope: Scope, keys: Sequence[str], k: int) -> list[str]:
         body = dsl.stating_query(scope, keys, k)
         if body is None:
             return []
         return [str(h["_source"]["memory_id"]) for h in self._search(scope, body, "stating")]
-
-    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
-        """One ``_mget`` per :data:`MGET_CHUNK` ids, ``_source`` limited to the reading."""
-        wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, Reading] = {}
-        for start in range(0, len(wanted), MGET_CHUNK):
-            body = {
-                "docs": [
-                    {"_id": dsl.document_id(scope, m), "routing": dsl.routing(scope)}
-                    for m in wanted[start : start + MGET_CHUNK]
-                ]
-            }
-            try:
-                result = self._call("mget", partial(self._mget, body, fields=("memory_id", "reading")))
-            except (ConflictError, NotFoundError) as exc:
-                raise _store_error(exc, "mget") from exc
-            for doc in result.get("docs", []):
-                source = doc.get("_source") or {}
-                reading = dsl.parse_document_reading(source) if doc.get("found") else None
-                if reading is not None:
-                    found[str(source.get("memory_id", ""))] = reading
-        return {m: found[m] for m in wanted if m in found}
 
     def all_states(self, scope: Scope) -> list[ProjectionState]:
         states: list[ProjectionState] = []
