@@ -139,7 +139,9 @@ def test_a_worker_killed_mid_request_is_answered_502_and_replaced(service: Local
     assert answer and answer[0][0] == 502 and answer[0][2]["error"] == WorkerDied.code
     deadline = time.monotonic() + 120
     status, headers, _ = call(port, "POST", "/v1/recall", {"query": "x"})  # waits for a replacement
-    while status == 503 and time.monotonic() < deadline:  # none ready within the acquire timeout
+    # 503: none ready within the acquire timeout; 502: the request met the other killed worker
+    # before the pool noticed its death (answered, as the first one was)
+    while status in (502, 503) and time.monotonic() < deadline:
         status, headers, _ = call(port, "POST", "/v1/recall", {"query": "x"})
     assert status == 200 and int(headers[WORKER_HEADER]) not in victims
     while time.monotonic() < deadline and (len(pool.pids()) < WORKERS or set(pool.pids()) & set(victims)):

@@ -107,7 +107,7 @@ class WritePipeline:
         speaker, speaker_drop = self.guard.name(turn.speaker)
         if speaker_drop:
             outcome.drop(speaker_drop)
-        self.turn_log.append_raw(
+        replay = not self.turn_log.append_raw(
             scope,
             RawTurnRecord(
                 message_id=turn.message_id,
@@ -155,7 +155,7 @@ class WritePipeline:
                 )
             if speaker:
                 candidates = [attribute(c, speaker) for c in candidates]
-            self._persist(turn, candidates, outcome)
+            self._persist(turn, candidates, outcome, replay)
 
         if outcome.redacted_kinds:
             append_audit(
@@ -267,7 +267,7 @@ class WritePipeline:
         outcome.llm_facts += len(admitted.candidates)
         return admitted.candidates
 
-    def _persist(self, turn: Turn, candidates: list[Candidate], outcome: TurnOutcome) -> None:
+    def _persist(self, turn: Turn, candidates: list[Candidate], outcome: TurnOutcome, replay: bool) -> None:
         if not candidates:
             return
         vectors = self.embedder.embed_documents([c.content for c in candidates])
@@ -279,8 +279,8 @@ class WritePipeline:
         records = [
             self._record(turn, c, v, i) for i, (c, v) in enumerate(zip(candidates, vectors, strict=True))
         ]
-        # Written by an earlier delivery of this turn (ids come from the message id): one read.
-        earlier = self.store.get_many(turn.scope, [r.memory_id for r in records])
+        # Ids come from the message id: a delivery whose L0 line existed may have written them before.
+        earlier = self.store.get_many(turn.scope, [r.memory_id for r in records]) if replay else {}
         budget = _LlmBudget()
         for cand, vector, record in zip(candidates, vectors, records, strict=True):
             self.observer.classified(cand.content, cand.category_hint, record.category)
