@@ -48,7 +48,6 @@ that meets its user's erase empties the user's entries.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -71,7 +70,6 @@ FROM_KEYWORD = 5  # per fact, best by BM25 (exact rewordings, records of another
 FROM_STATING = 10  # per turn, the newest stating a fact's attribute (an update meets its old value)
 FALLBACK = 200  # newest memories compared when there is no search index, or it is down
 CACHED_RECORDS = 512  # full records kept between turns (a vector of 384 floats is ~12 kB)
-_NO_VECTOR = float("nan")  # a pair the index has no vector for (asked, not found)
 
 
 class RecordCache:
@@ -143,7 +141,8 @@ class NeighbourPool:
     from_keyword: int = FROM_KEYWORD
     from_stating: int = FROM_STATING
     fallback: int = FALLBACK
-    _cosines: dict[tuple[bytes, str], float] = field(default_factory=dict, compare=False, repr=False)
+    # (vector bytes, memory id) -> the index's cosine; None: asked, no indexed vector
+    _cosines: dict[tuple[bytes, str], float | None] = field(default_factory=dict, compare=False, repr=False)
 
     def gather(
         self, scope: Scope, candidates: Sequence[Candidate], vectors: np.ndarray, model_id: str
@@ -154,20 +153,21 @@ class NeighbourPool:
         ``StoreUnavailable`` only when the memory store is down."""
         if self.index is None:
             return self.store.scan_active(scope, self.fallback)
+        keys_of = [attribute_keys(c.content) for c in candidates]
         try:
             hit_ids: list[str] = []
             for cand, vector in zip(candidates, vectors, strict=True):
                 hits = self.index.knn(scope, vector, self.from_knn, model_id)
                 hits += self.index.keyword(scope, cand.content, self.from_keyword)
                 hit_ids.extend(h.memory_id for h in hits)
-            if keys := sorted(set().union(*(attribute_keys(c.content) for c in candidates))):
-                hit_ids += self.index.stating(scope, keys, self.from_stating)
+            if stated := sorted(set().union(*keys_of)):
+                hit_ids += self.index.stating(scope, stated, self.from_stating)
         except StoreUnavailable:
             log.warning("ingest.neighbours_from_store", extra={"reason": "search_index_unavailable"})
             return self.store.scan_active(scope, self.fallback)
         pool = {r.memory_id: r for r in self.store.scan_active(scope, self.recent, embeddings=False)}
         hits_out = [i for i in dict.fromkeys(hit_ids) if i not in pool]
-        wanted = self._needed(scope, candidates, vectors, model_id, hits_out)
+        wanted = self._needed(scope, keys_of, vectors, model_id, hits_out)
         pool.update(self.store.get_many(scope, wanted, embeddings=False))
         for key in dict.fromkeys(c.key for c in candidates if c.key):
             pool.update((r.memory_id, r) for r in self.store.find_by_key(scope, key))
@@ -177,13 +177,14 @@ class NeighbourPool:
     def _needed(
         self,
         scope: Scope,
-        candidates: Sequence[Candidate],
+        keys_of: Sequence[frozenset[str]],
         vectors: np.ndarray,
         model_id: str,
         hit_ids: list[str],
     ) -> list[str]:
         """The hits (not among the newest) that a fact's judgement can turn on, in ``hit_ids``'
-        order; the rest are never read. :func:`~agentmem.domain.conflict.decide` looks at three
+        order (``keys_of``: each fact's attribute keys, ``vectors`` its embedding); the rest are
+        never read. :func:`~agentmem.domain.conflict.decide` looks at three
         kinds of stored memory: any that states an attribute of the fact
         (:func:`~agentmem.domain.conflict.replaces_by_attribute`), the same-key ones (read by key),
         and the :data:`~agentmem.domain.conflict.NEAREST` most similar (pinned ones apart, which
@@ -202,8 +203,7 @@ class NeighbourPool:
             return hit_ids
         needed = {i for i in hit_ids if (r := readings.get(i)) is None or r.pinned}
         known = [i for i in hit_ids if i not in needed]
-        for cand, cosines in zip(candidates, similar, strict=True):
-            keys = attribute_keys(cand.content)
+        for keys, cosines in zip(keys_of, similar, strict=True):
             needed.update(i for i in known if i not in cosines or keys & readings[i].keys)
             # rank()'s order, restricted to the hits: most similar first, ties newest first.
             calibrated = {i: self.calibration.documents(c) for i, c in cosines.items()}
@@ -222,9 +222,9 @@ class NeighbourPool:
         if missing and self.index is not None:
             found = self.index.similarities(scope, vector, missing, model_id)
             for m in missing:
-                known[(tag, m)] = found.get(m, _NO_VECTOR)
-        pairs = ((m, known.get((tag, m), _NO_VECTOR)) for m in memory_ids)
-        return {m: c for m, c in pairs if not math.isnan(c)}
+                known[(tag, m)] = found.get(m)
+        pairs = ((m, known.get((tag, m))) for m in memory_ids)
+        return {m: c for m, c in pairs if c is not None}
 
     def similarities(
         self, scope: Scope, vector: np.ndarray, pool: Sequence[MemoryRecord], model_id: str

@@ -131,7 +131,7 @@ def test_a_hit_whose_reading_is_unknown_or_pinned_is_read(world: World) -> None:
     fact = Candidate(content="I moved to Lisbon.", source=Source.USER, importance=0.7)
     vectors = embedder.embed_documents([fact.content])
     hit_ids = [printer.memory_id, dentist.memory_id]
-    with_all = pool._needed(S, [fact], vectors, embedder.model_id, hit_ids)
+    with_all = pool._needed(S, [attribute_keys(fact.content)], vectors, embedder.model_id, hit_ids)
     assert set(with_all) <= set(hit_ids)
 
     # unknown to the index (projected before readings, or by other rules): read
@@ -139,13 +139,17 @@ def test_a_hit_whose_reading_is_unknown_or_pinned_is_read(world: World) -> None:
     world.index.readings = lambda scope, wanted: {  # type: ignore[method-assign]
         m: r for m, r in real(scope, wanted).items() if m != dentist.memory_id
     }
-    assert dentist.memory_id in pool._needed(S, [fact], vectors, embedder.model_id, hit_ids)
+    assert dentist.memory_id in pool._needed(
+        S, [attribute_keys(fact.content)], vectors, embedder.model_id, hit_ids
+    )
     world.index.readings = real  # type: ignore[method-assign]
 
     # pinned: read (the write path ranks pinned memories among themselves)
     world.store.update(dentist.evolve(now=T0 + timedelta(hours=2), pinned=True), dentist.version)
     world.drain()
-    assert dentist.memory_id in pool._needed(S, [fact], vectors, embedder.model_id, hit_ids)
+    assert dentist.memory_id in pool._needed(
+        S, [attribute_keys(fact.content)], vectors, embedder.model_id, hit_ids
+    )
 
 
 def test_a_hit_stating_the_facts_attribute_is_read_however_unlike_it_looks(world: World) -> None:
@@ -160,7 +164,7 @@ def test_a_hit_stating_the_facts_attribute_is_read_however_unlike_it_looks(world
     far = np.zeros((1, embedder.dimension), dtype=np.float32)
     far[0, 0] = 1.0  # resembles nothing stored: the attribute alone makes Porto matter
     hit_ids = [r.memory_id for r in world.active()]
-    needed = pool._needed(S, [fact], far, embedder.model_id, hit_ids)
+    needed = pool._needed(S, [attribute_keys(fact.content)], far, embedder.model_id, hit_ids)
     assert porto.memory_id in needed and len(needed) < len(hit_ids)
 
 

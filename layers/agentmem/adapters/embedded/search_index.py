@@ -311,6 +311,7 @@ class LocalSearchIndex:
                     if tomb is not None:
                         conn.execute("DELETE FROM tombstones WHERE pk = ? AND memory_id = ?", (pk, memory_id))
                     gen = bump_generation(conn, pk)
+                    kept = index_readings.write(conn, pk, memory_id, reading)  # and its key rows
                     conn.execute(
                         "INSERT OR REPLACE INTO docs"
                         " (pk, memory_id, version, content_hash, model, vector, doc_len, gen, reading)"
@@ -324,7 +325,7 @@ class LocalSearchIndex:
                             None if vector is None else vector.tobytes(),
                             sum(counts.values()),
                             gen,
-                            index_readings.write(conn, pk, memory_id, reading),
+                            kept,
                         ),
                     )
                     conn.executemany(
