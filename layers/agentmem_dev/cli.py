@@ -322,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
+        if getattr(args, "json", False):
+            from agentmem_dev.harness import report_stdout
+
+            with report_stdout():
+                return int(args.func(args))
         return int(args.func(args))
     except AgentMemError as exc:
         print(f"agentmem: {exc.message}", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,3 +54,30 @@ def quiet_metrics() -> Iterator[None]:
     finally:
         guard.flush()
         sys.stdout = saved
+
+
+@contextmanager
+def report_stdout() -> Iterator[None]:
+    """While a ``--json`` command runs, stdout carries the report and nothing else.
+
+    File descriptor 1 is pointed at stderr, so what a worker process, a server thread's
+    subprocess or a C library writes to "stdout" lands on stderr; Python's ``sys.stdout`` writes
+    to the real stdout (a duplicate of the original descriptor) with Powertools' EMF metric lines
+    dropped (:func:`quiet_metrics`). ``make bench`` once failed on a report whose first line was
+    a projector's auto-flushed metric set.
+    """
+    sys.stdout.flush()
+    saved_fd = os.dup(1)
+    os.dup2(2, 1)
+    saved = sys.stdout
+    real = io.TextIOWrapper(os.fdopen(saved_fd, "wb", closefd=False), encoding="utf-8", line_buffering=True)
+    guard = _DropEmfLines(real)
+    sys.stdout = guard
+    try:
+        yield
+    finally:
+        guard.flush()
+        real.flush()
+        sys.stdout = saved
+        os.dup2(saved_fd, 1)
+        os.close(saved_fd)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -149,6 +151,24 @@ def test_quiet_metrics_drops_only_emf_lines(capsys: pytest.CaptureFixture[str]) 
         print('{"_aws": {"Timestamp": 1}, "x": [1.0]}')
         print("kept")
     assert capsys.readouterr().out == "kept\n"
+
+
+def test_json_stdout_carries_the_report_only() -> None:
+    """Under ``--json`` what a child process or a C library writes to descriptor 1 and Powertools'
+    EMF lines go to stderr or nowhere: stdout parses as the one report."""
+    script = (
+        "import os, subprocess, sys\n"
+        "from agentmem_dev.harness import report_stdout\n"
+        "with report_stdout():\n"
+        "    os.write(1, b'raw fd noise\\n')\n"
+        "    subprocess.run([sys.executable, '-c', 'print(1234)'], check=True)\n"
+        '    print(\'{"_aws": {"Timestamp": 1}, "x": [1.0]}\')\n'
+        "    print('{\"report\": true}')\n"
+        "print('after')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout == '{"report": true}\nafter\n'
+    assert "raw fd noise" in done.stderr and "1234" in done.stderr
 
 
 def test_load_accounts_for_every_accepted_turn() -> None:
