@@ -13,7 +13,7 @@ The module runs over 400 lines on purpose: every store's port in one place.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -334,9 +334,15 @@ class GraphStore(Protocol):
         """Upsert entity vertices (scoped) and BELONGS_TO edges from the memory to each."""
 
     def neighbours(
-        self, scope: Scope, seed_ids: Sequence[str], hops: int, limit: int
+        self,
+        scope: Scope,
+        seed_ids: Sequence[str],
+        hops: int,
+        limit: int,
+        via: Collection[str] | None = None,
     ) -> builtins.list[Neighbour]:
-        """Memories within ``hops`` (1 or 2) of the seeds, seeds excluded, nearest first."""
+        """Memories within ``hops`` (1 or 2) of the seeds, seeds excluded, nearest first;
+        ``via``: walk only edges of these types (``None``: every type, entities included)."""
 
     def previous_in_session(self, scope: Scope, session_id: str, memory_id: str) -> str | None:
         """The memory of the same session written just before ``memory_id`` (FOLLOWS source)."""

@@ -43,10 +43,12 @@ log = logging.getLogger(__name__)
 FALLBACK_SCAN_LIMIT = 2000
 HISTORY_SCAN = 500  # superseded memories (newest first) an as_of recall considers
 GRAPH_EDGES = frozenset({"FOLLOWS", "SIMILAR_TO"})
-"""Edges the graph channel follows: the conversation around a memory (FOLLOWS, both ways) and
-near-duplicates. Entity edges (BELONGS_TO, memory -> entity <- memory) are walked by the adapter
-but pass no bonus: in a conversation every memory shares the speakers' names, so entity
-co-occurrence reached the hubs and lowered LoCoMo R@10 (conversation 0: 0.693 -> 0.636)."""
+"""Edges the graph channel walks: the conversation around a memory (FOLLOWS, both ways) and
+near-duplicates. Entity edges (BELONGS_TO, memory -> entity <- memory) are not walked: in a
+conversation every memory shares the speakers' names, so entity co-occurrence reached the hubs and
+lowered LoCoMo R@10 (conversation 0: 0.693 -> 0.636). They were once walked and discarded, which
+cost a third of a context call's graph time and let the entity hop's memories (weight 1.0) fill
+a seed's ``graph_limit`` ahead of its second FOLLOWS / SIMILAR_TO hop."""
 QUERY_CHARS = 2000
 """Retrieval reads a query up to this many characters: a longer text (a pasted document) is not a
 better question, and what recall costs (embedding, BM25 terms) must not grow with what a caller
@@ -167,10 +169,10 @@ class RecallService:
         propagated: dict[str, float] = {}
         try:
             for seed in scored[: self.graph_seeds]:
-                found = graph.neighbours(scope, [seed.record.memory_id], self.graph_hops, self.graph_limit)
+                found = graph.neighbours(
+                    scope, [seed.record.memory_id], self.graph_hops, self.graph_limit, via=GRAPH_EDGES
+                )
                 for n in found:
-                    if n.via not in GRAPH_EDGES:
-                        continue
                     channels.setdefault(n.memory_id, []).append(f"graph:{n.hops}")
                     value = self.scorer.propagate(seed.score, n.hops)
                     if value > propagated.get(n.memory_id, 0.0):

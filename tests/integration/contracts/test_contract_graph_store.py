@@ -184,6 +184,30 @@ def test_shared_entity_links_memories_at_two_hops(graph: GraphStore) -> None:
     assert graph.degree(S1, ["a", "b"]) == {"a": 1, "b": 2}
 
 
+def test_a_walk_via_some_edge_types_skips_the_others(graph: GraphStore) -> None:
+    """``via`` restricts every hop: no entity hop, so the entity's memories neither come back nor
+    take the seed's ``limit`` ahead of a second hop over the wanted types."""
+    chain(graph, "a", "b", "c")
+    graph.upsert_memory(rec("p", entities=("Alice",)))
+    graph.upsert_memory(rec("q", entities=("Alice",)))
+    graph.upsert_memory(rec("s", entities=("Alice",)))
+    graph.link_entities(S1, "a", ["Alice"])
+    graph.link(S1, [Edge("a", "b", "FOLLOWS"), Edge("b", "c", "SIMILAR_TO", 0.5), Edge("a", "s", "CAUSES")])
+    everything = graph.neighbours(S1, ["a"], 2, 3)
+    assert [n.via for n in everything] == ["CAUSES", "FOLLOWS", "BELONGS_TO"]  # the entity hop fills it
+    via = frozenset({"FOLLOWS", "SIMILAR_TO"})
+    assert graph.neighbours(S1, ["a"], 2, 3, via=via) == [
+        Neighbour("b", 1, "FOLLOWS"),
+        Neighbour("c", 2, "SIMILAR_TO"),
+    ]
+    assert graph.neighbours(S1, ["a"], 2, 10, via=frozenset({"BELONGS_TO"})) == [
+        Neighbour("s", 2, "BELONGS_TO"),
+        Neighbour("q", 2, "BELONGS_TO"),
+        Neighbour("p", 2, "BELONGS_TO"),
+    ]
+    assert graph.neighbours(S1, ["a"], 2, 10, via=frozenset()) == []
+
+
 def test_same_entity_name_in_two_tenants_never_links_them(graph: GraphStore) -> None:
     graph.upsert_memory(rec("a", S1, entities=("Alice",)))
     graph.upsert_memory(rec("b", S1, entities=("Alice",)))

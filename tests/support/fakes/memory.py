@@ -26,7 +26,7 @@ import itertools
 import json
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -822,7 +822,12 @@ class InMemoryGraphStore(Switchable, GraphStore):
             return self._link_entities(scope, memory_id, entities)
 
     def neighbours(
-        self, scope: Scope, seed_ids: Sequence[str], hops: int, limit: int
+        self,
+        scope: Scope,
+        seed_ids: Sequence[str],
+        hops: int,
+        limit: int,
+        via: Collection[str] | None = None,
     ) -> builtins.list[Neighbour]:
         with self._lock:
             self._enter("neighbours")
@@ -837,7 +842,7 @@ class InMemoryGraphStore(Switchable, GraphStore):
             for hop in range(1, hops + 1):
                 reached: dict[str, tuple[float, str]] = {}  # vertex -> (weight, edge type)
                 for (edge_pk, src, dst, edge_type), weight in self._edges.items():
-                    if edge_pk != pk:
+                    if edge_pk != pk or (via is not None and edge_type not in via):
                         continue
                     for here, other in ((src, dst), (dst, src)):
                         if here in frontier and other not in seen and (pk, other) in self._vertices:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
@@ -281,22 +281,33 @@ class NeptuneGraphStore:
 
     # ------------------------------------------------------------------ queries
 
-    def neighbours(self, scope: Scope, seed_ids: Sequence[str], hops: int, limit: int) -> list[Neighbour]:
-        """Hops outside 1–2 are clamped. Within a hop: strongest edge first, then newer id."""
+    def neighbours(
+        self,
+        scope: Scope,
+        seed_ids: Sequence[str],
+        hops: int,
+        limit: int,
+        via: Collection[str] | None = None,
+    ) -> list[Neighbour]:
+        """Hops outside 1–2 are clamped. Within a hop: strongest edge first, then newer id;
+        ``via``: only edges with these labels (``bothE(labels...)``)."""
         hops = min(2, max(1, hops))
         seeds = [nt.memory_vid(scope, m) for m in dict.fromkeys(seed_ids)]
-        if not seeds or limit <= 0:
+        labels = None if via is None else tuple(sorted(set(via)))
+        if not seeds or limit <= 0 or labels == ():
             return []
-        return self._retrying("neighbours", lambda: self._walk(scope, seeds, hops, limit))
+        return self._retrying("neighbours", lambda: self._walk(scope, seeds, hops, limit, labels))
 
-    def _walk(self, scope: Scope, seeds: list[str], hops: int, limit: int) -> list[Neighbour]:
+    def _walk(
+        self, scope: Scope, seeds: list[str], hops: int, limit: int, labels: tuple[str, ...] | None
+    ) -> list[Neighbour]:
         found: list[Neighbour] = []
         seen = set(seeds)
         frontier = seeds
         for hop in range(1, hops + 1):
             reached: dict[str, tuple[float, str]] = {}
             for part in _chunks(frontier):
-                edges = self._run(nt.frontier_edges, scope, part, self._max_expansion)
+                edges = self._run(nt.frontier_edges, scope, part, self._max_expansion, labels)
                 members = set(part)
                 for e in edges:
                     out_id, in_id = e[Direction.OUT][T.id], e[Direction.IN][T.id]

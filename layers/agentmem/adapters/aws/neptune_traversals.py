@@ -88,12 +88,19 @@ def neighbour_entities(g: GraphTraversalSource, scope: Scope, vid: str) -> Graph
     return g.V(vid).has("pk", scope.key).both().has("pk", scope.key).has_label(ENTITY).id_()
 
 
-def frontier_edges(g: GraphTraversalSource, scope: Scope, vids: Sequence[str], limit: int) -> GraphTraversal:
-    """Edges touching ``vids`` (either direction), strongest first, bounded (hub guard)."""
+def frontier_edges(
+    g: GraphTraversalSource,
+    scope: Scope,
+    vids: Sequence[str],
+    limit: int,
+    labels: Sequence[str] | None = None,
+) -> GraphTraversal:
+    """Edges touching ``vids`` (either direction), of ``labels`` only when given, strongest
+    first, bounded (hub guard)."""
     return (
         g.V(*vids)
         .has("pk", scope.key)
-        .both_e()
+        .both_e(*(labels or ()))
         .has("pk", scope.key)
         .order()
         .by("weight", Order.desc)

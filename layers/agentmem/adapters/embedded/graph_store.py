@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,11 @@ _IN = (
     "SELECT src, type, weight FROM edges INDEXED BY edges_to WHERE pk = ? AND dst = ?"
     " ORDER BY weight DESC, src DESC LIMIT ?"
 )
+
+
+def _typed(sql: str, types: int) -> str:
+    """``sql`` (:data:`_OUT` or :data:`_IN`) over edges of ``types`` given types only."""
+    return sql.replace(" ORDER BY", f" AND type IN ({placeholders(types)}) ORDER BY")
 
 
 def normalise_entity(name: str) -> str:
@@ -246,15 +251,21 @@ class LocalGraphStore:
     # ------------------------------------------------------------------ queries
 
     def _step(
-        self, conn: Any, pk: str, frontier: Sequence[str], per_vertex: int
+        self, conn: Any, pk: str, frontier: Sequence[str], per_vertex: int, via: tuple[str, ...] | None
     ) -> list[tuple[str, str, float, str, str]]:
         """(other, type, weight, other's kind, other's status) of each frontier vertex's
-        ``per_vertex`` strongest edges in each direction, read through the weight-ordered indexes:
-        an entity shared by thousands of memories costs what a small one does."""
+        ``per_vertex`` strongest edges (of the types ``via``, all when None) in each direction,
+        read through the weight-ordered indexes: an entity shared by thousands of memories costs
+        what a small one does."""
         edges: list[tuple[str, str, float]] = []
+        types: tuple[str, ...]
+        if via is None:
+            out_sql, in_sql, types = _OUT, _IN, ()
+        else:
+            out_sql, in_sql, types = _typed(_OUT, len(via)), _typed(_IN, len(via)), via
         for vertex in frontier:
-            edges += conn.execute(_OUT, (pk, vertex, per_vertex)).fetchall()
-            edges += conn.execute(_IN, (pk, vertex, per_vertex)).fetchall()
+            edges += conn.execute(out_sql, (pk, vertex, *types, per_vertex)).fetchall()
+            edges += conn.execute(in_sql, (pk, vertex, *types, per_vertex)).fetchall()
         kinds: dict[str, tuple[str, str]] = {}
         others = list(dict.fromkeys(e[0] for e in edges))
         for part in chunks(others):
@@ -265,7 +276,14 @@ class LocalGraphStore:
                 kinds[vertex_id] = (kind, status)
         return [(o, t, float(w), *kinds[o]) for o, t, w in edges if o in kinds]
 
-    def neighbours(self, scope: Scope, seed_ids: Sequence[str], hops: int, limit: int) -> list[Neighbour]:
+    def neighbours(
+        self,
+        scope: Scope,
+        seed_ids: Sequence[str],
+        hops: int,
+        limit: int,
+        via: Collection[str] | None = None,
+    ) -> list[Neighbour]:
         """Hops outside 1–2 are clamped. Within a hop: strongest edge first, then newer id. Each
         vertex contributes at most its ``fan_out`` strongest edges per direction and hop (plus
         room for the vertices already reached), so the top of a hop is exact below that fan-out
@@ -276,13 +294,16 @@ class LocalGraphStore:
             return []
         found: list[Neighbour] = []
         seen = set(seeds)
+        types = None if via is None else tuple(sorted(set(via)))
+        if types == ():
+            return []
         with self._db.read() as conn:
             frontier = seeds
             for hop in range(1, hops + 1):
                 per_vertex = min(self._fan_out, limit) + len(seen)
                 reached: dict[str, tuple[float, str, str, str]] = {}
                 for other, edge_type, weight, kind, status in self._step(
-                    conn, scope.key, frontier, per_vertex
+                    conn, scope.key, frontier, per_vertex, types
                 ):
                     if other in seen:
                         continue
