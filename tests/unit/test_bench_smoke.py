@@ -171,6 +171,15 @@ def test_json_stdout_carries_the_report_only() -> None:
     assert "raw fd noise" in done.stderr and "1234" in done.stderr
 
 
+def test_json_stdout_under_a_capture_drops_emf_lines_only(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentmem_dev.harness import report_stdout
+
+    with report_stdout():
+        print('{"_aws": {"Timestamp": 1}, "x": [1.0]}')
+        print('{"report": true}')
+    assert capsys.readouterr().out == '{"report": true}\n'
+
+
 def test_load_accounts_for_every_accepted_turn() -> None:
     from agentmem_dev.bench import load
 
