@@ -47,8 +47,9 @@ GRAPH_EDGES = frozenset({"FOLLOWS", "SIMILAR_TO"})
 near-duplicates. Entity edges (BELONGS_TO, memory -> entity <- memory) are not walked: in a
 conversation every memory shares the speakers' names, so entity co-occurrence reached the hubs and
 lowered LoCoMo R@10 (conversation 0: 0.693 -> 0.636). They were once walked and discarded, which
-cost a third of a context call's graph time and let the entity hop's memories (weight 1.0) fill
-a seed's ``graph_limit`` ahead of its second FOLLOWS / SIMILAR_TO hop."""
+cost most of the graph channel's time (at 10k memories 2.2 ms a context call, 0.38 ms without them)
+and let the entity hop's memories (weight 1.0) fill a seed's ``graph_limit`` ahead of its second
+FOLLOWS / SIMILAR_TO hop."""
 QUERY_CHARS = 2000
 """Retrieval reads a query up to this many characters: a longer text (a pasted document) is not a
 better question, and what recall costs (embedding, BM25 terms) must not grow with what a caller
