@@ -308,6 +308,13 @@ class SearchIndex(Protocol):
         """The ids of the ``k`` newest active memories whose reading by the rules that run now
         has one of the attribute ``keys`` (:func:`~agentmem.domain.conflict.attribute_keys`)."""
 
+    def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """The indexed copy of each listed memory, as the projector last wrote it, without its
+        vector (``embedding`` None, ``embedding_model`` kept): recall scores its candidates on
+        these instead of reading each from the store, and reads from the store only what it
+        returns (:mod:`agentmem.services.recall`, "Cards"). An id left out is not indexed, or was
+        indexed before cards were kept: the caller reads it from the store."""
+
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""
 

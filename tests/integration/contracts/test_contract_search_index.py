@@ -387,6 +387,52 @@ def test_readings_keep_the_attribute_keys_and_pinned_flag_of_the_indexed_version
     assert index.readings(S1, []) == {}
 
 
+def test_cards_are_the_indexed_versions_without_their_vectors(index: SearchIndex) -> None:
+    first = rec(
+        "home",
+        "I live in Porto.",
+        key="residence",
+        value="Porto",
+        importance=0.8,
+        tags=("place",),
+        entities=("Porto",),
+        valid_from=T0 - timedelta(days=3),
+    )
+    index.upsert(first)
+    index.upsert(rec("home-zh", "我住在深圳", category=Category.IDENTITY))
+    index.upsert(rec("other", "I live in Oslo.", scope=S2))
+    found = index.cards(S1, ["home-zh", "home", "absent", "other"])
+    assert list(found) == ["home-zh", "home"]  # the order asked, scoped; absent ids left out
+    assert found["home"] == replace(first, embedding=None)  # every field, the vector left out
+    assert found["home"].embedding_model == MODEL and found["home-zh"].content == "我住在深圳"
+    later = bump(first, content="I live in Lisbon.", value="Lisbon")
+    index.upsert(later)
+    assert index.cards(S1, ["home"])["home"] == replace(later, embedding=None)  # the newest version
+    index.upsert(bump(later, status=Status.SUPERSEDED))
+    index.delete(S1, "home-zh", 9)
+    assert index.cards(S1, ["home", "home-zh"]) == {}  # not active, deleted: not indexed
+    index.upsert(rec("m1", "kept"))
+    index.erase_scope(S1)
+    assert index.cards(S1, ["m1"]) == {} and index.cards(S1, []) == {}
+
+
+def test_cards_of_another_writer_are_current(tmp_path: Path) -> None:
+    """Two embedded indexes over one file (the workers of ``agentmem serve``): a card one of them
+    decoded and kept is never served after the other changed or removed its document."""
+    one, two = LocalSearchIndex(tmp_path / "i.sqlite3"), LocalSearchIndex(tmp_path / "i.sqlite3")
+    try:
+        first = rec("m1", "I live in Porto.")
+        one.upsert(first)
+        assert two.cards(S1, ["m1"])["m1"].content == "I live in Porto."  # kept by two now
+        one.upsert(bump(first, content="I live in Lisbon."))
+        assert two.cards(S1, ["m1"])["m1"].content == "I live in Lisbon."
+        one.delete(S1, "m1", 10)
+        assert two.cards(S1, ["m1"]) == {}
+    finally:
+        one.close()
+        two.close()
+
+
 def test_a_reading_made_by_other_rules_is_unknown(
     index: SearchIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:

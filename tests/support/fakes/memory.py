@@ -517,6 +517,7 @@ class _Doc:
     vector: np.ndarray | None  # L2-normalised float32
     terms: frozenset[str]
     reading: Reading | None = None
+    card: MemoryRecord | None = None  # the record as indexed, its vector left out
 
 
 def _unit(vector: Any) -> np.ndarray | None:
@@ -581,6 +582,7 @@ class InMemorySearchIndex(Switchable, SearchIndex):
                 vector=vector,
                 terms=frozenset(bm25_terms(text)),
                 reading=Reading(attribute_keys(record.content), record.pinned),
+                card=replace(record, embedding=None),
             )
             self._tombstones.pop(key, None)
             return ProjectionOutcome.APPLIED
@@ -649,6 +651,12 @@ class InMemorySearchIndex(Switchable, SearchIndex):
             self._enter("readings")
             found = {m: self._docs.get((scope.key, m)) for m in dict.fromkeys(memory_ids)}
             return {m: d.reading for m, d in found.items() if d is not None and d.reading is not None}
+
+    def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        with self._lock:
+            self._enter("cards")
+            found = {m: self._docs.get((scope.key, m)) for m in dict.fromkeys(memory_ids)}
+            return {m: d.card for m, d in found.items() if d is not None and d.card is not None}
 
     def stating(self, scope: Scope, keys: Sequence[str], k: int) -> builtins.list[str]:
         with self._lock:

@@ -23,9 +23,11 @@ recall service normalises them by the top hit.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
+from agentmem.adapters import record_json
 from agentmem.adapters.readings import parse_reading, reading_doc, rules_fingerprint
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.port_types import Reading
@@ -41,6 +43,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "reading": {"type": "object", "enabled": False},
     # the same reading's keys, each as "<rules fingerprint>:<key>", for stating()
     "reading_keys": {"type": "keyword"},
+    # the record as indexed (agentmem.adapters.record_json.card), read back by id only (cards())
+    "card": {"type": "object", "enabled": False},
 }
 """Fields added to the mapping after indexes were deployed: :func:`index_mappings` has them, and
 an existing index gets them through ``PUT <index>/_mapping`` (:func:`missing_fields`)."""
@@ -177,7 +181,20 @@ def document(record: MemoryRecord, dimension: int) -> dict[str, Any]:
         fingerprint, keys, pinned = reading
         doc["reading"] = {"rules": fingerprint, "keys": keys, "pinned": pinned}
         doc["reading_keys"] = [f"{fingerprint}:{key}" for key in keys]
+    doc["card"] = json.loads(record_json.card(record))
     return doc
+
+
+def parse_card(scope: Scope, source: dict[str, Any]) -> MemoryRecord | None:
+    """The record a document's ``card`` holds (:func:`document`); None without one, or when it
+    does not parse (a document indexed by another release): the caller reads the store."""
+    card = source.get("card")
+    if not isinstance(card, dict):
+        return None
+    try:
+        return record_json.decode(scope, json.dumps(card))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def stating_query(scope: Scope, keys: Sequence[str], k: int) -> dict[str, Any] | None:

@@ -351,6 +351,14 @@ class OpenSearchIndex:
                 found[str(source.get("memory_id", ""))] = reading
         return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
 
+    def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        found: dict[str, MemoryRecord] = {}
+        for doc in self._found_docs(scope, memory_ids, ("memory_id", "card")):
+            source = doc.get("_source") or {}
+            if (card := dsl.parse_card(scope, source)) is not None:
+                found[card.memory_id] = card
+        return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
+
     def stating(self, scope: Scope, keys: Sequence[str], k: int) -> list[str]:
         body = dsl.stating_query(scope, keys, k)
         if body is None:

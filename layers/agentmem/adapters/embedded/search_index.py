@@ -3,7 +3,7 @@ Okapi BM25 over CJK-aware terms.
 
 A projection of the active memories, in its own SQLite file so it can be dropped and rebuilt:
 ``docs`` (pk, memory_id, version, content_hash, model, float32 vector, doc_len, the attribute
-reading of :mod:`agentmem.adapters.readings`), ``postings``
+reading of :mod:`agentmem.adapters.readings`, the card of :mod:`.index_cards`), ``postings``
 (pk, term, memory_id, tf) and ``tombstones`` (the version a document was deleted at, so a late
 replay of an older version cannot resurrect it — what OpenSearch's external versioning keeps).
 Writes follow :class:`~agentmem.ports.ProjectionOutcome`: an older version, or the same version
@@ -50,14 +50,21 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.adapters.embedded import index_readings
+from agentmem.adapters import record_json
+from agentmem.adapters.embedded import index_cards, index_readings
 from agentmem.adapters.embedded.sqlite_base import (
     SqliteDatabase,
     bump_generation,
     projection_states,
 )
 from agentmem.adapters.embedded.text_index import InvertedIndex, bm25_terms
-from agentmem.adapters.embedded.vectors import ANN_MIN_VECTORS, VectorMatrix, load_vectors, normalised
+from agentmem.adapters.embedded.vectors import (
+    ANN_MIN_VECTORS,
+    VectorMatrix,
+    limit_blas_threads,
+    load_vectors,
+    normalised,
+)
 from agentmem.adapters.readings import reading_doc
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.ports import Hit, ProjectionOutcome, ProjectionState, Reading
@@ -69,7 +76,7 @@ _SCHEMA = (
 CREATE TABLE IF NOT EXISTS docs (
     pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL,
     model TEXT, vector BLOB, doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0, reading TEXT,
-    PRIMARY KEY (pk, memory_id)
+    card TEXT, PRIMARY KEY (pk, memory_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS docs_by_gen ON docs (pk, gen);
 CREATE TABLE IF NOT EXISTS postings (
@@ -97,6 +104,7 @@ _GEN_COLUMNS = (
     ("tombstones", "gen INTEGER NOT NULL DEFAULT 0"),
     ("generations", "reset_gen INTEGER NOT NULL DEFAULT 0"),
     ("docs", "reading TEXT"),  # a file written before readings: its documents' readings are unknown
+    ("docs", "card TEXT"),  # a file written before cards: the caller reads such a memory from the store
 )
 
 
@@ -115,20 +123,6 @@ def document_text(record: MemoryRecord) -> str:
     return " ".join([record.content, record.key or "", *record.tags])
 
 
-def limit_blas_threads(threads: int | None) -> None:
-    """Limit the process's BLAS pools to ``threads`` (``None``: leave them; see the module)."""
-    if threads is None:
-        return
-    try:
-        from threadpoolctl import threadpool_info, threadpool_limits
-    except ImportError:  # pragma: no cover - a declared dependency
-        log.warning("search_index.blas_threads_unlimited", extra={"reason": "threadpoolctl missing"})
-        return
-    # Set only when it differs: resizing a pool while another thread is inside BLAS is not safe.
-    if any(p["user_api"] == "blas" and p["num_threads"] != threads for p in threadpool_info()):
-        threadpool_limits(limits=threads, user_api="blas")
-
-
 @dataclass
 class _ScopeCache:
     """What is cached of one scope; each part is loaded on its first query."""
@@ -138,8 +132,10 @@ class _ScopeCache:
     vectors: dict[tuple[str, int], VectorMatrix] | None = None
     vector_key: dict[str, tuple[str, int]] = field(default_factory=dict)
     ann: dict[str, Any] = field(default_factory=dict)  # VectorMatrix options (the graph's threshold)
+    cards: OrderedDict[str, MemoryRecord] = field(default_factory=OrderedDict)  # decoded, bounded
 
     def remove(self, memory_id: str) -> None:
+        self.cards.pop(memory_id, None)
         if self.text is not None:
             self.text.remove(memory_id)
         key = self.vector_key.pop(memory_id, None)
@@ -314,8 +310,8 @@ class LocalSearchIndex:
                     kept = index_readings.write(conn, pk, memory_id, reading)  # and its key rows
                     conn.execute(
                         "INSERT OR REPLACE INTO docs"
-                        " (pk, memory_id, version, content_hash, model, vector, doc_len, gen, reading)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " (pk, memory_id, version, content_hash, model, vector, doc_len, gen, reading, card)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             pk,
                             memory_id,
@@ -326,6 +322,7 @@ class LocalSearchIndex:
                             sum(counts.values()),
                             gen,
                             kept,
+                            record_json.card(record),
                         ),
                     )
                     conn.executemany(
@@ -435,6 +432,12 @@ class LocalSearchIndex:
     def stating(self, scope: Scope, keys: Sequence[str], k: int) -> list[str]:
         with self._db.read() as conn:
             return index_readings.stating(conn, scope.key, keys, k)
+
+    def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        with self._lock, self._db.read() as conn:
+            cache = self._scope(conn, scope.key)  # in step with other writers' generations
+            found = index_cards.read(conn, scope, memory_ids, cache.cards)
+        return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
 
     _STATES = "SELECT memory_id, version, content_hash FROM docs WHERE pk = ?"
 

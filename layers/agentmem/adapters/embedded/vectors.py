@@ -328,3 +328,18 @@ def load_vectors(
         vectors[key] = VectorMatrix(key[1], ids, matrix, **options)
         keys.update(dict.fromkeys(ids, key))
     return vectors, keys
+
+
+def limit_blas_threads(threads: int | None) -> None:
+    """Limit the process's BLAS pools to ``threads`` (``None``: leave them): why, in
+    :mod:`agentmem.adapters.embedded.search_index`."""
+    if threads is None:
+        return
+    try:
+        from threadpoolctl import threadpool_info, threadpool_limits
+    except ImportError:  # pragma: no cover - a declared dependency
+        log.warning("search_index.blas_threads_unlimited", extra={"reason": "threadpoolctl missing"})
+        return
+    # Set only when it differs: resizing a pool while another thread is inside BLAS is not safe.
+    if any(p["user_api"] == "blas" and p["num_threads"] != threads for p in threadpool_info()):
+        threadpool_limits(limits=threads, user_api="blas")
