@@ -1,8 +1,9 @@
 """Recall (DESIGN §5.2-5.3): k-NN + BM25 candidates, 1-2 hop graph expansion, one scorer.
 
-Candidates are merged by memory id keeping every channel that found them; records are read
-back from the source of truth, so a memory superseded a moment ago is never returned even if a
-projection lags. Each store that fails is reported in ``degraded`` and recall goes on with
+Candidates are merged by memory id keeping every channel that found them and scored on the
+search index's cards (the projected copies); what recall returns is read back from the source of
+truth, and scored again from there when a card was out of date (:mod:`.card_reads`), so a memory
+superseded a moment ago is never returned even if a projection lags. Each store that fails is reported in ``degraded`` and recall goes on with
 what is left; with the search index down it scores a bounded scan of the source of truth.
 
 Two bounded channels on top of the one scorer (docs/recall.md): the period a query names
@@ -37,6 +38,7 @@ from agentmem.domain.scoring import RelevanceFloor, Scorer
 from agentmem.domain.temporal import query_period
 from agentmem.errors import AgentMemError
 from agentmem.ports import Embedder, GraphStore, MemoryStore, SearchIndex
+from agentmem.services.card_reads import CandidateReads
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +123,7 @@ class RecallService:
                 degraded.append("search_index")
                 channels.clear()
                 cosines.clear()
+        reads = CandidateReads(self.store, None if "search_index" in degraded else self.index, scope)
         if self.index is None or "search_index" in degraded:
             # No index to score with: the bounded scan brings the vectors along.
             for record in self.store.scan_active(scope, FALLBACK_SCAN_LIMIT):
@@ -131,26 +134,29 @@ class RecallService:
             for record in self.store.scan_active(scope, self.recent_window, embeddings=False):
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("recent")
-            records.update(
-                self.store.get_many(scope, [i for i in channels if i not in records], embeddings=False)
-            )
+            reads.read(records.values())
+            records.update(reads.light([i for i in channels if i not in records]))
         if as_of is not None:
-            for record in self._history(scope):
-                records.setdefault(record.memory_id, record)
+            history = [r for r in self._history(scope) if r.memory_id not in records]
+            reads.read(history)
+            for record in history:
+                records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("history")
         # Only the best k can end in the answer (the graph adds its own candidates below).
         top = max(k, self.graph_seeds)
         score = partial(self._score, as_of=as_of)
-        scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
-
-        if self.graph is not None and scored:
-            rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
-            rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
-            scored = self._expand(self.graph, scope, scored, records, channels, rest, degraded)
-        ranked = demote_stale(scored)
-        if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
-            ranked = self.floor.apply(self.scorer, ranked)
-        return RecallResult(memories=ranked[:k], degraded=degraded)
+        while True:  # until the answer is the store's own (card_reads.py)
+            scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
+            if self.graph is not None and scored:
+                rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
+                rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
+                scored = self._expand(self.graph, scope, scored, records, reads, channels, rest, degraded)
+            ranked = demote_stale(scored)
+            if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
+                ranked = self.floor.apply(self.scorer, ranked)
+            if reads.confirm([s.record for s in ranked[:k]]):
+                return RecallResult(memories=ranked[:k], degraded=degraded)
+            records = reads.current(records)
 
     def _expand(
         self,
@@ -158,6 +164,7 @@ class RecallService:
         scope: Scope,
         scored: list[ScoredMemory],
         records: dict[str, MemoryRecord],
+        reads: CandidateReads,
         channels: dict[str, list[str]],
         score: Callable[..., list[ScoredMemory]],
         degraded: list[str],
@@ -187,7 +194,7 @@ class RecallService:
         missing = [m for m in propagated if m not in have]
         unread = [m for m in missing if m not in records]
         fetched = {m: records[m] for m in missing if m in records}
-        fetched.update(self.store.get_many(scope, unread, embeddings=False) if unread else {})
+        fetched.update(reads.light(unread) if unread else {})
         out = [
             self.scorer.with_graph(s, propagated[m], tuple(dict.fromkeys(channels.get(m, ()))))
             if (m := s.record.memory_id) in propagated
