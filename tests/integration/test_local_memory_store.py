@@ -266,12 +266,13 @@ def test_a_row_keeps_the_rules_reading_and_hands_it_back_without_running_them(
 
 
 def test_a_reading_by_other_rules_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentmem.adapters import readings
     from agentmem.adapters.embedded import rows
     from agentmem.domain import attributes
 
     record = replace(rec("m1"), content="我住在杭州。")
     doc = json.loads(rows.encode(record)[0])
-    assert doc["attrs"][0] == rows.rules_fingerprint() and doc["attrs"][1]
+    assert doc["attrs"][0] == readings.rules_fingerprint() and doc["attrs"][1]
     doc["attrs"] = ["an older rule set", [["self", "residence", "上海", True, 0]]]
     monkeypatch.setattr(attributes, "_KNOWN", {})
     assert rows.decode(S1, json.dumps(doc)) == replace(record, embedding=None)

@@ -6,6 +6,7 @@ client whose connection is the in-process fake, or a replaying connection for th
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from opensearchpy import OpenSearch
 from opensearchpy.connection import Connection
 
+from agentmem.adapters import record_json
 from agentmem.adapters.aws import opensearch_dsl as dsl
 from agentmem.adapters.aws import opensearch_index
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
@@ -114,6 +116,9 @@ def test_upsert_is_an_external_version_put_routed_by_scope(
         "version_type": "external",
         "refresh": "false",
     }
+    card = put.body.pop("card")
+    assert card == json.loads(record_json.card(record)) and "embedding" not in card
+    assert card["memory_id"] == "m1" and card["content"] == "I live in Glasgow"
     assert put.body == {
         "tenant_id": "acme",
         "user_id": "alice",
