@@ -11,8 +11,8 @@ not have indexed yet (read-your-writes). Without an index, or while it is down, 
 fallback: the newest memories of the store.
 
 Cost per turn: one k-NN, one BM25 and one similarity query per fact, one ``find_by_key`` per
-distinct key, one ``stating`` and one ``readings`` query, and the records read without vectors:
-independent of how many memories the user holds.
+distinct key, one ``stating``, one ``readings`` and one ``cards`` query, and from the store the
+newest few and the one record a decision acts on: independent of how many memories the user holds.
 
 Not every hit is read (:meth:`NeighbourPool._needed`). The rules look at three kinds of stored
 memory: any that states an attribute of the fact (``replaces_by_attribute``), the same-key ones,
@@ -37,6 +37,19 @@ vectors per turn on the embedded store. The record a fact reinforces or supersed
 just before it is written back (:meth:`NeighbourPool.full`), so nothing is ever written without
 its vector, nor from a stale copy.
 
+Cards. The hits the rules need are taken from the index's cards
+(:meth:`~agentmem.ports.SearchIndex.cards`: the projected copy of each, without its vector), as
+recall takes its candidates (:mod:`agentmem.services.card_reads`); an id without a card, and every
+hit while the cards cannot be read, comes from the store. A card is the version the projector last
+wrote, so the memory a decision acts on (the one a fact reinforces or supersedes) is confirmed
+against the store before anything is written (:meth:`NeighbourPool.confirm`): where the store's
+copy differs in what the rules read (content, category, key, layer, status, pinned, validity; a
+reinforcement's count and importance do not count), or holds it no more, the fact is judged again
+with the store's copy (or without it). So a memory superseded a moment ago is never reinforced or
+superseded again through a lagging card, and one reinforced a moment ago is reinforced once more
+rather than duplicated. What the cards still decide on the projection's word is what they did
+before through the index's cosines and readings: which memories are not acted on.
+
 The unprojected neighbours come through a :class:`RecordCache` of the full records the store
 decoded for earlier turns (a user's newest memories wait for the projector over several turns): a
 cached record is used only while it equals the store's current vector-less copy field for field,
@@ -59,7 +72,7 @@ from agentmem.domain.conflict import NEAREST, attribute_keys
 from agentmem.domain.extraction import Candidate
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.domain.similarity import Calibration
-from agentmem.errors import StoreUnavailable, VersionConflict
+from agentmem.errors import AgentMemError, StoreUnavailable, VersionConflict
 from agentmem.ports import MemoryStore, SearchIndex
 
 log = logging.getLogger(__name__)
@@ -70,6 +83,33 @@ FROM_KEYWORD = 5  # per fact, best by BM25 (exact rewordings, records of another
 FROM_STATING = 10  # per turn, the newest stating a fact's attribute (an update meets its old value)
 FALLBACK = 200  # newest memories compared when there is no search index, or it is down
 CACHED_RECORDS = 512  # full records kept between turns (a vector of 384 floats is ~12 kB)
+
+
+def swapped(pool: list[MemoryRecord], memory_id: str, current: MemoryRecord | None) -> list[MemoryRecord]:
+    """``pool`` with ``memory_id`` replaced by ``current`` in its place (left out when None)."""
+    if current is None:
+        return [r for r in pool if r.memory_id != memory_id]
+    return [current if r.memory_id == memory_id else r for r in pool]
+
+
+def _judged(record: MemoryRecord) -> tuple[object, ...]:
+    """What of ``record`` the rules read (:func:`~agentmem.domain.conflict.decide`, ``rank``, the
+    write-back's choices): not its version, count, importance or sources, which a reinforcement
+    changes."""
+    r = record
+    when = (r.valid_from, r.valid_to, r.expires_at)
+    return (
+        r.content_hash,
+        r.content,
+        r.category,
+        r.key,
+        r.value,
+        r.layer,
+        r.status,
+        r.pinned,
+        *when,
+        r.embedding_model,
+    )
 
 
 class RecordCache:
@@ -143,6 +183,9 @@ class NeighbourPool:
     fallback: int = FALLBACK
     # (vector bytes, memory id) -> the index's cosine; None: asked, no indexed vector
     _cosines: dict[tuple[bytes, str], float | None] = field(default_factory=dict, compare=False, repr=False)
+    # memory id -> the card the pool holds it by (not confirmed yet); -> the store's copy confirm read
+    _carded: dict[str, MemoryRecord] = field(default_factory=dict, compare=False, repr=False)
+    _confirmed: dict[str, MemoryRecord] = field(default_factory=dict, compare=False, repr=False)
 
     def gather(
         self, scope: Scope, candidates: Sequence[Candidate], vectors: np.ndarray, model_id: str
@@ -168,11 +211,40 @@ class NeighbourPool:
         pool = {r.memory_id: r for r in self.store.scan_active(scope, self.recent, embeddings=False)}
         hits_out = [i for i in dict.fromkeys(hit_ids) if i not in pool]
         wanted = self._needed(scope, keys_of, vectors, model_id, hits_out)
-        pool.update(self.store.get_many(scope, wanted, embeddings=False))
+        pool.update(self._light(scope, wanted))
         for key in dict.fromkeys(c.key for c in candidates if c.key):
             pool.update((r.memory_id, r) for r in self.store.find_by_key(scope, key))
         # Memory ids sort by creation time.
         return [pool[i] for i in sorted(pool, reverse=True) if pool[i].is_active]
+
+    def _light(self, scope: Scope, memory_ids: list[str]) -> dict[str, MemoryRecord]:
+        """A copy without its vector of each listed memory: the index's card, else the store's;
+        the ids answered by a card are remembered (:meth:`confirm`)."""
+        cards: dict[str, MemoryRecord] = {}
+        if memory_ids and self.index is not None:
+            try:
+                cards = self.index.cards(scope, memory_ids)
+            except AgentMemError as exc:  # the store answers for them
+                log.warning("ingest.cards_unavailable", extra={"error": type(exc).__name__})
+        self._carded.update(cards)
+        rest = [m for m in memory_ids if m not in cards]
+        return cards | (self.store.get_many(scope, rest, embeddings=False) if rest else {})
+
+    def confirm(self, scope: Scope, record: MemoryRecord) -> MemoryRecord | None:
+        """``record`` when the decision taken on it stands: it came from the store, or it came
+        from a card and the store's copy reads the same to the rules (:func:`_judged`). Otherwise
+        the store's copy, whole (for the caller to judge again with: its own vector, not the one the
+        index last projected), or None when the store holds it no more, or not as an active memory.
+        Reads the store only for a card, once."""
+        card = self._carded.pop(record.memory_id, None)
+        if card is None:
+            return record
+        found = self.store.get_many(scope, [record.memory_id]).get(record.memory_id)
+        if found is not None:
+            self._confirmed[record.memory_id] = found  # full(): no second read
+        if found is not None and _judged(found) == _judged(card):
+            return record
+        return found if found is not None and found.is_active else None
 
     def _needed(
         self,
@@ -247,7 +319,12 @@ class NeighbourPool:
         missing = set(bare) - found.keys()
         unindexed = {r.memory_id: r for r in pool if r.memory_id in missing}
         query = np.asarray(vector, dtype=np.float32)
-        for memory_id, record in self.cache.complete(self.store, scope, unindexed).items():
+        full = self.cache.complete(
+            self.store, scope, {m: r for m, r in unindexed.items() if m not in self._carded}
+        )
+        if carded := [m for m in unindexed if m in self._carded]:  # a card is not the store's copy
+            full |= self.store.get_many(scope, carded)
+        for memory_id, record in full.items():
             if record.embedding is not None and record.embedding_model == model_id:
                 found[memory_id] = float(np.dot(query, np.asarray(record.embedding, dtype=np.float32)))
         return found
@@ -255,7 +332,10 @@ class NeighbourPool:
     def full(self, scope: Scope, record: MemoryRecord) -> MemoryRecord:
         """``record`` read whole (its vector too) to write it back: the store's current copy, not
         a cached one (``record`` may be stale by now). Raises ``VersionConflict`` when the store
-        no longer holds that version of it (changed or deleted since the pool was read)."""
+        no longer holds that version of it (changed or deleted since the pool was read); a record
+        that came from a card is taken in the version :meth:`confirm` read (confirmed just before)."""
+        if (confirmed := self._confirmed.pop(record.memory_id, None)) is not None:
+            return confirmed
         found = self.store.get_many(scope, [record.memory_id]).get(record.memory_id)
         if found is None or found.version != record.version:
             raise VersionConflict("memory changed concurrently", details={"memory_id": record.memory_id})

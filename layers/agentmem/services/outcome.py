@@ -1,9 +1,21 @@
-"""What happened to one turn (or one explicit write): honest counts and ids, never content."""
+"""What happened to one turn (or one explicit write): honest counts and ids, never content; and
+the model calls a turn may still spend (:class:`LlmBudget`)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+
+LLM_JUDGE_CALLS_PER_TURN = 3  # DESIGN §4.7: at most 3 conflict judgements by the model per turn
+LLM_CLASSIFY_CALLS_PER_TURN = 8  # bounds the cost of a long message full of "general" facts
+
+
+@dataclass
+class LlmBudget:
+    """Model calls a turn may still spend on conflicts and categories."""
+
+    judge: int = LLM_JUDGE_CALLS_PER_TURN
+    classify: int = LLM_CLASSIFY_CALLS_PER_TURN
 
 
 class TurnStatus(StrEnum):

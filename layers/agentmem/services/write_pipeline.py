@@ -48,26 +48,16 @@ from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRec
 from agentmem.services.audit_trail import append_audit
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.guard import WriteGuard
-from agentmem.services.neighbours import NeighbourPool, RecordCache
+from agentmem.services.neighbours import NeighbourPool, RecordCache, swapped
 from agentmem.services.observer import NullObserver, PipelineObserver
-from agentmem.services.outcome import TurnOutcome, TurnStatus
+from agentmem.services.outcome import LlmBudget, TurnOutcome, TurnStatus
 
 __all__ = ["LLM_TAG", "TurnOutcome", "WritePipeline"]
 
 log = logging.getLogger(__name__)
 
 SPLIT_ATTACK_SCAN = 200  # newest memories searched for what the earlier parts of a split attack wrote
-LLM_JUDGE_CALLS_PER_TURN = 3  # DESIGN §4.7: at most 3 conflict judgements by the model per turn
-LLM_CLASSIFY_CALLS_PER_TURN = 8  # bounds the cost of a long message full of "general" facts
 SPLIT_ATTACK_TURNS = 3  # earlier user texts of the session re-scanned with the new one
-
-
-@dataclass
-class _LlmBudget:
-    """Model calls a turn may still spend on conflicts and categories."""
-
-    judge: int = LLM_JUDGE_CALLS_PER_TURN
-    classify: int = LLM_CLASSIFY_CALLS_PER_TURN
 
 
 @dataclass
@@ -281,7 +271,7 @@ class WritePipeline:
         ]
         # Ids come from the message id: a delivery whose L0 line existed may have written them before.
         earlier = self.store.get_many(turn.scope, [r.memory_id for r in records]) if replay else {}
-        budget = _LlmBudget()
+        budget = LlmBudget()
         for cand, vector, record in zip(candidates, vectors, records, strict=True):
             self.observer.classified(cand.content, cand.category_hint, record.category)
             if record.memory_id in earlier:
@@ -291,6 +281,9 @@ class WritePipeline:
             if self.llm is not None and record.category is Category.GENERAL:
                 record = self._refine_category(self.llm, record, outcome, budget)
             decision, other = self._decide(record, vector, neighbours, near, cand, outcome, budget)
+            while other is not None and (current := near.confirm(turn.scope, other)) is not other:
+                neighbours = swapped(neighbours, other.memory_id, current)  # a card out of date
+                decision, other = self._decide(record, vector, neighbours, near, cand, outcome, budget)
             stored = record  # what the store holds under record.memory_id after this step
             try:
                 if other is not None:  # written back below: read whole, its vector too
@@ -346,7 +339,7 @@ class WritePipeline:
         return [candidates[i] for i in keep], vectors[keep]
 
     def _refine_category(
-        self, llm: LLM, record: MemoryRecord, outcome: TurnOutcome, budget: _LlmBudget
+        self, llm: LLM, record: MemoryRecord, outcome: TurnOutcome, budget: LlmBudget
     ) -> MemoryRecord:
         """Ask the model for a category the rules could only call ``general`` (rules first)."""
         if budget.classify <= 0:
@@ -368,7 +361,7 @@ class WritePipeline:
         nearby: NeighbourPool,
         cand: Candidate,
         outcome: TurnOutcome,
-        budget: _LlmBudget,
+        budget: LlmBudget,
     ) -> tuple[Judgement, MemoryRecord | None]:
         """The rules decide (:func:`~agentmem.domain.conflict.decide`); where they kept both, the
         model may settle the doubtful pairs, within the turn's budget."""

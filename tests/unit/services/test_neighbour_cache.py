@@ -111,17 +111,28 @@ def test_the_record_a_turn_writes_back_is_read_whole_as_it_is_now(world: World) 
     assert _near(world, cache).full(S, now) == world.store.get(S, light.memory_id)
 
 
-def test_a_neighbour_superseded_or_deleted_meanwhile_leaves_the_pool(world: World) -> None:
+def test_a_neighbour_superseded_meanwhile_is_never_acted_on(world: World) -> None:
     _stored(world)
     cache = RecordCache()
-    pool = _gather(world, cache, "I play the piano on Sundays.")
+    text = "I play the piano on Sundays."
+    pool = _gather(world, cache, text)
     cello = _near(world, cache).full(S, next(r for r in pool if "cello" in r.content))
     world.store.update(cello.evolve(now=T0, status=Status.SUPERSEDED), cello.version)
-    after = _gather(world, cache, "I play the piano on Sundays.")
-    assert cello.memory_id not in [r.memory_id for r in after]
-    assert after == _gather(world, RecordCache(), "I play the piano on Sundays.")
+    # The projector has not run: the index's card still shows it active, and the pool holds it so.
+    near = _near(world, cache)
+    fact = [Candidate(content=text, source=Source.USER, importance=0.6)]
+    [card] = [
+        r
+        for r in near.gather(S, fact, EMBEDDER.embed_documents([text]), EMBEDDER.model_id)
+        if "cello" in r.content
+    ]
+    assert card.is_active and near.confirm(S, card) is None  # the store holds it no more as active
     with pytest.raises(VersionConflict):
         _near(world, cache).full(S, cello)
+    world.drain()
+    after = _gather(world, cache, text)
+    assert cello.memory_id not in [r.memory_id for r in after]
+    assert after == _gather(world, RecordCache(), text)
 
 
 def test_the_cache_keeps_only_its_capacity_most_recently_used(world: World) -> None:

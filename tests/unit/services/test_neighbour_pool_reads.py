@@ -121,6 +121,31 @@ def test_skipping_hits_changes_no_decision_on_the_bilingual_sets(monkeypatch: py
     assert skipped.ids < 0.7 * full.ids  # and it reads markedly fewer records
 
 
+def test_cards_change_no_decision_on_the_bilingual_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's hits taken from the index's cards decide as the store's copies do."""
+    from support.fakes.memory import InMemorySearchIndex
+
+    inner, answered = InMemorySearchIndex.cards, _Reads()
+
+    def counted(self: InMemorySearchIndex, scope: Scope, ids: Any) -> dict[str, MemoryRecord]:
+        found = inner(self, scope, ids)
+        answered.ids += len(found)
+        return found
+
+    for case in _cases():
+        scope = Scope(case["scope"]["tenant_id"], case["scope"]["user_id"])
+        with monkeypatch.context() as patch:
+            _pools(patch, skip=True, reads=_Reads())
+            patch.setattr(InMemorySearchIndex, "cards", lambda self, scope, ids: {})
+            reference = [_summary(w, o, scope) for w, o in _replay(case)]
+        with monkeypatch.context() as patch:
+            _pools(patch, skip=True, reads=_Reads())
+            patch.setattr(InMemorySearchIndex, "cards", counted)
+            carded = [_summary(w, o, scope) for w, o in _replay(case)]
+        assert carded == reference, case["id"]
+    assert answered.ids > 100  # the cards answered for the hits, turn after turn
+
+
 def test_a_hit_whose_reading_is_unknown_or_pinned_is_read(world: World) -> None:
     world.c.pipeline.ingest(turn("m1", "Booked the dentist for the 14th."))
     world.c.pipeline.ingest(turn("m2", "The printer on the third floor jams on Mondays.", hours=1))
