@@ -52,6 +52,12 @@ def sample(text: str, name: str, **labels: str) -> float:
     return 0.0
 
 
+def total(text: str, name: str) -> float:
+    """The sum of every sample of ``name`` in the exposition, whatever its labels."""
+    values = [line.rpartition(" ")[2] for line in text.splitlines() if line.startswith(name + "{")]
+    return sum(float(v) for v in values)
+
+
 def _service(tmp_path: Any, workers: int, **settings: Any) -> Iterator[LocalService]:
     running = (
         LocalService(
@@ -184,9 +190,11 @@ def test_metrics_count_requests_by_route_and_status_and_mirror_the_emf_metrics(
     )
     assert sample(text, "agentmem_http_request_duration_seconds_count", route="/v1/recall", status="200") == 1
     assert sample(text, "agentmem_http_request_duration_seconds_bucket", route="/v1/recall", le="+Inf") == 1
-    # the api λ's EMF metrics (functions/api/handler.py), the same numbers CloudWatch gets
-    assert sample(text, "agentmem_http2xx_total", function="api") == 3
-    assert sample(text, "agentmem_http4xx_total", function="api") == 1
+    # the api λ's EMF metrics (functions/api/handler.py), the same numbers CloudWatch gets; in
+    # process the functions share Powertools' metric set, so a projector invocation running at the
+    # same time may be the one that mirrors them (emulator/lambdas.py): counted once, by some function
+    assert total(text, "agentmem_http2xx_total") == 3 and total(text, "agentmem_http4xx_total") == 1
+    assert sample(text, "agentmem_http2xx_total", function="api") >= 1
     for line in text.splitlines():  # no ids or content in any label
         assert "01J0000000000000000000000" not in line and "茶" not in line
 

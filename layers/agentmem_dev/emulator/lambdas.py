@@ -92,6 +92,9 @@ class LambdaContext:
         return 300_000
 
 
+_DRAINING = threading.Lock()  # one drain of the shared metric set at a time
+
+
 def invoke(name: str, event: dict[str, Any], container: Container) -> Any:
     """Run ``functions/<name>`` on ``event`` against ``container``, one invocation at a time per
     function (see the module docstring)."""
@@ -107,13 +110,18 @@ def invoke(name: str, event: dict[str, Any], container: Container) -> Any:
 def _clear_metrics(module: ModuleType) -> None:
     """Locally metrics are disabled (no CloudWatch to read EMF); Powertools then never clears its
     metric set, which would grow without bound and auto-flush to stdout at 100 values. The set is
-    shared by every function's ``Metrics`` (class level): clearing it under another function's
-    invocation only drops values nobody publishes locally. Under ``agentmem serve`` the set is
-    first mirrored into the server's Prometheus metrics (:func:`agentmem_dev.observability.record_emf`;
-    in-process mode, a value added by a function running at the same time may be counted under
-    this one)."""
+    shared by every function's ``Metrics`` (class level), so its values are taken out one by one
+    (``pop``, under :data:`_DRAINING`): a value another function adds meanwhile stays for the next
+    drain, instead of being cleared unseen, and no drain takes what another took. Under ``agentmem serve``
+    what was taken is mirrored into the server's Prometheus metrics
+    (:func:`agentmem_dev.observability.record_emf`; in-process mode, a value added by a function
+    running at the same time may be counted under this one). The handlers set no dimensions or
+    metadata of their own, so the rest of the set stays as Powertools made it."""
     metrics = getattr(module, "metrics", None)
-    if metrics is not None:
-        if os.environ.get(observability.METRICS_DIR_ENV):  # agentmem serve: mirrored to /metrics
-            observability.record_emf(module.__name__.removeprefix("agentmem_functions_"), metrics.metric_set)
-        metrics.clear_metrics()
+    if metrics is None:
+        return
+    shared = metrics.metric_set
+    with _DRAINING:
+        taken = {name: shared.pop(name) for name in list(shared)}
+    if taken and os.environ.get(observability.METRICS_DIR_ENV):  # agentmem serve: mirrored to /metrics
+        observability.record_emf(module.__name__.removeprefix("agentmem_functions_"), taken)
