@@ -152,9 +152,14 @@ def _recording() -> dict[str, Any] | None:
         return None
     if _state.get("dir") == directory:
         return _state
+    if _state.get("missing"):
+        return None
     try:
         from prometheus_client import Counter, Histogram, values
     except ImportError:  # the dev extra is not installed: serve without metrics
+        # Remembered: a failed import is not cached by Python, and searching sys.path again on
+        # every request cost ~1 ms of each answer (the peer benchmark's venv has no dev extra).
+        _state["missing"] = True
         return None
     with _lock:
         if _state.get("dir") != directory:

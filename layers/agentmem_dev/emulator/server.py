@@ -46,7 +46,6 @@ import ipaddress
 import json
 import logging
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -61,12 +60,14 @@ from agentmem.messages import MAX_BODY_BYTES
 from agentmem.settings import Settings
 from agentmem_dev import observability
 from agentmem_dev.emulator import events, lambdas
+from agentmem_dev.emulator.deadlines import Deadlines
 from agentmem_dev.emulator.fairness import ConcurrencyShare
 from agentmem_dev.emulator.workers import WorkerFailed, WorkerPool
 
 log = logging.getLogger(__name__)
 ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE"
 WORKER_HEADER = "X-Agentmem-Worker"
+_HEADER_DEADLINES = Deadlines()  # one watcher thread for every connection's header deadline
 
 # An API Gateway event in, the handler's result and the pid of the worker that ran it (None in
 # this process) out; raises WorkerFailed when no worker could answer.
@@ -127,7 +128,6 @@ class _Handler(BaseHTTPRequestHandler):
     body_timeout_s: float = 10.0
     max_body_bytes: int = MAX_BODY_BYTES
     share: ConcurrencyShare
-    _header_timer: threading.Timer | None = None
     _request_id = _trace_id = ""  # per request (_begin): X-Request-Id = the event's requestId
     _status, _tenant, _worker, _started = 0, None, None, 0.0
 
@@ -143,20 +143,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         # A deadline for the whole request line + headers, not per byte (a trickle never ends).
-        self._header_timer = threading.Timer(self.header_timeout_s, self._cut)
-        self._header_timer.daemon = True
-        self._header_timer.start()
+        _HEADER_DEADLINES.arm(id(self), self.header_timeout_s, self._cut)
         try:
             super().handle_one_request()
         finally:
-            self._header_timer.cancel()
+            _HEADER_DEADLINES.disarm(id(self))
 
     def parse_request(self) -> bool:
         parsed = super().parse_request()
         with contextlib.suppress(UnicodeError, AttributeError):  # raw UTF-8 in the target (as curl sends it)
             self.path = self.path.encode("latin-1").decode("utf-8")
-        if self._header_timer is not None:
-            self._header_timer.cancel()  # headers are in: the body has its own deadline
+        _HEADER_DEADLINES.disarm(id(self))  # headers are in: the body has its own deadline
         return parsed
 
     def _read_body(self, length: int) -> bytes | None:
@@ -195,8 +192,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self._done()  # before the answer leaves: a client that has it finds it logged and counted
-        self.end_headers()
-        self.wfile.write(payload)
+        # Headers and body in one write (end_headers + write would be two sends, and the client
+        # would wake up for the headers alone before the body comes).
+        self._headers_buffer.append(b"\r\n" + payload)  # type: ignore[attr-defined]
+        self.flush_headers()
 
     def _error(self, status: int, code: str, message: str) -> None:
         self._send(status, json.dumps({"error": code, "message": message}))
