@@ -76,6 +76,7 @@ class SqliteDatabase:
         self._busy_timeout_ms = busy_timeout_ms
         self._migrate = migrate
         self._conn: sqlite3.Connection | None = None
+        self._writes = 0  # write blocks run through this instance (see change_stamp)
         self.lock = threading.RLock()
 
     @property
@@ -156,9 +157,23 @@ class SqliteDatabase:
                     conn.execute("ROLLBACK")
                 raise self._unavailable(exc) from exc
 
-    def write(self) -> AbstractContextManager[sqlite3.Connection]:
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
         """Context manager: one ``BEGIN IMMEDIATE`` transaction, committed unless it raises."""
-        return self._transaction("BEGIN IMMEDIATE")
+        with self.lock:
+            try:
+                with self._transaction("BEGIN IMMEDIATE") as conn:
+                    yield conn
+            finally:
+                self._writes += 1  # committed or not: a cache keyed on the stamp starts over
+
+    def change_stamp(self, conn: sqlite3.Connection) -> tuple[int, int]:
+        """A value that changes whenever the file's contents may have: SQLite's
+        ``PRAGMA data_version`` (moves when another connection, in this process or another,
+        commits) and this instance's own write blocks (which the pragma does not count). Read on
+        ``conn``, this instance's connection, inside a block: a cache of query results stamped
+        with it is current while the stamp is unchanged."""
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]), self._writes
 
     def read(self) -> AbstractContextManager[sqlite3.Connection]:
         """Context manager: one read snapshot."""
