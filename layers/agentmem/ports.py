@@ -291,6 +291,12 @@ class SearchIndex(Protocol):
     def knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> builtins.list[Hit]:
         """Nearest active memories by cosine (vectors of ``model`` only), best first."""
 
+    def knn_many(
+        self, scope: Scope, vectors: Sequence[np.ndarray], k: int, model: str
+    ) -> builtins.list[builtins.list[Hit]]:
+        """:meth:`knn` of each of ``vectors``, in order, answered together (one pass over the
+        vectors, one request): what a turn's facts or a batch's records ask at once."""
+
     def keyword(self, scope: Scope, text: str, k: int) -> builtins.list[Hit]:
         """BM25 over CJK-aware terms, best first."""
 

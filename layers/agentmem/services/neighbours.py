@@ -188,9 +188,9 @@ class NeighbourPool:
         keys_of = [attribute_keys(c.content) for c in candidates]
         try:
             hit_ids: list[str] = []
-            for cand, vector in zip(candidates, vectors, strict=True):
-                hits = self.index.knn(scope, vector, self.from_knn, model_id)
-                hits += self.index.keyword(scope, cand.content, self.from_keyword)
+            nearest = self.index.knn_many(scope, list(vectors), self.from_knn, model_id)
+            for cand, hits in zip(candidates, nearest, strict=True):
+                hits = hits + self.index.keyword(scope, cand.content, self.from_keyword)
                 hit_ids.extend(h.memory_id for h in hits)
             if stated := sorted(set().union(*keys_of)):
                 hit_ids += self.index.stating(scope, stated, self.from_stating)

@@ -2,7 +2,10 @@
 
 INSERT / MODIFY of an active record -> upsert (version-guarded), then edges: FOLLOWS (previous
 memory of the session), SIMILAR_TO (k-NN above the calibrated threshold, not a scan),
-BELONGS_TO (entities). MODIFY to superseded / deleted / quarantined and REMOVE -> delete from
+BELONGS_TO (entities). A batch whose changes of a scope are all active records written in one
+request asks the k-NN of their SIMILAR_TO edges in one request too (:meth:`SearchIndex.knn_many`):
+nothing else writes that scope's documents before they are linked, so each answer is the one a
+query at link time would give. MODIFY to superseded / deleted / quarantined and REMOVE -> delete from
 both projections. Replays and out-of-order records are harmless: each projection keeps the
 highest version. Same version with another hash is a conflict: counted, audited, left to the
 reconciler. What is projected is the stored record read through at the image's version or a newer
@@ -31,6 +34,7 @@ from agentmem.ports import (
     Edge,
     Embedder,
     GraphStore,
+    Hit,
     MemoryStore,
     ProjectionOutcome,
     SearchIndex,
@@ -59,12 +63,13 @@ class ProjectionReport:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What one change projects: ``record`` (None: remove it), whether it was erased, and the
-    index outcome when a batch already wrote it."""
+    """What one change projects: ``record`` (None: remove it), whether it was erased, the
+    index outcome when a batch already wrote it, and its SIMILAR_TO k-NN when the batch asked it."""
 
     record: MemoryRecord | None
     erased: bool
     indexed: ProjectionOutcome | None = None
+    similar: tuple[Hit, ...] | None = None
 
 
 @dataclass
@@ -150,7 +155,36 @@ class Projector:
                 decision = decisions[i]
                 if outcome is not None and decision is not None:
                     decisions[i] = replace(decision, indexed=outcome)
+            self._ask_similar(changes, decisions)
         return decisions
+
+    def _ask_similar(self, changes: Sequence[Change], decisions: list[Decision | None]) -> None:
+        """The SIMILAR_TO k-NN of the batch's records, one request per (scope, model), for the
+        scopes whose every change was written by the batch's one request (so the index holds at
+        link time what it holds now); a failure leaves the k-NN to link time."""
+        if self.embedder is None:
+            return
+        batched: dict[str, bool] = {}
+        for change, decision in zip(changes, decisions, strict=True):
+            written = decision is not None and decision.indexed is not None and decision.record is not None
+            batched[change.scope.key] = batched.get(change.scope.key, True) and written
+        groups: dict[tuple[str, str], list[tuple[int, Decision, MemoryRecord]]] = {}
+        for i, decision in enumerate(decisions):
+            record = decision.record if decision is not None else None
+            if decision is None or record is None or not batched[record.scope.key]:
+                continue
+            if record.embedding is not None and record.embedding_model:
+                groups.setdefault((record.scope.key, record.embedding_model), []).append(
+                    (i, decision, record)
+                )
+        for (_, model), rows in groups.items():
+            vectors = [np.asarray(r.embedding, dtype=np.float32) for _, _, r in rows]
+            try:
+                found = self.index.knn_many(rows[0][2].scope, vectors, SIMILAR_NEIGHBOURS + 1, model)
+            except AgentMemError:
+                continue
+            for (i, decision, _), hits in zip(rows, found, strict=True):
+                decisions[i] = replace(decision, similar=tuple(hits))
 
     def apply(
         self,
@@ -169,7 +203,7 @@ class Projector:
             indexed = decided.indexed or self.index.upsert(record)
             outcomes = (indexed, self.graph.upsert_memory(record))
             if ProjectionOutcome.APPLIED in outcomes:
-                report.edges += self.link(record)
+                report.edges += self.link(record, decided.similar)
         else:
             known = [r.version for r in (change.new, change.old) if r is not None]
             version = max(known) if known else TOMBSTONE_VERSION
@@ -221,8 +255,9 @@ class Projector:
             report.stale += 1
             report.outcomes[change.memory_id] = "stale"
 
-    def link(self, record: MemoryRecord) -> int:
-        """Add the record's edges (FOLLOWS, SIMILAR_TO, BELONGS_TO); returns how many were new."""
+    def link(self, record: MemoryRecord, similar: Sequence[Hit] | None = None) -> int:
+        """Add the record's edges (FOLLOWS, SIMILAR_TO, BELONGS_TO); returns how many were new.
+        ``similar``: the k-NN its batch asked for it (else asked now)."""
         scope = record.scope
         edges: list[Edge] = []
         session = record.source_refs.session_id
@@ -233,7 +268,10 @@ class Projector:
         if record.embedding is not None and record.embedding_model and self.embedder is not None:
             vector = np.asarray(record.embedding, dtype=np.float32)
             calibration = self.embedder.calibration
-            for hit in self.index.knn(scope, vector, SIMILAR_NEIGHBOURS + 1, record.embedding_model):
+            nearest = similar
+            if nearest is None:
+                nearest = self.index.knn(scope, vector, SIMILAR_NEIGHBOURS + 1, record.embedding_model)
+            for hit in nearest:
                 if hit.memory_id == record.memory_id:
                     continue
                 similarity = calibration.documents(hit.score)

@@ -199,6 +199,27 @@ def test_knn_ranks_by_cosine_and_filters_model(index: SearchIndex) -> None:
     assert index.knn(S1, np.asarray(unit(1.0)), 0, MODEL) == []
 
 
+def test_knn_many_answers_each_query_as_knn_does(index: SearchIndex) -> None:
+    rng = np.random.default_rng(11)
+    for i, vec in enumerate(rng.normal(size=(60, DIM)).astype(np.float32)):
+        index.upsert(rec(f"m{i:03d}", vec=tuple(float(x) for x in vec)))
+    index.upsert(rec("elsewhere", vec=unit(1.0), scope=S2))
+    index.upsert(rec("other-model", vec=unit(1.0), model="other"))
+    queries = [rng.normal(size=DIM).astype(np.float32) for _ in range(4)]
+    queries += [np.zeros(DIM, dtype=np.float32), np.asarray(unit(1.0), dtype=np.float32)]
+    together = index.knn_many(S1, queries, 7, MODEL)
+    assert len(together) == len(queries)
+    for query, hits in zip(queries, together, strict=True):
+        alone = index.knn(S1, query, 7, MODEL)
+        assert ids(hits) == ids(alone)
+        assert [h.score for h in hits] == pytest.approx([h.score for h in alone], abs=1e-5)
+    assert together[4] == []  # a zero vector finds nothing, and takes no other query with it
+    assert "elsewhere" not in ids(together[5]) and "other-model" not in ids(together[5])
+    assert index.knn_many(S1, [], 7, MODEL) == []
+    assert index.knn_many(S1, queries[:2], 0, MODEL) == [[], []]
+    assert index.knn_many(S1, queries[:1], 3, "unknown") == [[]]
+
+
 def test_knn_matches_brute_force(index: SearchIndex) -> None:
     rng = np.random.default_rng(7)
     vectors = rng.normal(size=(300, DIM)).astype(np.float32)

@@ -6,7 +6,8 @@ Served: ``PUT _index_template/<name>``, ``HEAD|PUT <index>``, ``PUT|GET|DELETE <
 — i.e. tests run "within ``index.gc_deletes``"), ``<index>/_search`` (``bool`` / ``term`` /
 ``terms`` / ``match`` / ``multi_match`` / ``match_all`` / ``knn`` with ``filter`` / ``script_score``
 (the cosineSimilarity script only); ``sort`` +
-``search_after``; ``_source`` filtering; ``version``), ``<index>/_mget`` and
+``search_after``; ``_source`` filtering; ``version``), ``<index>/_msearch`` (NDJSON header / body pairs, a
+failed search answered in its place), ``<index>/_mget`` and
 ``<index>/_delete_by_query`` (internal-version deletes). Mappings are enforced where the adapter
 relies on them: ``dynamic: strict``, ``_routing.required``, ``knn_vector`` dimension. Anything
 else answers 400 ``parsing_exception`` / ``illegal_argument_exception`` — the fake never guesses.
@@ -124,6 +125,8 @@ class FakeOpenSearch:
             return 200, {"acknowledged": True}
         if len(parts) == 2 and parts[1] == "_search" and method in ("GET", "POST"):
             return 200, self._search(index, body)
+        if len(parts) == 2 and parts[1] == "_msearch" and method in ("GET", "POST"):
+            return 200, self._msearch(index, body)  # type: ignore[arg-type]  # NDJSON: a list of lines
         if len(parts) == 2 and parts[1] == "_mget" and method in ("GET", "POST"):
             return 200, self._mget(index, body, params)
         if len(parts) == 2 and parts[1] == "_delete_by_query" and method == "POST":
@@ -342,6 +345,22 @@ class FakeOpenSearch:
             },
         }
 
+    def _msearch(self, default: Index, lines: list[dict[str, Any]]) -> dict[str, Any]:
+        if len(lines) % 2:
+            raise FakeError(400, "illegal_argument_exception", "msearch: a header without a body")
+        responses: list[dict[str, Any]] = []
+        for header, body in zip(lines[::2], lines[1::2], strict=True):
+            try:
+                index = self.indices.get(header.get("index", default.name))
+                if index is None:
+                    raise FakeError(
+                        404, "index_not_found_exception", f"no such index [{header.get('index')}]"
+                    )
+                responses.append({**self._search(index, body), "status": 200})
+            except FakeError as exc:
+                responses.append({**exc.body(), "status": exc.status})
+        return {"took": 1, "responses": responses}
+
     def _delete_by_query(self, index: Index, body: dict[str, Any]) -> dict[str, Any]:
         matched = evaluate(index, body.get("query") or {"match_all": {}}, index.docs)
         for doc_id in matched:
@@ -378,7 +397,7 @@ class FakeConnection(Connection):
         ignore: Any = (),
         headers: Any = None,
     ) -> Any:
-        if body and url.rstrip("/").endswith("_bulk"):  # NDJSON: one object per line
+        if body and url.rstrip("/").endswith(("_bulk", "_msearch")):  # NDJSON: one object per line
             parsed: Any = [json.loads(line) for line in body.splitlines() if line.strip()]
         else:
             parsed = json.loads(body) if body else None

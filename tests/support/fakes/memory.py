@@ -609,9 +609,20 @@ class InMemorySearchIndex(Switchable, SearchIndex):
         scored.sort(key=lambda h: -h.score)
         return scored[: max(0, k)]
 
+    def knn_many(
+        self, scope: Scope, vectors: Sequence[np.ndarray], k: int, model: str
+    ) -> builtins.list[builtins.list[Hit]]:
+        with self._lock:
+            self._enter("knn")  # one call: fails (or not) as a whole
+            return [self._knn(scope, v, k, model) for v in vectors]
+
     def knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> builtins.list[Hit]:
         with self._lock:
             self._enter("knn")
+            return self._knn(scope, vector, k, model)
+
+    def _knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> builtins.list[Hit]:
+        with self._lock:
             query = _unit(vector)
             if k <= 0 or query is None:
                 return []

@@ -22,8 +22,12 @@ Serverless (``aoss``): requests are signed for the ``aoss`` service, but Serverl
 collections do not accept caller-chosen document ids, so this adapter's versioned writes need a
 managed domain (``es``) or a collection type that keeps ids — see docs/aws.md.
 
+``knn_many`` sends a turn's or a batch's k-NN searches as one ``_msearch`` request.
+
 Any transport error (429, 5xx, connection, authorisation) leaves as
 :class:`~agentmem.errors.StoreUnavailable`; the client retries timeouts and 502/503/504 itself.
+
+The module runs over 400 lines: the versioned writes and every query of the port over one client.
 """
 
 from __future__ import annotations
@@ -278,18 +282,48 @@ class OpenSearchIndex:
             raise _store_error(exc, operation) from exc
         return list((result.get("hits") or {}).get("hits") or [])
 
-    def knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> list[Hit]:
+    def _knn_body(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> dict[str, Any] | None:
+        """The k-NN search of ``vector`` (None: a vector no search can answer)."""
         query = np.asarray(vector, dtype=np.float32).ravel()
         if k <= 0 or query.size != self.dimension or not np.all(np.isfinite(query)):
-            return []
+            return None
         norm = float(np.linalg.norm(query))
         if norm == 0 or not math.isfinite(norm):
-            return []
-        hits = self._search(scope, dsl.knn_query(scope, (query / norm).tolist(), k, model), "knn")
+            return None
+        return dsl.knn_query(scope, (query / norm).tolist(), k, model)
+
+    def _hits(self, hits: list[dict[str, Any]]) -> list[Hit]:
         return [
             Hit(str(h["_source"]["memory_id"]), dsl.score_to_cosine(float(h["_score"]), self._engine))
             for h in hits
         ]
+
+    def knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> list[Hit]:
+        body = self._knn_body(scope, vector, k, model)
+        return [] if body is None else self._hits(self._search(scope, body, "knn"))
+
+    def knn_many(self, scope: Scope, vectors: Sequence[np.ndarray], k: int, model: str) -> list[list[Hit]]:
+        """One ``_msearch`` request; a failed search in it fails the call, as a failed ``knn`` would."""
+        bodies = [self._knn_body(scope, v, k, model) for v in vectors]
+        asked = [i for i, body in enumerate(bodies) if body is not None]
+        out: list[list[Hit]] = [[] for _ in bodies]
+        if not asked:
+            return out
+        header = {"index": self.index, "routing": dsl.routing(scope)}
+        lines = [line for i in asked for line in (header, bodies[i])]
+        try:
+            result = self._call("knn", lambda c: c.msearch(body=lines, index=self.index))
+        except (ConflictError, NotFoundError) as exc:
+            raise _store_error(exc, "knn") from exc
+        responses = list(result.get("responses") or [])
+        if len(responses) != len(asked) or any("error" in r for r in responses):
+            raise StoreUnavailable(
+                "search index unavailable: a k-NN search of the batch failed",
+                details={"store": "opensearch", "operation": "knn"},
+            )
+        for i, response in zip(asked, responses, strict=True):
+            out[i] = self._hits(list((response.get("hits") or {}).get("hits") or []))
+        return out
 
     def similarities(
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str

@@ -64,6 +64,7 @@ from agentmem.adapters.embedded.vectors import (
     limit_blas_threads,
     load_vectors,
     normalised,
+    search_each,
 )
 from agentmem.adapters.readings import reading_doc
 from agentmem.domain.models import MemoryRecord, Scope
@@ -383,12 +384,13 @@ class LocalSearchIndex:
     # ------------------------------------------------------------------ queries
 
     def knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> list[Hit]:
-        query = np.asarray(vector, dtype=np.float32).ravel()
-        if k <= 0 or query.size == 0 or not np.all(np.isfinite(query)) or not np.any(query):
-            return []
         with self._lock:
-            vectors = self._vectors(scope.key).get((model, int(query.size)))
-            return [] if vectors is None else vectors.search(normalised(query), k)
+            return search_each(self._vectors(scope.key), [vector], k, model)[0]
+
+    def knn_many(self, scope: Scope, vectors: Sequence[np.ndarray], k: int, model: str) -> list[list[Hit]]:
+        """One matrix product for all the queries of one dimension (the scan reads the matrix once)."""
+        with self._lock:
+            return search_each(self._vectors(scope.key), vectors, k, model)
 
     def similarities(
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str

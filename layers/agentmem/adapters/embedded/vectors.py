@@ -38,6 +38,7 @@ import heapq
 import logging
 import math
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,27 @@ EXPANSION_SEARCH = 384
 def normalised(vector: np.ndarray) -> np.ndarray:
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm > 0 and math.isfinite(norm) else np.zeros_like(vector)
+
+
+def search_each(
+    matrices: dict[tuple[str, int], VectorMatrix], vectors: Sequence[np.ndarray], k: int, model: str
+) -> list[list[Hit]]:
+    """The k-NN of each of ``vectors`` in a scope's ``matrices`` (by (model, dimension)), in
+    order; one product per dimension (:meth:`VectorMatrix.search_many`). A vector that is empty,
+    zero or not finite, or of a dimension the scope holds none of, finds nothing."""
+    queries = [np.asarray(v, dtype=np.float32).ravel() for v in vectors]
+    out: list[list[Hit]] = [[] for _ in queries]
+    by_size: dict[int, list[int]] = {}
+    for i, query in enumerate(queries):
+        if k > 0 and query.size and np.all(np.isfinite(query)) and np.any(query):
+            by_size.setdefault(int(query.size), []).append(i)
+    for size, rows in by_size.items():
+        matrix = matrices.get((model, size))
+        if matrix is not None:
+            found = matrix.search_many(np.stack([normalised(queries[i]) for i in rows]), k)
+            for i, hits in zip(rows, found, strict=True):
+                out[i] = hits
+    return out
 
 
 class _Graph:
@@ -225,6 +247,17 @@ class VectorMatrix:
         n = len(self.ids)
         scores = self.matrix[:n] @ query
         return top_hits(scores, self.ids, np.flatnonzero(self.valid[:n]), k)
+
+    def search_many(self, queries: np.ndarray, k: int) -> list[list[Hit]]:
+        """:meth:`search` of each row of ``queries`` (normalised): one matrix product over the
+        rows for all of them (the scan is memory-bound: m queries cost about what one does)."""
+        graph = self._ready_graph()
+        if graph is not None or len(queries) == 1:
+            return [self._graph_search(graph, q, k) if graph else self.search(q, k) for q in queries]
+        n = len(self.ids)
+        live = np.flatnonzero(self.valid[:n])
+        scores = np.ascontiguousarray((self.matrix[:n] @ queries.T).T)
+        return [top_hits(row, self.ids, live, k) for row in scores]
 
     def _graph_search(self, graph: _Graph, query: np.ndarray, k: int) -> list[Hit]:
         """The graph's nearest nodes, each scored once on the matrix (its rows are one vector),

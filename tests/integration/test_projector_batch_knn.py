@@ -1,0 +1,158 @@
+"""The projector asks a batch's SIMILAR_TO k-NN in one request (services/projector.py,
+``Projector._ask_similar``) only where that gives what asking at link time would: for a scope
+whose every change in the batch is an active record the batch wrote in one request. The graph it
+builds is the same edge for edge as projecting the changes one at a time, in both languages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agentmem.adapters.codec import change_from_stream_record
+from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
+from agentmem.adapters.embedded.search_index import LocalSearchIndex
+from agentmem.adapters.embedders import HashEmbedder
+from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, Status
+from agentmem.ports import Change
+from agentmem.services.projector import Projector
+from support.fakes.memory import InMemoryAuditLog, InMemoryGraphStore
+
+ALICE, BOB = Scope("t1", "alice"), Scope("t1", "bob")
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+NOW = T0 + timedelta(hours=1)
+TEXTS = [
+    "I drink green tea every morning",
+    "I drink green tea every single morning",
+    "Every morning I drink green tea",
+    "我每天早上喝绿茶",
+    "我每天早上都喝绿茶",
+    "My sister lives in Lisbon",
+    "我妹妹住在里斯本",
+]
+EMBEDDER = HashEmbedder()
+
+
+def _record(scope: Scope, n: int, text: str) -> MemoryRecord:
+    return MemoryRecord(
+        scope=scope,
+        memory_id=f"m{n:03d}",
+        content=text,
+        category=Category.FACT,
+        embedding=tuple(float(x) for x in EMBEDDER.embed_documents([text])[0]),
+        embedding_model=EMBEDDER.model_id,
+        source_refs=SourceRefs("s1", (f"msg{n}",)),
+        created_at=T0 + timedelta(minutes=n),
+    )
+
+
+class CountingIndex(LocalSearchIndex):
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.calls: list[str] = []
+
+    def knn(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append("knn")
+        return super().knn(*args, **kwargs)
+
+    def knn_many(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append("knn_many")
+        return super().knn_many(*args, **kwargs)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteMemoryStore]:
+    source = SqliteMemoryStore(tmp_path / "memory.db")
+    yield source
+    source.close()
+
+
+def _projector(where: Path, store: SqliteMemoryStore) -> tuple[Projector, CountingIndex, InMemoryGraphStore]:
+    where.mkdir(parents=True, exist_ok=True)
+    index, graph = CountingIndex(where / "search.db"), InMemoryGraphStore()
+    projector = Projector(index=index, graph=graph, audit=InMemoryAuditLog(), embedder=EMBEDDER, store=store)
+    return projector, index, graph
+
+
+def _changes(store: SqliteMemoryStore, after: int = 0) -> list[Change]:
+    found = [change_from_stream_record(r.to_stream_record()) for r in store.read_outbox(after, 10_000)]
+    return [c for c in found if c is not None]
+
+
+def _edges(graph: InMemoryGraphStore) -> dict[tuple[str, str, str, str], float]:
+    return {k: round(w, 6) for k, w in graph._edges.items() if k[3] == "SIMILAR_TO"}
+
+
+def _batch(projector: Projector, changes: list[Change]) -> list[Any]:
+    decisions = projector.prepare(changes)
+    for change, decision in zip(changes, decisions, strict=True):
+        projector.apply(change, now=NOW, decision=decision)
+    return decisions
+
+
+def test_a_batch_links_as_one_at_a_time_does_with_one_knn_request_per_scope(
+    store: SqliteMemoryStore, tmp_path: Path
+) -> None:
+    for n, text in enumerate(TEXTS):
+        store.create(_record(ALICE, n, text))
+        store.create(_record(BOB, n, text))
+    changes = _changes(store)
+    batched, batched_index, batched_graph = _projector(tmp_path / "batched", store)
+    decisions = _batch(batched, changes)
+    alone, alone_index, alone_graph = _projector(tmp_path / "alone", store)
+    for change in changes:
+        alone.apply(change, now=NOW)
+    assert _edges(batched_graph) == _edges(alone_graph)
+    assert len(_edges(alone_graph)) >= 4  # the paraphrases are linked, in both languages
+    assert all(d is not None and d.similar is not None for d in decisions)
+    assert batched_index.calls == ["knn_many", "knn_many"]  # one per scope, no knn at link time
+    assert alone_index.calls.count("knn") == len(changes)
+
+
+def test_a_scope_with_a_removal_in_the_batch_is_linked_at_link_time(
+    store: SqliteMemoryStore, tmp_path: Path
+) -> None:
+    for n, text in enumerate(TEXTS[:3]):
+        store.create(_record(ALICE, n, text))
+        store.create(_record(BOB, n, text))
+    projector, index, graph = _projector(tmp_path / "p", store)
+    _batch(projector, _changes(store))
+    seen = store.read_outbox(0, 10_000)[-1].seq
+    old = store.get(ALICE, "m001")
+    assert old is not None
+    store.update(replace(old, status=Status.SUPERSEDED, version=old.version + 1), old.version)
+    store.create(_record(ALICE, 10, "I drink green tea each morning"))
+    store.create(_record(BOB, 10, "I drink green tea each morning"))
+    changes = _changes(store, seen)
+    index.calls.clear()
+    decisions = _batch(projector, changes)
+    by_scope = {(c.scope.key, c.memory_id): d for c, d in zip(changes, decisions, strict=True)}
+    assert by_scope[(ALICE.key, "m010")].similar is None  # alice's batch also removes m001
+    assert by_scope[(BOB.key, "m010")].similar is not None
+    assert index.calls.count("knn") == 1  # alice's new memory, at link time
+    linked = {dst for (pk, src, dst, _t) in _edges(graph) if pk == ALICE.key and src == "m010"}
+    assert "m001" not in linked and linked & {"m000", "m002"}
+
+
+def test_a_failed_batch_request_leaves_the_knn_to_link_time(
+    store: SqliteMemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.errors import StoreUnavailable
+
+    for n, text in enumerate(TEXTS[:4]):
+        store.create(_record(ALICE, n, text))
+    projector, index, graph = _projector(tmp_path / "p", store)
+
+    def down(*_: Any, **__: Any) -> Any:
+        raise StoreUnavailable("index down for the batch request")
+
+    monkeypatch.setattr(index, "knn_many", down)
+    decisions = _batch(projector, _changes(store))
+    assert all(d is not None and d.similar is None for d in decisions)
+    assert index.calls.count("knn") == 4
+    assert np.isfinite(list(_edges(graph).values())).all()
