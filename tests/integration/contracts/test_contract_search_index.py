@@ -205,6 +205,8 @@ def test_knn_many_answers_each_query_as_knn_does(index: SearchIndex) -> None:
         index.upsert(rec(f"m{i:03d}", vec=tuple(float(x) for x in vec)))
     index.upsert(rec("elsewhere", vec=unit(1.0), scope=S2))
     index.upsert(rec("other-model", vec=unit(1.0), model="other"))
+    for gone in ("m003", "m010", "m041"):  # deleted rows are skipped by the product too
+        index.delete(S1, gone, 1)
     queries = [rng.normal(size=DIM).astype(np.float32) for _ in range(4)]
     queries += [np.zeros(DIM, dtype=np.float32), np.asarray(unit(1.0), dtype=np.float32)]
     together = index.knn_many(S1, queries, 7, MODEL)
@@ -215,6 +217,7 @@ def test_knn_many_answers_each_query_as_knn_does(index: SearchIndex) -> None:
         assert [h.score for h in hits] == pytest.approx([h.score for h in alone], abs=1e-5)
     assert together[4] == []  # a zero vector finds nothing, and takes no other query with it
     assert "elsewhere" not in ids(together[5]) and "other-model" not in ids(together[5])
+    assert not {"m003", "m010", "m041"} & {m for hits in together for m in ids(hits)}
     assert index.knn_many(S1, [], 7, MODEL) == []
     assert index.knn_many(S1, queries[:2], 0, MODEL) == [[], []]
     assert index.knn_many(S1, queries[:1], 3, "unknown") == [[]]
