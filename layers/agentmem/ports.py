@@ -294,8 +294,9 @@ class SearchIndex(Protocol):
     def knn_many(
         self, scope: Scope, vectors: Sequence[np.ndarray], k: int, model: str
     ) -> builtins.list[builtins.list[Hit]]:
-        """:meth:`knn` of each of ``vectors``, in order, answered together (one pass over the
-        vectors, one request): what a turn's facts or a batch's records ask at once."""
+        """:meth:`knn` of each of ``vectors``, in order, answered together (one request; the
+        embedded index scans once for a few of them): what a turn's facts or a batch's records
+        ask at once."""
 
     def keyword(self, scope: Scope, text: str, k: int) -> builtins.list[Hit]:
         """BM25 over CJK-aware terms, best first."""

@@ -190,6 +190,14 @@ def test_an_over_size_body_is_refused_from_its_length_unread(server: tuple[str, 
             assert closed and data.split(b" ")[1] in (b"400", b"411"), data[:80]
 
 
+def test_an_http_0_9_request_is_answered_400_and_closed(server: tuple[str, int]) -> None:
+    with socket.create_connection(server) as sock:
+        sock.sendall(b"GET /v1/health\r\n\r\n")  # no version: HTTP/0.9
+        closed, data = closed_within(sock, 3)
+        assert closed and data.startswith(b"HTTP/1.1 400"), data[:80]
+        assert b"HTTP/0.9 is not supported" in data
+
+
 @pytest.mark.parametrize("method", [b"HEAD", b"OPTIONS", b"TRACE", b"FROB"])
 def test_a_method_the_api_does_not_serve_is_405_not_501(server: tuple[str, int], method: bytes) -> None:
     with socket.create_connection(server) as sock:

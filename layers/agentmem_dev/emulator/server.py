@@ -154,6 +154,12 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(UnicodeError, AttributeError):  # raw UTF-8 in the target (as curl sends it)
             self.path = self.path.encode("latin-1").decode("utf-8")
         _HEADER_DEADLINES.disarm(id(self))  # headers are in: the body has its own deadline
+        if parsed and self.request_version == "HTTP/0.9":  # no headers to carry a scope or a length
+            self.request_version = self.protocol_version  # the refusal gets a status line
+            self.close_connection = True
+            self._begin()
+            self._error(400, "invalid_request", "HTTP/0.9 is not supported: send HTTP/1.0 or HTTP/1.1")
+            return False
         return parsed
 
     def _read_body(self, length: int) -> bytes | None:

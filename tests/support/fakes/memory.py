@@ -622,16 +622,16 @@ class InMemorySearchIndex(Switchable, SearchIndex):
             return self._knn(scope, vector, k, model)
 
     def _knn(self, scope: Scope, vector: np.ndarray, k: int, model: str) -> builtins.list[Hit]:
-        with self._lock:
-            query = _unit(vector)
-            if k <= 0 or query is None:
-                return []
-            hits = [
-                Hit(m, float(np.dot(d.vector, query)))
-                for m, d in self._mine(scope)
-                if d.vector is not None and d.model == model and d.vector.size == query.size
-            ]
-            return self._best(hits, k)
+        """Under the caller's lock."""
+        query = _unit(vector)
+        if k <= 0 or query is None:
+            return []
+        hits = [
+            Hit(m, float(np.dot(d.vector, query)))
+            for m, d in self._mine(scope)
+            if d.vector is not None and d.model == model and d.vector.size == query.size
+        ]
+        return self._best(hits, k)
 
     def similarities(
         self, scope: Scope, vector: np.ndarray, memory_ids: Sequence[str], model: str

@@ -388,7 +388,7 @@ class LocalSearchIndex:
             return search_each(self._vectors(scope.key), [vector], k, model)[0]
 
     def knn_many(self, scope: Scope, vectors: Sequence[np.ndarray], k: int, model: str) -> list[list[Hit]]:
-        """One matrix product for all the queries of one dimension (the scan reads the matrix once)."""
+        """The queries of one dimension scanned together (:func:`~.vectors.search_each`)."""
         with self._lock:
             return search_each(self._vectors(scope.key), vectors, k, model)
 
