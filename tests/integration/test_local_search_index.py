@@ -180,3 +180,58 @@ def test_a_file_without_generation_stamps_is_upgraded(tmp_path: Path) -> None:
     assert ids(index.knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == ["m1"]
     other.upsert(rec("m2", "alpha", vec=unit(1.0)))
     assert sorted(ids(index.keyword(S1, "alpha", 5))) == ["m1", "m2"]
+    assert sorted(ids(other.knn(S1, np.asarray(unit(1.0)), 5, MODEL))) == ["m1", "m2"]
+
+
+def test_a_file_with_vectors_in_its_documents_is_upgraded_to_doc_vectors(tmp_path: Path) -> None:
+    """The layout before ``doc_vectors`` (the vector in each ``docs`` row, readings and cards
+    beside it): the vectors move out in place; k-NN, BM25, cards and readings answer as before,
+    and later writes and deletes keep both tables in step."""
+    import sqlite3
+
+    path = tmp_path / "cards.sqlite3"
+    index = LocalSearchIndex(path)
+    index.upsert(rec("m0", "alpha one", vec=unit(1.0)))
+    index.upsert(rec("m1", "beta two", vec=unit(0.0, 1.0)))
+    index.upsert(rec("m2", "gamma", embedding=None))  # no vector: no doc_vectors row
+    before = {
+        "knn": ids(index.knn(S1, np.asarray(unit(1.0, 0.2)), 5, MODEL)),
+        "bm25": ids(index.keyword(S1, "beta", 5)),
+        "cards": index.cards(S1, ["m0", "m1", "m2"]),
+        "readings": index.readings(S1, ["m0", "m1", "m2"]),
+    }
+    index.close()
+    conn = sqlite3.connect(path)  # rewrite it in the old layout
+    conn.executescript(
+        """
+        CREATE TABLE old_docs (pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL,
+            content_hash TEXT NOT NULL, model TEXT, vector BLOB, doc_len INTEGER NOT NULL,
+            gen INTEGER NOT NULL DEFAULT 0, reading TEXT, card TEXT, PRIMARY KEY (pk, memory_id)) WITHOUT ROWID;
+        INSERT INTO old_docs SELECT d.pk, d.memory_id, d.version, d.content_hash, v.model, v.vector,
+            d.doc_len, d.gen, d.reading, d.card FROM docs AS d
+            LEFT JOIN doc_vectors AS v ON v.pk = d.pk AND v.memory_id = d.memory_id;
+        DROP TABLE docs; DROP TABLE doc_vectors; ALTER TABLE old_docs RENAME TO docs;
+        CREATE INDEX docs_by_gen ON docs (pk, gen);
+        """
+    )
+    conn.commit()
+    conn.close()
+
+    upgraded = LocalSearchIndex(path)
+    assert ids(upgraded.knn(S1, np.asarray(unit(1.0, 0.2)), 5, MODEL)) == before["knn"] == ["m0", "m1"]
+    assert ids(upgraded.keyword(S1, "beta", 5)) == before["bm25"] == ["m1"]
+    assert upgraded.cards(S1, ["m0", "m1", "m2"]) == before["cards"]
+    assert upgraded.readings(S1, ["m0", "m1", "m2"]) == before["readings"]
+    check = sqlite3.connect(path)
+    assert "vector" not in {r[1] for r in check.execute("PRAGMA table_info(docs)")}
+    assert check.execute("SELECT memory_id FROM doc_vectors ORDER BY memory_id").fetchall() == [
+        ("m0",),
+        ("m1",),
+    ]
+    assert check.execute("SELECT name FROM sqlite_master WHERE name = 'docs_by_gen'").fetchone() is not None
+
+    upgraded.upsert(rec("m0", "alpha one", embedding=None, version=2))  # its vector gone
+    upgraded.delete(S1, "m1", 2)
+    assert check.execute("SELECT COUNT(*) FROM doc_vectors").fetchone()[0] == 0
+    assert ids(upgraded.knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == []
+    assert ids(LocalSearchIndex(path).knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == []  # a fresh load agrees

@@ -189,3 +189,65 @@ def test_a_readers_graph_follows_another_writers_changes_without_a_rebuild(tmp_p
     writer.upsert(record("late", new))
     assert reader.knn(scope, new, 1, "test")[0].memory_id == "late"
     assert matrix._graph is graph and reader.approximate(scope)
+
+
+def test_close_stops_a_build_between_chunks_and_the_scan_still_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(vectors, "BUILD_CHUNK", 100)
+    entered, gate = threading.Event(), threading.Event()
+    chunks: list[int] = []
+    new_graph = vectors._Graph.__init__
+
+    def slow_graph(self: Any, dim: int) -> None:
+        new_graph(self, dim)
+        add = self.index.add
+
+        def held_add(keys: Any, rows: Any, **options: Any) -> Any:
+            chunks.append(len(keys))
+            entered.set()
+            gate.wait(60)  # the first chunk holds until the test has asked to close
+            return add(keys, rows, **options)
+
+        self.index.add = held_add
+
+    monkeypatch.setattr(vectors._Graph, "__init__", slow_graph)
+    rows = clustered(2500)
+    graph = matrix_of(rows, ann_min=1000)  # built on a thread
+    exact = matrix_of(rows, ann_min=0)
+    q = clustered(1, seed=9)[0]
+    graph.search(q, 10)  # starts the build
+    assert entered.wait(60)
+    building = graph._building
+    assert isinstance(building, threading.Thread)
+    threading.Timer(0.2, gate.set).start()
+    graph.close(timeout=60)
+    assert not building.is_alive()
+    assert chunks == [100]  # stopped after the chunk it was in, not the 24 left
+    assert graph.search(q, 10) == exact.search(q, 10)
+    assert not graph.approximate() and not graph.wait(timeout=1)
+
+
+def test_a_process_that_exits_during_a_build_exits_cleanly() -> None:
+    """usearch inside a build on a daemon thread at interpreter exit aborted the process
+    (C++: "terminate called without an active exception", signal 6); the atexit hook stops it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np\n"
+        "from agentmem.adapters.embedded.vectors import VectorMatrix\n"
+        "rng = np.random.default_rng(1)\n"
+        "rows = rng.normal(size=(20000, 64)).astype(np.float32)\n"
+        "m = VectorMatrix(64, [f'm{i}' for i in range(20000)], rows, ann_min=1000)\n"
+        "m.search(rows[0], 5)\n"
+        "assert m._building is not None\n"
+        # A slow teardown, so the build returns while the interpreter finalises (what aborted).
+        "junk = [{i: str(i)} for i in range(3_000_000)]\n"
+        "assert m._building.is_alive()\n"
+        "print('exiting during the build', flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "exiting during the build" in done.stdout
+    assert "terminate called" not in done.stderr

@@ -1,11 +1,13 @@
 """Embedded search index: cosine k-NN (numpy; an HNSW graph past 20k vectors of a scope) and
 Okapi BM25 over CJK-aware terms.
 
-A projection of the active memories, in its own SQLite file so it can be dropped and rebuilt:
-``docs`` (pk, memory_id, version, content_hash, model, float32 vector, doc_len, the attribute
-reading of :mod:`agentmem.adapters.readings`, the card of :mod:`.index_cards`), ``postings``
-(pk, term, memory_id, tf) and ``tombstones`` (the version a document was deleted at, so a late
-replay of an older version cannot resurrect it — what OpenSearch's external versioning keeps).
+A projection of the active memories, in its own SQLite file so it can be dropped and rebuilt
+(tables and upgrades: :mod:`.index_schema`): ``docs`` (pk, memory_id, version, content_hash,
+doc_len, the attribute reading of :mod:`agentmem.adapters.readings`, the card of
+:mod:`.index_cards`), ``doc_vectors`` (model and float32 vector, apart so a ``docs`` row stays
+small), ``postings`` (pk, term, memory_id, tf) and ``tombstones`` (the version a document was
+deleted at, so a late replay of an older version cannot resurrect it — what OpenSearch's
+external versioning keeps).
 Writes follow :class:`~agentmem.ports.ProjectionOutcome`: an older version, or the same version
 with the same hash, is STALE; the same version with another hash is a CONFLICT (nothing written);
 a newer version is APPLIED. A non-active record is not indexed: its upsert deletes the document.
@@ -51,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from agentmem.adapters import record_json
-from agentmem.adapters.embedded import index_cards, index_readings
+from agentmem.adapters.embedded import index_cards, index_readings, index_schema
 from agentmem.adapters.embedded.sqlite_base import (
     SqliteDatabase,
     bump_generation,
@@ -65,6 +67,7 @@ from agentmem.adapters.embedded.vectors import (
     load_vectors,
     normalised,
     search_each,
+    write_vector,
 )
 from agentmem.adapters.readings import reading_doc
 from agentmem.domain.models import MemoryRecord, Scope
@@ -72,51 +75,8 @@ from agentmem.ports import Hit, ProjectionOutcome, ProjectionState, Reading
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = (
-    """
-CREATE TABLE IF NOT EXISTS docs (
-    pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL,
-    model TEXT, vector BLOB, doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0, reading TEXT,
-    card TEXT, PRIMARY KEY (pk, memory_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS docs_by_gen ON docs (pk, gen);
-CREATE TABLE IF NOT EXISTS postings (
-    pk TEXT NOT NULL, term TEXT NOT NULL, memory_id TEXT NOT NULL, tf INTEGER NOT NULL,
-    PRIMARY KEY (pk, term, memory_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS postings_by_doc ON postings (pk, memory_id);
-CREATE TABLE IF NOT EXISTS tombstones (
-    pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (pk, memory_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS tombstones_by_gen ON tombstones (pk, gen);
-CREATE TABLE IF NOT EXISTS generations (
-    pk TEXT PRIMARY KEY, gen INTEGER NOT NULL, reset_gen INTEGER NOT NULL DEFAULT 0
-);
-"""
-    + index_readings.SCHEMA
-)
-
-
 CATCH_UP_LIMIT = 2000
 """Changes another writer made that a cached scope takes in place; more, and it is reloaded."""
-_GEN_COLUMNS = (
-    ("docs", "gen INTEGER NOT NULL DEFAULT 0"),
-    ("tombstones", "gen INTEGER NOT NULL DEFAULT 0"),
-    ("generations", "reset_gen INTEGER NOT NULL DEFAULT 0"),
-    ("docs", "reading TEXT"),  # a file written before readings: its documents' readings are unknown
-    ("docs", "card TEXT"),  # a file written before cards: the caller reads such a memory from the store
-)
-
-
-def _migrate(conn: Any) -> None:
-    """Add the generation stamps to a file written before them (its rows count as generation 0,
-    older than any cache: a cache of such a file is reloaded once, as before), and the readings'
-    column (NULL: unknown, the write path reads such a memory from the store)."""
-    for table, column in _GEN_COLUMNS:
-        columns = {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})").fetchall()}
-        if columns and column.split()[0] not in columns:
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
 
 
 def document_text(record: MemoryRecord) -> str:
@@ -134,6 +94,11 @@ class _ScopeCache:
     vector_key: dict[str, tuple[str, int]] = field(default_factory=dict)
     ann: dict[str, Any] = field(default_factory=dict)  # VectorMatrix options (the graph's threshold)
     cards: OrderedDict[str, MemoryRecord] = field(default_factory=OrderedDict)  # decoded, bounded
+
+    def drop(self, timeout: float | None = 0.0) -> None:
+        """Stop the graph builds this cache started (waiting at most ``timeout`` s for each)."""
+        for matrix in (self.vectors or {}).values():
+            matrix.close(timeout)
 
     def remove(self, memory_id: str) -> None:
         self.cards.pop(memory_id, None)
@@ -169,7 +134,9 @@ class LocalSearchIndex:
         ann_min_vectors: int = ANN_MIN_VECTORS,
         ann_background: bool = True,
     ) -> None:
-        self._db = SqliteDatabase(path, _SCHEMA, name="search_index", migrate=_migrate)
+        self._db = SqliteDatabase(
+            path, index_schema.SCHEMA, name="search_index", migrate=index_schema.migrate
+        )
         self._ann = {"ann_min": ann_min_vectors, "background": ann_background}
         self._blas_threads = blas_threads
         self._lock = threading.RLock()
@@ -178,6 +145,8 @@ class LocalSearchIndex:
 
     def close(self) -> None:
         with self._lock:
+            for cache in self._caches.values():
+                cache.drop(timeout=30.0)  # a graph build on a thread must not outlive the process
             self._caches.clear()
             self._db.close()
 
@@ -199,9 +168,11 @@ class LocalSearchIndex:
         ):
             self._caches.move_to_end(pk)
             return cache
+        if cache is not None:
+            cache.drop()
         cache = self._caches[pk] = _ScopeCache(gen=gen, ann=self._ann)
         while len(self._caches) > self._max_cached:
-            self._caches.popitem(last=False)
+            self._caches.popitem(last=False)[1].drop()
         return cache
 
     @staticmethod
@@ -209,8 +180,9 @@ class LocalSearchIndex:
         """Apply the documents written and deleted after ``cache.gen`` (inside the caller's read);
         ``False`` (nothing applied) when they are more than :data:`CATCH_UP_LIMIT`."""
         changed = conn.execute(
-            "SELECT memory_id, model, vector FROM docs INDEXED BY docs_by_gen WHERE pk = ? AND gen > ?"
-            f" LIMIT {CATCH_UP_LIMIT + 1}",
+            "SELECT d.memory_id, v.model, v.vector FROM docs AS d INDEXED BY docs_by_gen"
+            " LEFT JOIN doc_vectors AS v ON v.pk = d.pk AND v.memory_id = d.memory_id"
+            f" WHERE d.pk = ? AND d.gen > ? LIMIT {CATCH_UP_LIMIT + 1}",
             (pk, cache.gen),
         ).fetchall()
         removed = conn.execute(
@@ -311,21 +283,20 @@ class LocalSearchIndex:
                     kept = index_readings.write(conn, pk, memory_id, reading)  # and its key rows
                     conn.execute(
                         "INSERT OR REPLACE INTO docs"
-                        " (pk, memory_id, version, content_hash, model, vector, doc_len, gen, reading, card)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " (pk, memory_id, version, content_hash, doc_len, gen, reading, card)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             pk,
                             memory_id,
                             record.version,
                             record.content_hash,
-                            model,
-                            None if vector is None else vector.tobytes(),
                             sum(counts.values()),
                             gen,
                             kept,
                             record_json.card(record),
                         ),
                     )
+                    write_vector(conn, pk, memory_id, model, vector)
                     conn.executemany(
                         "INSERT INTO postings (pk, term, memory_id, tf) VALUES (?, ?, ?, ?)",
                         [(pk, term, memory_id, tf) for term, tf in counts.items()],
@@ -343,6 +314,7 @@ class LocalSearchIndex:
         (0: nothing was indexed, no cache holds it; a stamp never moves back)."""
         conn.execute("DELETE FROM docs WHERE pk = ? AND memory_id = ?", (pk, memory_id))
         conn.execute("DELETE FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id))
+        write_vector(conn, pk, memory_id, None, None)
         index_readings.remove(conn, pk, memory_id)
         conn.execute(
             "INSERT INTO tombstones (pk, memory_id, version, gen) VALUES (?, ?, ?, ?)"
@@ -373,11 +345,13 @@ class LocalSearchIndex:
         with self._lock:
             with self._db.write() as conn:
                 count = int(conn.execute("SELECT COUNT(*) FROM docs WHERE pk = ?", (pk,)).fetchone()[0])
-                for table in ("docs", "postings", "tombstones"):
+                for table in ("docs", "doc_vectors", "postings", "tombstones"):
                     conn.execute(f"DELETE FROM {table} WHERE pk = ?", (pk,))
                 index_readings.erase(conn, pk)
                 bump_generation(conn, pk, reset=True)  # deleted rows leave no stamp: caches start over
-            self._caches.pop(pk, None)
+            dropped = self._caches.pop(pk, None)
+            if dropped is not None:
+                dropped.drop()
         self._db.checkpoint()  # no page image of the erased text is left in the WAL
         return count
 

@@ -19,7 +19,10 @@ candidate set is approximate.
   bench's 37k distinct 256-d vectors; ``usearch`` releases the GIL while it builds), so the first query past the
   threshold starts a build on a thread from a copy of the live rows and the queries stay exact
   until it is done. Writes made meanwhile are remembered and replayed onto the graph when a query
-  or a write installs it, so the graph never misses a row the matrix has.
+  or a write installs it, so the graph never misses a row the matrix has. The build adds
+  :data:`BUILD_CHUNK` nodes at a time and stops between chunks when the matrix is closed (the
+  index closing, its scope evicted or erased) or the process exits (an ``atexit`` hook joins it):
+  a build still inside ``usearch`` when the interpreter finalised aborted the process (signal 6).
 - **Kept in step.** Every put and remove updates the graph; removed nodes are only marked by
   ``usearch``, so once they outnumber the live ones the graph is built again.
 
@@ -30,10 +33,13 @@ the exact top 10, 256 all of them (0.995 of the top 50), 384 all of both, for ~3
 against ~8–10 ms for the scan on a quiet core (docs/performance.md, "100k"). Model embeddings
 are dense and clustered, the case graph indexes are tuned for; they were not measured at 100k
 here (filling that through an embedding model takes ~40 minutes).
+
+Over 400 lines: the matrix, its graph and the build's life cycle read together.
 """
 
 from __future__ import annotations
 
+import atexit
 import heapq
 import logging
 import math
@@ -55,6 +61,19 @@ PRODUCT_FROM = 3  # queries from which search_many scans with one matrix-matrix 
 CONNECTIVITY = 32
 EXPANSION_ADD = 256
 EXPANSION_SEARCH = 384
+BUILD_CHUNK = 2048  # nodes added per call while building: how soon a build stops on close
+
+
+_RUNNING: set[VectorMatrix] = set()  # matrices with a build on a thread; stopped at exit
+
+
+@atexit.register
+def _stop_builds() -> None:
+    """Stop and join every running build before the interpreter finalises (see
+    :meth:`VectorMatrix.close`); atexit runs after non-daemon threads are joined, while the build
+    threads still run."""
+    for matrix in list(_RUNNING):
+        matrix.close(timeout=10.0)
 
 
 def normalised(vector: np.ndarray) -> np.ndarray:
@@ -105,8 +124,12 @@ class _Graph:
         self.dead = 0
 
     @classmethod
-    def build(cls, dim: int, slots: np.ndarray, rows: np.ndarray) -> _Graph:
-        """The graph of ``rows`` (one per slot); runs without the index's lock (a copy)."""
+    def build(
+        cls, dim: int, slots: np.ndarray, rows: np.ndarray, stop: threading.Event | None = None
+    ) -> _Graph | None:
+        """The graph of ``rows`` (one per slot); runs without the index's lock (a copy). Added
+        :data:`BUILD_CHUNK` nodes at a time, so that a set ``stop`` (the index closing) ends the
+        build within one chunk: ``None`` then."""
         graph = cls(dim)
         keys: list[int] = []
         first: list[int] = []
@@ -119,8 +142,11 @@ class _Graph:
                 first.append(i)
             graph.slots_of[key].append(slot)
             graph.key_of_slot[slot] = key
-        if keys:
-            graph.index.add(np.asarray(keys, dtype=np.uint64), rows[first], threads=1)
+        for start in range(0, len(keys), BUILD_CHUNK):
+            if stop is not None and stop.is_set():
+                return None
+            chunk = slice(start, start + BUILD_CHUNK)
+            graph.index.add(np.asarray(keys[chunk], dtype=np.uint64), rows[first[chunk]], threads=1)
         return graph
 
     def _new_key(self, raw: bytes) -> int:
@@ -198,6 +224,7 @@ class VectorMatrix:
         self._building: threading.Thread | None = None
         self._built: _Graph | None = None
         self._changed: set[int] = set()  # slots written while a build runs
+        self._stop = threading.Event()  # set by close(): a running build gives up
 
     # ------------------------------------------------------------------ writes
 
@@ -306,7 +333,7 @@ class VectorMatrix:
 
         def build() -> None:
             try:
-                self._built = _Graph.build(self.dim, slots, rows)
+                self._built = _Graph.build(self.dim, slots, rows, self._stop)
             except (ImportError, RuntimeError, MemoryError, ValueError) as exc:  # the scan stays, for good
                 log.warning(
                     "search_index.ann_build_failed",
@@ -314,12 +341,15 @@ class VectorMatrix:
                 )
                 self.ann_min = 0
                 self._building = None
+            finally:
+                _RUNNING.discard(self)
 
         if not self.background:
             self._building = threading.current_thread()
             build()
             return
         self._building = threading.Thread(target=build, name="ann-build", daemon=True)
+        _RUNNING.add(self)
         self._building.start()
 
     def _install(self, graph: _Graph) -> None:
@@ -332,6 +362,18 @@ class VectorMatrix:
         self._built = None
         self._building = None
         self._graph = graph
+
+    def close(self, timeout: float | None = 30.0) -> None:
+        """Stop a running build and wait for its thread (at most ``timeout`` s): a process must
+        not exit while ``usearch`` is inside a build on a thread (C++ aborts the interpreter,
+        "terminate called without an active exception", signal 6). The scan stays usable."""
+        self._stop.set()
+        building = self._building
+        if isinstance(building, threading.Thread) and building is not threading.current_thread():
+            building.join(timeout)
+        self._built = None
+        self._building = None
+        self.ann_min = 0
 
     def wait(self, timeout: float | None = None) -> bool:
         """Start a build that is due and wait for it (tests, the bench); ``True`` when k-NN is
@@ -348,10 +390,10 @@ class VectorMatrix:
 def load_vectors(
     conn: Any, pk: str, **options: Any
 ) -> tuple[dict[tuple[str, int], VectorMatrix], dict[str, tuple[str, int]]]:
-    """The scope's matrices by (model, dimension) and each memory's key, from ``docs``."""
+    """The scope's matrices by (model, dimension) and each memory's key, from ``doc_vectors``."""
     by_key: dict[tuple[str, int], tuple[list[str], list[bytes]]] = {}
     for memory_id, model, blob in conn.execute(
-        "SELECT memory_id, model, vector FROM docs WHERE pk = ? AND vector IS NOT NULL", (pk,)
+        "SELECT memory_id, model, vector FROM doc_vectors WHERE pk = ? ORDER BY memory_id", (pk,)
     ):
         if model is not None and blob:
             ids, blobs = by_key.setdefault((model, len(blob) // 4), ([], []))
@@ -364,6 +406,18 @@ def load_vectors(
         vectors[key] = VectorMatrix(key[1], ids, matrix, **options)
         keys.update(dict.fromkeys(ids, key))
     return vectors, keys
+
+
+def write_vector(conn: Any, pk: str, memory_id: str, model: str | None, vector: np.ndarray | None) -> None:
+    """Store ``vector`` (float32) as the document's, by ``model``; without either, the document
+    has no vector row."""
+    if model is None or vector is None or not vector.size:
+        conn.execute("DELETE FROM doc_vectors WHERE pk = ? AND memory_id = ?", (pk, memory_id))
+        return
+    conn.execute(
+        "INSERT OR REPLACE INTO doc_vectors (pk, memory_id, model, vector) VALUES (?, ?, ?, ?)",
+        (pk, memory_id, model, np.asarray(vector, dtype="<f4").tobytes()),
+    )
 
 
 def limit_blas_threads(threads: int | None) -> None:
