@@ -392,3 +392,21 @@ def test_the_relevance_ratio_setting_keeps_unrelated_memories_out_over_http(
     plain = bootstrap(load_settings(data_dir=tmp_path / "plain", embedder="hash"), clock=clock)
     seed(plain, LocalRunner(plain))
     assert len(contents(plain, "penicillin allergy", k=6)) == 6
+
+
+def test_a_warmed_container_compiles_no_pattern_on_a_request(
+    container: Container, runner: LocalRunner
+) -> None:
+    """`agentmem serve` and its workers call Container.warm() before the first request: after
+    it, ingesting turns and building contexts in both languages compile nothing more."""
+    from agentmem.domain import lazy_re
+
+    container.warm()
+    made = len(lazy_re._MADE)
+    assert made > 100 and all(p.is_compiled for p in lazy_re._MADE)
+    seed(container, runner)
+    for query in ("Which medicine am I allergic to?", "我女儿在学什么？", "where does my sister live"):
+        container.context.build(S, query, mode=Mode.CHAT, now=LATER)
+        container.recall.recall(S, query, k=3, now=LATER)
+    assert len(lazy_re._MADE) == made
+    assert all(p.is_compiled for p in lazy_re._MADE)

@@ -287,6 +287,7 @@ def run(
     results: list[dict[str, Any]] = []
     with local_container(timed) as (container, clock):
         clock.set(now)
+        container.warm()  # as `agentmem serve` does before its first request
         filler = _Filler(container, hasher, seed=5)
         server = make_server("127.0.0.1", 0, container)
         thread = threading.Thread(target=server.serve_forever, name="bench-http", daemon=True)

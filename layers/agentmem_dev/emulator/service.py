@@ -71,8 +71,7 @@ class LocalService:
     def _start_in_process(self) -> None:
         container = self.container or bootstrap(self.settings)
         self.container = container
-        container.embedder.embed_query("warm up")
-        container.guard.warm()  # the semantic detector's prototype banks, before the first write
+        container.warm()  # no request pays a first use (Container.warm)
         self.model_id = container.embedder.model_id
         self.runner = self.runner or LocalRunner(container)
         self.runner.start()

@@ -103,8 +103,7 @@ def _warm_container(settings: Settings) -> Any:
     from agentmem.bootstrap import bootstrap
 
     container = bootstrap(settings)
-    container.embedder.embed_query("warm up")
-    container.guard.warm()  # the semantic detector's prototype banks, before the first write
+    container.warm()  # no request pays a first use (Container.warm)
     return container
 
 

@@ -34,7 +34,7 @@ against ~8–10 ms for the scan on a quiet core (docs/performance.md, "100k"). M
 are dense and clustered, the case graph indexes are tuned for; they were not measured at 100k
 here (filling that through an embedding model takes ~40 minutes).
 
-Over 400 lines: the matrix, its graph and the build's life cycle read together.
+The module runs over 400 lines: the matrix, its graph and the build's life cycle read together.
 """
 
 from __future__ import annotations
