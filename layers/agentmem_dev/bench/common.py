@@ -4,6 +4,7 @@ that keeps Lambda Powertools' metric lines (EMF JSON on stdout) out of the JSON 
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import random
@@ -51,7 +52,40 @@ def machine() -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "numpy": np.__version__,
         "sqlite": sqlite3.sqlite_version,
+        "speed": speed_probe(),
     }
+
+
+PROBE_REPEAT = 5
+_PROBE_MATRIX = np.random.default_rng(0).standard_normal((10_000, 256)).astype(np.float32)
+_PROBE_QUERY = _PROBE_MATRIX[0].copy()
+
+
+def _python_work() -> int:
+    """A fixed piece of the interpreter's kind of work (dicts, strings, small loops: what most
+    of a context call and of a turn is)."""
+    seen: dict[str, int] = {}
+    for i in range(20_000):
+        key = f"m{i % 997}:{i & 63}"
+        seen[key] = seen.get(key, 0) + len(key)
+    return sum(seen.values())
+
+
+def speed_probe(repeat: int = PROBE_REPEAT) -> dict[str, float]:
+    """How fast this machine runs at the moment, in ms (best of ``repeat``, lower is faster): a
+    fixed pure-Python workload (``python_ms``) and a 10k x 256 float32 matrix-vector product
+    (``numpy_ms``, memory-bound: the floor's kind of work). Absolute figures of two runs
+    compare only as far as these do; a shared machine's speed moves by 2-3x from one hour to
+    the next, and the two kinds of work do not move together."""
+    python = numpy = math.inf
+    for _ in range(max(1, repeat)):
+        started = time.perf_counter()
+        _python_work()
+        python = min(python, time.perf_counter() - started)
+        started = time.perf_counter()
+        _PROBE_MATRIX @ _PROBE_QUERY
+        numpy = min(numpy, time.perf_counter() - started)
+    return {"python_ms": round(python * 1000, 3), "numpy_ms": round(numpy * 1000, 3)}
 
 
 def percentiles(values_ms: Sequence[float]) -> dict[str, float | None]:

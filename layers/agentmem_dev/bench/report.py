@@ -574,6 +574,18 @@ SECTIONS = {
 }
 
 
+def _speed(machine: dict[str, Any], lead: str) -> str:
+    """The machine's speed probe (``common.speed_probe``) as a clause; empty without one."""
+    speed = machine.get("speed") or {}
+    if speed.get("python_ms") is None:
+        return ""
+    return (
+        f"{lead}: Python probe {_v(speed['python_ms'])} ms, numpy mat-vec probe "
+        f"{_v(speed.get('numpy_ms'))} ms (lower is faster; absolute figures of two runs compare as these do)"
+        + ("." if lead.startswith(" Speed") else "")
+    )
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The Markdown summary of ``{"benchmarks": {name: report}, "machine": {...}}``."""
     m = report.get("machine", {})
@@ -581,7 +593,8 @@ def markdown(report: dict[str, Any]) -> str:
         "# agentmem benchmarks",
         "",
         f"Machine: {m.get('platform')}, {m.get('cpu_count')} CPUs ({m.get('cpus_usable')} usable), "
-        f"Python {m.get('python')}, numpy {m.get('numpy')}, SQLite {m.get('sqlite')}.",
+        f"Python {m.get('python')}, numpy {m.get('numpy')}, SQLite {m.get('sqlite')}."
+        + _speed(m, " Speed at the end of the run"),
         "",
     ]
     for name, result in report.get("benchmarks", {}).items():
@@ -590,7 +603,8 @@ def markdown(report: dict[str, Any]) -> str:
             out += section(result)
             wall = result.get("wall_seconds")
             if wall is not None:
-                out += [f"_{name}: {wall} s; repetitions {result.get('repetitions')}._", ""]
+                speed = _speed(result.get("machine") or {}, "; speed after it")
+                out += [f"_{name}: {wall} s; repetitions {result.get('repetitions')}{speed}._", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
