@@ -4,6 +4,7 @@ that keeps Lambda Powertools' metric lines (EMF JSON on stdout) out of the JSON 
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import platform
@@ -57,8 +58,11 @@ def machine() -> dict[str, Any]:
 
 
 PROBE_REPEAT = 5
-_PROBE_MATRIX = np.random.default_rng(0).standard_normal((10_000, 256)).astype(np.float32)
-_PROBE_QUERY = _PROBE_MATRIX[0].copy()
+
+
+@functools.cache
+def _probe_matrix() -> np.ndarray:
+    return np.random.default_rng(0).standard_normal((10_000, 256)).astype(np.float32)
 
 
 def _python_work() -> int:
@@ -77,13 +81,15 @@ def speed_probe(repeat: int = PROBE_REPEAT) -> dict[str, float]:
     (``numpy_ms``, memory-bound: the floor's kind of work). Absolute figures of two runs
     compare only as far as these do; a shared machine's speed moves by 2-3x from one hour to
     the next, and the two kinds of work do not move together."""
+    matrix = _probe_matrix()
+    query = matrix[0].copy()
     python = numpy = math.inf
     for _ in range(max(1, repeat)):
         started = time.perf_counter()
         _python_work()
         python = min(python, time.perf_counter() - started)
         started = time.perf_counter()
-        _PROBE_MATRIX @ _PROBE_QUERY
+        matrix @ query
         numpy = min(numpy, time.perf_counter() - started)
     return {"python_ms": round(python * 1000, 3), "numpy_ms": round(numpy * 1000, 3)}
 

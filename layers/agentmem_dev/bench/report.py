@@ -574,15 +574,14 @@ SECTIONS = {
 }
 
 
-def _speed(machine: dict[str, Any], lead: str) -> str:
+def _speed(machine: dict[str, Any]) -> str:
     """The machine's speed probe (``common.speed_probe``) as a clause; empty without one."""
     speed = machine.get("speed") or {}
     if speed.get("python_ms") is None:
         return ""
     return (
-        f"{lead}: Python probe {_v(speed['python_ms'])} ms, numpy mat-vec probe "
-        f"{_v(speed.get('numpy_ms'))} ms (lower is faster; absolute figures of two runs compare as these do)"
-        + ("." if lead.startswith(" Speed") else "")
+        f"Python probe {_v(speed['python_ms'])} ms, numpy mat-vec probe {_v(speed.get('numpy_ms'))} ms "
+        "(lower is faster; absolute figures of two runs compare as these do)"
     )
 
 
@@ -594,7 +593,7 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         f"Machine: {m.get('platform')}, {m.get('cpu_count')} CPUs ({m.get('cpus_usable')} usable), "
         f"Python {m.get('python')}, numpy {m.get('numpy')}, SQLite {m.get('sqlite')}."
-        + _speed(m, " Speed at the end of the run"),
+        + (f" Speed at the end of the run: {speed}." if (speed := _speed(m)) else ""),
         "",
     ]
     for name, result in report.get("benchmarks", {}).items():
@@ -603,8 +602,9 @@ def markdown(report: dict[str, Any]) -> str:
             out += section(result)
             wall = result.get("wall_seconds")
             if wall is not None:
-                speed = _speed(result.get("machine") or {}, "; speed after it")
-                out += [f"_{name}: {wall} s; repetitions {result.get('repetitions')}{speed}._", ""]
+                after = _speed(result.get("machine") or {})
+                after = f"; speed after it: {after}" if after else ""
+                out += [f"_{name}: {wall} s; repetitions {result.get('repetitions')}{after}._", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
