@@ -16,20 +16,18 @@ The period channel: when the query names a span of time (:func:`~agentmem.domain
 a memory whose time (``valid_from``, else ``created_at``) lies in it gets ``period_weight`` more
 (:meth:`Scorer.period_match`, ``components["period"] = 1``).
 
-Many memories for one query (:meth:`Scorer.score_many`): the query's side of the lexical match
-(:func:`lexical_matcher`) and each whole-hour decay are computed once per call instead of once per
-memory; the figures are the same, bit for bit, as
-:meth:`Scorer.components` and :meth:`Scorer.total` give one memory at a time.
+Many memories for one query: :mod:`agentmem.domain.score_block` gives the same figures, bit for
+bit, as :meth:`Scorer.components` and :meth:`Scorer.total` give one memory at a time, on arrays.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from agentmem.domain.models import Layer, MemoryRecord, ScoredMemory
+from agentmem.domain.models import MemoryRecord, ScoredMemory
 from agentmem.domain.temporal import Period
 from agentmem.domain.text import lexical_match, normalize, term_set
 
@@ -37,15 +35,20 @@ Parts = tuple[float, float, float, float]
 """(semantic, lexical, recency, importance) of one memory for one query, each in [0, 1]."""
 
 
+def lexical_query(query: str) -> tuple[frozenset[str], str]:
+    """The query's side of :func:`~agentmem.domain.text.lexical_match`: its terms and its
+    normalised form without end punctuation (contained in a text: the second part of the match)."""
+    return term_set(query), normalize(query).strip(" ?？。.!！")
+
+
 def lexical_matcher(query: str) -> Callable[[str], float]:
     """``lexical_match(query, content)`` as a function of ``content``, with the query's terms and
     normalised form computed once: equal to :func:`~agentmem.domain.text.lexical_match` for
     every content (the same operations in the same order)."""
-    q = term_set(query)
+    q, nq = lexical_query(query)
     if not q:
         return lambda content: 0.0
     size = len(q)
-    nq = normalize(query).strip(" ?？。.!！")
 
     def match(content: str) -> float:
         overlap = len(q & term_set(content)) / size
@@ -55,7 +58,7 @@ def lexical_matcher(query: str) -> Callable[[str], float]:
     return match
 
 
-def _reference(record: MemoryRecord) -> datetime | None:
+def reference_time(record: MemoryRecord) -> datetime | None:
     """The moment a memory was last confirmed: the latest of its created, updated, accessed and
     valid-from times."""
     reference = record.created_at
@@ -154,7 +157,7 @@ class Scorer:
     def recency(self, record: MemoryRecord, now: datetime) -> float:
         if record.never_decays:
             return 1.0
-        reference = _reference(record)
+        reference = reference_time(record)
         if reference is None:
             return 1.0
         hours = max(0, math.floor((now - reference).total_seconds() / 3600))
@@ -175,57 +178,6 @@ class Scorer:
         sem = min(1.0, max(0.0, similarity))
         lex = lexical_match(query, record.content) if lexical is None else min(1.0, max(0.0, lexical))
         return sem, lex, self.recency(record, now), record.importance
-
-    def score_many(
-        self,
-        records: Iterable[tuple[str, MemoryRecord]],
-        *,
-        now: datetime,
-        query: str,
-        similarities: Mapping[str, float],
-        lexical_floor: Mapping[str, float],
-        period: Period | None = None,
-    ) -> list[tuple[float, str, MemoryRecord, Parts, float]]:
-        """``(score, id, record, parts, period match)`` of each ``(id, record)``, in input order:
-        ``parts`` what :meth:`components` gives with ``similarity = similarities[id]`` (0 when
-        absent) and ``lexical`` the larger of the text match and ``lexical_floor[id]`` (a
-        normalised BM25), the score :meth:`total` plus ``period_weight`` x :meth:`period_match`."""
-        w = self.weights
-        ws, wl, wr, wi = w.semantic, w.lexical, w.recency, w.importance
-        period_weight = self.period_weight
-        half_life = self.half_life_hours
-        lexical_of = lexical_matcher(query)
-        similarity_of, floor_of = similarities.get, lexical_floor.get
-        decay: dict[int, float] = {}  # whole hours -> recency
-        permanent, floor = Layer.PERMANENT, math.floor
-        out: list[tuple[float, str, MemoryRecord, Parts, float]] = []
-        append = out.append
-        # The loop inlines components() / recency() / total() (a call costs more than the
-        # arithmetic); each line computes what they do, in the same order of operations.
-        for memory_id, record in records:
-            sem = similarity_of(memory_id, 0.0)
-            sem = 1.0 if sem > 1.0 else (sem if sem > 0.0 else 0.0)  # min(1, max(0, x)), NaN -> 0
-            lex = lexical_of(record.content)
-            other = floor_of(memory_id, 0.0)
-            if other > lex:
-                lex = other
-            lex = 1.0 if lex > 1.0 else (lex if lex > 0.0 else 0.0)
-            if record.pinned or record.layer is permanent:
-                rec = 1.0
-            else:
-                reference = _reference(record)
-                if reference is None:
-                    rec = 1.0
-                else:
-                    hours = max(0, floor((now - reference).total_seconds() / 3600))
-                    rec = decay.get(hours, -1.0)
-                    if rec < 0.0:
-                        rec = decay[hours] = float(0.5 ** (hours / half_life))
-            imp = record.importance
-            when = 0.0 if period is None else self.period_match(record, period)
-            total = ws * sem + wl * lex + wr * rec + wi * imp + period_weight * when
-            append((total, memory_id, record, (sem, lex, rec, imp), when))
-        return out
 
     def total(self, parts: tuple[float, float, float, float]) -> float:
         """The weighted sum of :meth:`components`."""

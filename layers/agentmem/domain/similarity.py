@@ -51,6 +51,13 @@ class Calibration:
         """Calibrated similarity of a query to a stored memory."""
         return _scale(cosine, self.query_unrelated, self.query_paraphrase)
 
+    def query_array(self, cosines: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """:meth:`query` of every cosine of an array, elementwise (the same figures, in float64;
+        NaN stays NaN: no cosine)."""
+        low, high = self.query_unrelated, self.query_paraphrase
+        scaled = (np.asarray(cosines, dtype=np.float64) - low) / (high - low)
+        return np.clip(scaled * PARAPHRASE_POINT, 0.0, 1.0)
+
 
 @dataclass(frozen=True, slots=True)
 class SimilarityThresholds:

@@ -21,19 +21,18 @@ created after ``t`` never answers and a replaced value answers for the time it w
 
 from __future__ import annotations
 
-import heapq
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
-from operator import itemgetter
 
 import numpy as np
 
 from agentmem.domain.asked import asked, states
 from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
 from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
+from agentmem.domain.score_block import BlockCache, ScoreBlock, best
 from agentmem.domain.scoring import RelevanceFloor, Scorer
 from agentmem.domain.temporal import query_period
 from agentmem.errors import AgentMemError
@@ -83,6 +82,7 @@ class RecallService:
     recent_window: int = 20
     floor: RelevanceFloor = field(default_factory=RelevanceFloor)
     _last_query: tuple[str, np.ndarray] | None = field(default=None, repr=False)
+    _blocks: BlockCache = field(default_factory=BlockCache, repr=False)  # the listings' (rank)
 
     def recall(
         self,
@@ -220,7 +220,9 @@ class RecallService:
         query = bounded(query)
         vector = self._embed(query, degraded)
         by_id = {r.memory_id: r for r in records}
-        return self._score(by_id, {}, {}, query, vector, as_of or now, None, {}, degraded, top, as_of=as_of)
+        return self._score(
+            by_id, {}, {}, query, vector, as_of or now, None, {}, degraded, top, as_of=as_of, cached=True
+        )
 
     def _history(self, scope: Scope) -> list[MemoryRecord]:
         """The newest :data:`HISTORY_SCAN` superseded memories (the projections hold none)."""
@@ -302,56 +304,50 @@ class RecallService:
         top: int | None = None,
         *,
         as_of: datetime | None = None,
+        cached: bool = False,
     ) -> list[ScoredMemory]:
-        calibration = self.embedder.calibration
-        usable = {
-            m: r
-            for m, r in records.items()
+        """The best ``top`` of ``records`` (all when None), explained (:func:`~agentmem.domain.score_block.best`);
+        ``cached``: ``records`` is a listing ranked again and again (its block is kept)."""
+        usable = [
+            r
+            for r in records.values()
             if (r.is_active if as_of is None else r.valid_at(as_of))
             and (wanted is None or r.category in wanted)
-        }
+        ]
+        if not usable or (top is not None and top <= 0):
+            return []
         cosines: dict[str, float] = {}
-        if vector is not None and usable:
-            scope = next(iter(usable.values())).scope
-            cosines = self._cosines(scope, usable, vector, known, degraded)
-        scorer = self.scorer
-        calibrate = calibration.query
-        similarities = {m: calibrate(c) for m, c in cosines.items()}
-        ranked = scorer.score_many(
-            usable.items(),
-            now=now,
-            query=query,
-            similarities=similarities,
-            lexical_floor=bm25,
-            period=query_period(query, now),
+        if vector is not None:
+            cosines = self._cosines(
+                usable[0].scope, {r.memory_id: r for r in usable}, vector, known, degraded
+            )
+        n, nan = len(usable), float("nan")
+        similarity = self.embedder.calibration.query_array(
+            np.fromiter((cosines.get(r.memory_id, nan) for r in usable), np.float64, n)
+        )
+        floor = (
+            np.fromiter((bm25.get(r.memory_id, 0.0) for r in usable), np.float64, n) if bm25 else np.zeros(n)
         )
         question = asked(query)
-        slot = scorer.slot_weight if question is not None else 0.0
-        fills: set[str] = set()
-        if question is not None:
-            # The bonus only raises scores, so the top-th score without it bounds from below what
-            # the kept ones end with: a memory under it by more than the bonus cannot be kept,
-            # and reading its attributes (the costly part) would change nothing.
-            bar = -1.0
-            if top is not None and 0 < top < len(ranked):
-                bar = heapq.nlargest(top, (item[0] for item in ranked))[-1] - slot - 1e-9
-            fills = {m for total, m, r, _, _ in ranked if total >= bar and states(r.content, question)}
-        ranked = [
-            (round(total + (slot if m in fills else 0.0), 9), m, r, parts, when)
-            for total, m, r, parts, when in ranked
-        ]
-        # The order of _rank_key: score (to 9 places), then the newer id. Only the kept ones are
-        # explained (a ScoredMemory each): scoring is cheap, the explanation is not.
-        if top is not None and len(ranked) > top:
-            ranked = heapq.nlargest(max(0, top), ranked, key=_ORDER)
-        else:
-            ranked.sort(key=_ORDER, reverse=True)
-        out = [scorer.explain(r, parts, tuple(channels.get(m, ()))) for _, m, r, parts, _ in ranked]
-        out = [scorer.with_period(s) if item[4] else s for s, item in zip(out, ranked, strict=True)]
-        return [scorer.with_slot(s) if s.record.memory_id in fills else s for s in out]
-
-
-_ORDER = itemgetter(0, 1)
+        scorer = self.scorer
+        ranked = best(
+            scorer,
+            self._blocks.of(usable) if cached else ScoreBlock(usable),
+            now=now,
+            query=query,
+            similarity=similarity,
+            lexical_floor=floor,
+            period=query_period(query, now),
+            top=top,
+            states=(lambda text: states(text, question)) if question is not None else None,
+        )
+        out = []
+        for item in ranked:
+            scored = scorer.explain(item.record, item.parts, tuple(channels.get(item.record.memory_id, ())))
+            if item.in_period:
+                scored = scorer.with_period(scored)
+            out.append(scorer.with_slot(scored) if item.fills else scored)
+        return out
 
 
 def demote_stale(scored: list[ScoredMemory]) -> list[ScoredMemory]:
