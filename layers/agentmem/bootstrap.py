@@ -219,6 +219,7 @@ def bootstrap(
             runtime=a.runtime_state,
             parallel=settings.backend != "local",  # embedded stores are CPU work in-process
             conflicts=conflicts,
+            index=a.index,  # the slot listings from its cards, confirmed from the store
             turn_log=a.turn_log,
             summaries=summaries,
             window_turns=settings.session_window_turns,

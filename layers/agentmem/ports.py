@@ -322,6 +322,15 @@ class SearchIndex(Protocol):
         returns (:mod:`agentmem.services.recall`, "Cards"). An id left out is not indexed, or was
         indexed before cards were kept: the caller reads it from the store."""
 
+    def listing(self, scope: Scope, category: str, limit: int) -> builtins.list[MemoryRecord] | None:
+        """The cards (:meth:`cards`) of the ``limit`` newest indexed memories of ``category``,
+        newest (highest memory id) first: what :meth:`MemoryStore.list` answers for the active
+        memories of a category, as the projection holds them. None when the index cannot answer
+        it (a document of the scope indexed before cards, or its category, were kept): the caller
+        lists the store. The context slots list here instead of the store (on DynamoDB three
+        listings were most of a context call's read units) and confirm from the store only what
+        they show (:mod:`agentmem.services.context`)."""
+
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""
 

@@ -181,6 +181,7 @@ def test_a_file_without_generation_stamps_is_upgraded(tmp_path: Path) -> None:
     other.upsert(rec("m2", "alpha", vec=unit(1.0)))
     assert sorted(ids(index.keyword(S1, "alpha", 5))) == ["m1", "m2"]
     assert sorted(ids(other.knn(S1, np.asarray(unit(1.0)), 5, MODEL))) == ["m1", "m2"]
+    assert index.listing(S1, "fact", 10) is None  # m1 has no card: the caller lists the store
 
 
 def test_a_file_with_vectors_in_its_documents_is_upgraded_to_doc_vectors(tmp_path: Path) -> None:
@@ -222,6 +223,12 @@ def test_a_file_with_vectors_in_its_documents_is_upgraded_to_doc_vectors(tmp_pat
     assert ids(upgraded.keyword(S1, "beta", 5)) == before["bm25"] == ["m1"]
     assert upgraded.cards(S1, ["m0", "m1", "m2"]) == before["cards"]
     assert upgraded.readings(S1, ["m0", "m1", "m2"]) == before["readings"]
+    cards = before["cards"]
+    assert upgraded.listing(S1, "fact", 10) == [
+        cards["m2"],
+        cards["m1"],
+        cards["m0"],
+    ]  # category from the card
     check = sqlite3.connect(path)
     assert "vector" not in {r[1] for r in check.execute("PRAGMA table_info(docs)")}
     assert check.execute("SELECT memory_id FROM doc_vectors ORDER BY memory_id").fetchall() == [
@@ -235,3 +242,27 @@ def test_a_file_with_vectors_in_its_documents_is_upgraded_to_doc_vectors(tmp_pat
     assert check.execute("SELECT COUNT(*) FROM doc_vectors").fetchone()[0] == 0
     assert ids(upgraded.knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == []
     assert ids(LocalSearchIndex(path).knn(S1, np.asarray(unit(1.0)), 5, MODEL)) == []  # a fresh load agrees
+
+
+def test_a_kept_listing_takes_another_writers_changes(tmp_path: Path) -> None:
+    """The ids of a listing are kept per scope until a document of it changes, in this instance
+    or through another writer (the workers of ``agentmem serve``)."""
+    one, two = LocalSearchIndex(tmp_path / "i.sqlite3"), LocalSearchIndex(tmp_path / "i.sqlite3")
+    try:
+        first = rec("m1", "I like tea.", category=Category.PREFERENCE)
+        one.upsert(first)
+        assert [c.memory_id for c in two.listing(S1, "preference", 10) or []] == ["m1"]  # kept by two
+        one.upsert(rec("m2", "I like coffee.", category=Category.PREFERENCE))
+        one.upsert(bump(first, content="I like green tea."))
+        listed = two.listing(S1, "preference", 10) or []
+        assert [(c.memory_id, c.content) for c in listed] == [
+            ("m2", "I like coffee."),
+            ("m1", "I like green tea."),
+        ]
+        one.delete(S1, "m2", 5)
+        assert [c.memory_id for c in two.listing(S1, "preference", 10) or []] == ["m1"]
+        two.upsert(rec("m3", "I like cocoa.", category=Category.PREFERENCE))
+        assert [c.memory_id for c in two.listing(S1, "preference", 10) or []] == ["m3", "m1"]
+    finally:
+        one.close()
+        two.close()

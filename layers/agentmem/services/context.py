@@ -35,22 +35,26 @@ from agentmem.domain.context import (
 from agentmem.domain.models import (
     AuditAction,
     AuditEvent,
-    Category,
-    MemoryRecord,
     Scope,
     ScoredMemory,
-    Status,
 )
 from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import AgentMemError
-from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore, TurnLog
+from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore, SearchIndex, TurnLog
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.context_slots import SLOT_SOURCES, SlotInputs
 from agentmem.services.recall import RecallService, bounded
+from agentmem.services.slot_listings import (
+    CONFIRM_ROUNDS,
+    LISTING_LIMIT,
+    PROFILE_CATEGORIES,
+    SlotListings,
+    list_from_store,
+    list_slots,
+)
 from agentmem.services.summaries import SummaryService
 
-PROFILE_CATEGORIES = (Category.IDENTITY, Category.PREFERENCE)
-LISTING_LIMIT = 100
+__all__ = ["LISTING_LIMIT", "PROFILE_CATEGORIES", "ContextResult", "ContextService"]
 T = TypeVar("T")
 
 
@@ -78,6 +82,9 @@ class ContextService:
     threads' hand-offs (up to the 5 ms switch interval each) cost more than they overlap."""
     _pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(max_workers=4), repr=False)
     conflicts: ConflictService | None = None  # pending confirmations become hints
+    index: SearchIndex | None = None
+    """Where the profile and policy slots are listed from (the store when None or failing):
+    :mod:`agentmem.services.slot_listings`."""
 
     def _submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
         if self.parallel:
@@ -104,7 +111,7 @@ class ContextService:
         schema = SCHEMAS[mode]
         # Sources fetch concurrently: the latency is the slowest source, not the sum.
         recall_f = self._submit(self.recall.recall, scope, query, k=self.recall_k, now=now, as_of=as_of)
-        listing_f = self._submit(self._listing, scope, as_of)
+        listing_f = self._submit(list_slots, self.store, self.index, scope, as_of)
         hints_f = self._submit(self.conflicts.hints, scope) if self.conflicts and as_of is None else None
         state_f = self._submit(self._state, scope, session_id) if session_id else None
         wanted = {spec.name for spec in schema.slots}
@@ -126,7 +133,8 @@ class ContextService:
 
         recalled = recall_f.result()
         degraded.extend(recalled.degraded)
-        profile_records, policy_records = listing_f.result()
+        listings: SlotListings = listing_f.result()
+        listings.merge(recalled.stored)
         state: RuntimeState | None = None
         if state_f is not None:
             try:
@@ -136,35 +144,42 @@ class ContextService:
         window = _settled(window_f, [], "session_window", degraded)
         recorded, withheld = _settled(held_f, (frozenset(), frozenset()), "session_window", degraded)
         previous = _settled(summary_f, None, "session_summary", degraded)
-        fetched = SlotInputs(
-            query=query,
-            now=now,
-            wanted=frozenset(spec.name for spec in schema.slots),
-            recalled=recalled.memories,
-            profile_records=profile_records,
-            policy_records=policy_records,
-            state=state,
-            recall=self.recall,
-            degraded=degraded,
-            scored_by_id={s.record.memory_id: s for s in recalled.memories},
-            as_of=as_of,
-            window=window,
-            recorded=recorded,
-            withheld=withheld,
-            previous=previous,
-            task_budget_chars=next(
-                (s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None
-            ),
-            task_memory_tokens=self.task_memory_tokens,
-        )
-        inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}
         hints: list[tuple[str, str]] = []
         if hints_f is not None:
             try:
                 hints = hints_f.result()
             except AgentMemError:
                 degraded.append("conflicts")
-        assembled = assemble(mode, inputs, query=query, unranked=fetched.unranked, confirmations=hints)
+        rounds = 0
+        while True:  # until every memory shown is the store's own (slot_listings.py)
+            fetched = SlotInputs(
+                query=query,
+                now=now,
+                wanted=frozenset(spec.name for spec in schema.slots),
+                recalled=recalled.memories,
+                profile_records=listings.profile,
+                policy_records=listings.policy,
+                state=state,
+                recall=self.recall,
+                degraded=degraded,
+                scored_by_id={s.record.memory_id: s for s in recalled.memories},
+                as_of=as_of,
+                window=window,
+                recorded=recorded,
+                withheld=withheld,
+                previous=previous,
+                task_budget_chars=next(
+                    (s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None
+                ),
+                task_memory_tokens=self.task_memory_tokens,
+            )
+            inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}
+            assembled = assemble(mode, inputs, query=query, unranked=fetched.unranked, confirmations=hints)
+            if listings.confirm(self.store, scope, assembled.used_memory_ids):
+                break
+            rounds += 1
+            if rounds >= CONFIRM_ROUNDS:  # the projection lags far behind: the store lists
+                listings = list_from_store(self.store, scope)
         if assembled.used_memory_ids:
             self.audit.append(
                 AuditEvent(
@@ -177,32 +192,6 @@ class ContextService:
         scored_by_id = fetched.scored_by_id
         memories = [scored_by_id[i] for i in assembled.used_memory_ids if i in scored_by_id]
         return ContextResult(assembled, memories, sorted(set(degraded)))
-
-    def _listing(
-        self, scope: Scope, as_of: datetime | None = None
-    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
-        """The profile and policy listings (as of ``as_of``: those valid then, superseded included)."""
-        statuses = (Status.ACTIVE,) if as_of is None else (Status.ACTIVE, Status.SUPERSEDED)
-        profile: list[MemoryRecord] = []
-        for category in PROFILE_CATEGORIES:
-            profile += self.store.list(
-                scope,
-                statuses=statuses,
-                category=category.value,
-                limit=LISTING_LIMIT,
-                embeddings=False,
-            ).items
-        policy = self.store.list(
-            scope,
-            statuses=statuses,
-            category=Category.POLICY.value,
-            limit=LISTING_LIMIT,
-            embeddings=False,
-        ).items
-        if as_of is not None:
-            profile = [r for r in profile if r.valid_at(as_of)]
-            policy = [r for r in policy if r.valid_at(as_of)]
-        return profile, policy
 
     def _state(self, scope: Scope, session_id: str) -> RuntimeState | None:
         return self.runtime.get(scope, session_id) if self.runtime is not None else None

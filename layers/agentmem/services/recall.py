@@ -66,6 +66,9 @@ def bounded(query: str) -> str:
 class RecallResult:
     memories: list[ScoredMemory]
     degraded: list[str] = field(default_factory=list)
+    stored: dict[str, MemoryRecord | None] = field(default_factory=dict)
+    """The store's copy of each id recall read from the store (its newest memories, what it
+    answers; None: the store holds none): the context slots take these over the index's cards."""
 
 
 @dataclass
@@ -155,7 +158,7 @@ class RecallService:
             if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
                 ranked = self.floor.apply(self.scorer, ranked)
             if reads.confirm([s.record for s in ranked[:k]]):
-                return RecallResult(memories=ranked[:k], degraded=degraded)
+                return RecallResult(memories=ranked[:k], degraded=degraded, stored=reads.stored)
             records = reads.current(records)
 
     def _expand(

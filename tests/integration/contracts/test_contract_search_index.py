@@ -440,6 +440,34 @@ def test_cards_are_the_indexed_versions_without_their_vectors(index: SearchIndex
     assert index.cards(S1, ["m1"]) == {} and index.cards(S1, []) == {}
 
 
+def test_a_listing_is_the_newest_cards_of_a_category(index: SearchIndex) -> None:
+    """What MemoryStore.list answers for the active memories of a category, from the cards:
+    newest (highest id) first, scoped, the newest version, superseded and deleted ones gone."""
+    pref = [rec(f"p{i}", f"I like tea number {i}", category=Category.PREFERENCE) for i in range(5)]
+    for record in pref:
+        index.upsert(record)
+    index.upsert(rec("i1", "我叫小明", category=Category.IDENTITY))
+    index.upsert(rec("p9", "I like tea too", category=Category.PREFERENCE, scope=S2))
+    listed = index.listing(S1, Category.PREFERENCE.value, 3)
+    assert listed is not None
+    assert [c.memory_id for c in listed] == ["p4", "p3", "p2"]
+    assert listed[0] == replace(pref[4], embedding=None)  # the card: every field but the vector
+    assert [c.content for c in index.listing(S1, Category.IDENTITY.value, 10) or []] == ["我叫小明"]
+    assert index.listing(S1, Category.POLICY.value, 10) == []
+    assert index.listing(S1, Category.PREFERENCE.value, 0) == []
+    index.upsert(bump(pref[4], content="I like green tea"))
+    index.upsert(bump(pref[3], status=Status.SUPERSEDED))
+    index.delete(S1, "p2", 9)
+    listed = index.listing(S1, Category.PREFERENCE.value, 10) or []
+    assert [(c.memory_id, c.content) for c in listed] == [
+        ("p4", "I like green tea"),
+        ("p1", "I like tea number 1"),
+        ("p0", "I like tea number 0"),
+    ]
+    index.erase_scope(S1)
+    assert index.listing(S1, Category.PREFERENCE.value, 10) == []
+
+
 def test_cards_of_another_writer_are_current(tmp_path: Path) -> None:
     """Two embedded indexes over one file (the workers of ``agentmem serve``): a card one of them
     decoded and kept is never served after the other changed or removed its document."""

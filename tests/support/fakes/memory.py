@@ -669,6 +669,17 @@ class InMemorySearchIndex(Switchable, SearchIndex):
             found = {m: self._docs.get((scope.key, m)) for m in dict.fromkeys(memory_ids)}
             return {m: d.card for m, d in found.items() if d is not None and d.card is not None}
 
+    def listing(self, scope: Scope, category: str, limit: int) -> builtins.list[MemoryRecord] | None:
+        with self._lock:
+            self._enter("listing")
+            docs = self._mine(scope)
+            if any(d.card is None for _, d in docs):
+                return None
+            found = sorted(
+                (m for m, d in docs if d.card is not None and d.card.category.value == category), reverse=True
+            )
+            return [c for m in found[: max(0, limit)] if (c := self._docs[(scope.key, m)].card) is not None]
+
     def stating(self, scope: Scope, keys: Sequence[str], k: int) -> builtins.list[str]:
         with self._lock:
             self._enter("stating")

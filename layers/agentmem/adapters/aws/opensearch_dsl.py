@@ -218,6 +218,16 @@ def stating_query(scope: Scope, keys: Sequence[str], k: int) -> dict[str, Any] |
     }
 
 
+def listing_query(scope: Scope, category: str, limit: int) -> dict[str, Any]:
+    """The ``limit`` newest active documents of ``category``, with their cards."""
+    return {
+        "size": limit,
+        "_source": ["memory_id", "card"],
+        "sort": [{"memory_id": "desc"}],
+        "query": {"bool": {"filter": [*active_filter(scope), {"term": {"category": category}}]}},
+    }
+
+
 def parse_document_reading(source: dict[str, Any]) -> Reading | None:
     """The reading a document's ``_source`` keeps (:func:`document`), by the rules that run now."""
     kept = source.get("reading")

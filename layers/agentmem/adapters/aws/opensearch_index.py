@@ -393,6 +393,17 @@ class OpenSearchIndex:
                 found[card.memory_id] = card
         return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
 
+    def listing(self, scope: Scope, category: str, limit: int) -> list[MemoryRecord] | None:
+        """One search (near-real-time: a document is listed from the index's next refresh on;
+        the caller merges what it read of the store's newest)."""
+        if limit <= 0:
+            return []
+        hits = self._search(scope, dsl.listing_query(scope, category, limit), "listing")
+        cards = [dsl.parse_card(scope, h.get("_source") or {}) for h in hits]
+        if any(card is None for card in cards):
+            return None  # a document indexed before cards: the store answers
+        return [card for card in cards if card is not None]
+
     def stating(self, scope: Scope, keys: Sequence[str], k: int) -> list[str]:
         body = dsl.stating_query(scope, keys, k)
         if body is None:

@@ -2,8 +2,8 @@
 version wrote.
 
 - ``docs``: one row per indexed memory, without its vector: version, content hash, BM25 length,
-  generation stamp, the attribute reading (:mod:`.index_readings`) and the card
-  (:mod:`.index_cards`). A ``WITHOUT ROWID`` table keeps a row in its primary key's b-tree, whose
+  generation stamp, the attribute reading (:mod:`.index_readings`), the card
+  (:mod:`.index_cards`) and the category the slot listings ask for (``docs_by_category``). A ``WITHOUT ROWID`` table keeps a row in its primary key's b-tree, whose
   cells hold about 1,000 bytes before the rest spills to an overflow page; with the vector in the
   row (1 KB at 256-d, 2 KB at 512-d) every row spilled, and reading a card or a reading cost two
   pages. Measured at 11k documents (256-d, 96 random ids, SQLite's default 2 MB page cache): the
@@ -14,8 +14,8 @@ version wrote.
 - ``postings``, ``tombstones``, ``generations`` and the readings' key rows, as before.
 
 :func:`migrate` (run before the schema script, :class:`~.sqlite_base.SqliteDatabase`) upgrades
-older files in place: columns added after the first version (generation stamps, readings, cards;
-NULL or 0 where unknown) and, for a file whose ``docs`` rows still hold the vectors, the vectors
+older files in place: columns added after the first version (generation stamps, readings, cards,
+categories; NULL or 0 where unknown, a category taken from its row's card) and, for a file whose ``docs`` rows still hold the vectors, the vectors
 moved to ``doc_vectors`` in one transaction. A no-op on a current file.
 """
 
@@ -28,7 +28,7 @@ from agentmem.adapters.embedded import index_readings
 _DOCS = """
 CREATE TABLE IF NOT EXISTS docs (
     pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL,
-    doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0, reading TEXT, card TEXT,
+    doc_len INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0, reading TEXT, card TEXT, category TEXT,
     PRIMARY KEY (pk, memory_id)
 ) WITHOUT ROWID;
 """
@@ -43,6 +43,8 @@ SCHEMA = (
     + _DOC_VECTORS
     + """
 CREATE INDEX IF NOT EXISTS docs_by_gen ON docs (pk, gen);
+CREATE INDEX IF NOT EXISTS docs_by_category ON docs (pk, category, memory_id);
+CREATE INDEX IF NOT EXISTS docs_without_card ON docs (pk) WHERE card IS NULL OR category IS NULL;
 CREATE TABLE IF NOT EXISTS postings (
     pk TEXT NOT NULL, term TEXT NOT NULL, memory_id TEXT NOT NULL, tf INTEGER NOT NULL,
     PRIMARY KEY (pk, term, memory_id)
@@ -66,8 +68,9 @@ _ADDED_COLUMNS = (
     ("generations", "reset_gen INTEGER NOT NULL DEFAULT 0"),
     ("docs", "reading TEXT"),  # a file written before readings: its documents' readings are unknown
     ("docs", "card TEXT"),  # a file written before cards: the caller reads such a memory from the store
+    ("docs", "category TEXT"),  # a file written before listings: filled from the card (migrate)
 )
-_KEPT = "pk, memory_id, version, content_hash, doc_len, gen, reading, card"
+_KEPT = "pk, memory_id, version, content_hash, doc_len, gen, reading, card, category"
 
 
 def _columns(conn: Any, table: str) -> set[str]:
@@ -82,6 +85,11 @@ def migrate(conn: Any) -> None:
         columns = _columns(conn, table)
         if columns and column.split()[0] not in columns:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+            if column.startswith("category"):  # what the cards say; a row without one stays NULL
+                conn.execute(
+                    "UPDATE docs SET category = json_extract(card, '$.category')"
+                    " WHERE category IS NULL AND card IS NOT NULL"
+                )
     if "vector" in _columns(conn, "docs"):
         _move_vectors(conn)
 

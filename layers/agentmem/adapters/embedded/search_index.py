@@ -94,6 +94,9 @@ class _ScopeCache:
     vector_key: dict[str, tuple[str, int]] = field(default_factory=dict)
     ann: dict[str, Any] = field(default_factory=dict)  # VectorMatrix options (the graph's threshold)
     cards: OrderedDict[str, MemoryRecord] = field(default_factory=OrderedDict)  # decoded, bounded
+    listings: dict[tuple[str, int], list[str] | None] = field(
+        default_factory=dict
+    )  # ids, by (category, limit)
 
     def drop(self, timeout: float | None = 0.0) -> None:
         """Stop the graph builds this cache started (waiting at most ``timeout`` s for each)."""
@@ -102,6 +105,7 @@ class _ScopeCache:
 
     def remove(self, memory_id: str) -> None:
         self.cards.pop(memory_id, None)
+        self.listings.clear()  # every change of a document passes here
         if self.text is not None:
             self.text.remove(memory_id)
         key = self.vector_key.pop(memory_id, None)
@@ -283,8 +287,8 @@ class LocalSearchIndex:
                     kept = index_readings.write(conn, pk, memory_id, reading)  # and its key rows
                     conn.execute(
                         "INSERT OR REPLACE INTO docs"
-                        " (pk, memory_id, version, content_hash, doc_len, gen, reading, card)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        " (pk, memory_id, version, content_hash, doc_len, gen, reading, card, category)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             pk,
                             memory_id,
@@ -294,6 +298,7 @@ class LocalSearchIndex:
                             gen,
                             kept,
                             record_json.card(record),
+                            record.category.value,
                         ),
                     )
                     write_vector(conn, pk, memory_id, model, vector)
@@ -414,6 +419,39 @@ class LocalSearchIndex:
             cache = self._scope(conn, scope.key)  # in step with other writers' generations
             found = index_cards.read(conn, scope, memory_ids, cache.cards)
         return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
+
+    def listing(self, scope: Scope, category: str, limit: int) -> list[MemoryRecord] | None:
+        if limit <= 0:
+            return []
+        with self._lock, self._db.read() as conn:
+            cache = self._scope(conn, scope.key)  # in step with other writers' generations
+            key = (str(category), limit)
+            if key not in cache.listings:
+                cache.listings[key] = self._listed(conn, scope.key, str(category), limit)
+            ids = cache.listings[key]
+            if ids is None:
+                return None
+            found = index_cards.read(conn, scope, ids, cache.cards)
+        return [found[m] for m in ids if m in found]
+
+    @staticmethod
+    def _listed(conn: Any, pk: str, category: str, limit: int) -> list[str] | None:
+        """The ids of the listing; None when a document of the scope has no card or category
+        (indexed before they were kept): the caller lists the store."""
+        if conn.execute(
+            "SELECT 1 FROM docs INDEXED BY docs_without_card WHERE pk = ? AND (card IS NULL OR category IS NULL)"
+            " LIMIT 1",
+            (pk,),
+        ).fetchone():
+            return None
+        return [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT memory_id FROM docs INDEXED BY docs_by_category"
+                " WHERE pk = ? AND category = ? ORDER BY memory_id DESC LIMIT ?",
+                (pk, category, limit),
+            )
+        ]
 
     _STATES = "SELECT memory_id, version, content_hash FROM docs WHERE pk = ?"
 
