@@ -316,20 +316,14 @@ class SearchIndex(Protocol):
         has one of the attribute ``keys`` (:func:`~agentmem.domain.conflict.attribute_keys`)."""
 
     def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """The indexed copy of each listed memory, as the projector last wrote it, without its
-        vector (``embedding`` None, ``embedding_model`` kept): recall scores its candidates on
-        these instead of reading each from the store, and reads from the store only what it
-        returns (:mod:`agentmem.services.recall`, "Cards"). An id left out is not indexed, or was
-        indexed before cards were kept: the caller reads it from the store."""
+        """The indexed copy of each listed memory as the projector last wrote it, without its vector
+        (``embedding`` None, ``embedding_model`` kept): recall scores its candidates on these and
+        reads from the store only what it returns (:mod:`agentmem.services.recall`). An id left
+        out is not indexed, or was indexed before cards were kept: the caller reads the store."""
 
     def listing(self, scope: Scope, category: str, limit: int) -> builtins.list[MemoryRecord] | None:
-        """The cards (:meth:`cards`) of the ``limit`` newest indexed memories of ``category``,
-        newest (highest memory id) first: what :meth:`MemoryStore.list` answers for the active
-        memories of a category, as the projection holds them. None when the index cannot answer
-        it (a document of the scope indexed before cards, or its category, were kept): the caller
-        lists the store. The context slots list here instead of the store (on DynamoDB three
-        listings were most of a context call's read units) and confirm from the store only what
-        they show (:mod:`agentmem.services.context`)."""
+        """:meth:`MemoryStore.list` of ``category``'s active memories as the cards hold them (see
+        :mod:`agentmem.services.slot_listings`); None: a document has no card or category."""
 
     def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
         """Indexed version and hash for each id present."""

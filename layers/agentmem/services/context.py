@@ -44,17 +44,9 @@ from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore, SearchIndex
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.context_slots import SLOT_SOURCES, SlotInputs
 from agentmem.services.recall import RecallService, bounded
-from agentmem.services.slot_listings import (
-    CONFIRM_ROUNDS,
-    LISTING_LIMIT,
-    PROFILE_CATEGORIES,
-    SlotListings,
-    list_from_store,
-    list_slots,
-)
+from agentmem.services.slot_listings import CONFIRM_ROUNDS, SlotListings, list_from_store, list_slots
 from agentmem.services.summaries import SummaryService
 
-__all__ = ["LISTING_LIMIT", "PROFILE_CATEGORIES", "ContextResult", "ContextService"]
 T = TypeVar("T")
 
 
@@ -114,7 +106,7 @@ class ContextService:
         listing_f = self._submit(list_slots, self.store, self.index, scope, as_of)
         hints_f = self._submit(self.conflicts.hints, scope) if self.conflicts and as_of is None else None
         state_f = self._submit(self._state, scope, session_id) if session_id else None
-        wanted = {spec.name for spec in schema.slots}
+        wanted = frozenset(spec.name for spec in schema.slots)
         window_f = (
             self._submit(self.turn_log.recent_turns, scope, session_id, self.window_turns)
             if session_id and self.turn_log is not None and SlotName.SESSION in wanted
@@ -150,12 +142,13 @@ class ContextService:
                 hints = hints_f.result()
             except AgentMemError:
                 degraded.append("conflicts")
+        task_budget_chars = next((s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None)
         rounds = 0
         while True:  # until every memory shown is the store's own (slot_listings.py)
             fetched = SlotInputs(
                 query=query,
                 now=now,
-                wanted=frozenset(spec.name for spec in schema.slots),
+                wanted=wanted,
                 recalled=recalled.memories,
                 profile_records=listings.profile,
                 policy_records=listings.policy,
@@ -168,9 +161,7 @@ class ContextService:
                 recorded=recorded,
                 withheld=withheld,
                 previous=previous,
-                task_budget_chars=next(
-                    (s.budget_chars for s in schema.slots if s.name is SlotName.TASK_MEM), None
-                ),
+                task_budget_chars=task_budget_chars,
                 task_memory_tokens=self.task_memory_tokens,
             )
             inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}

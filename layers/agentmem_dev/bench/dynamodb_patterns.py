@@ -25,7 +25,7 @@ from agentmem_dev.bench.dynamodb_units import RulesClient, item_size, read_units
 
 OLD_NEIGHBOURS = 200
 RECENT_NEIGHBOURS = 20  # the write pipeline's recent window (agentmem.services.neighbours.RECENT)
-OLD_LISTING_LIMIT = 100  # services/context.py LISTING_LIMIT
+OLD_LISTING_LIMIT = 100  # services/slot_listings.py LISTING_LIMIT
 GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
 
 

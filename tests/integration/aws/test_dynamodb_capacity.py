@@ -21,7 +21,7 @@ from agentmem.adapters.aws.errors import LazyClient
 from agentmem.domain import ids
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.ports import Put
-from agentmem.services.context import PROFILE_CATEGORIES
+from agentmem.services.slot_listings import PROFILE_CATEGORIES
 from agentmem_dev.bench.dynamodb_units import RulesClient, item_size, read_units, write_units
 
 S1 = Scope("t1", "u1")

@@ -3,6 +3,9 @@ record as :func:`agentmem.adapters.record_json.card` writes it, in ``docs.card``
 document in the index's write transaction (NULL in a file indexed before cards: such an id is left
 out and its caller reads the store).
 
+:func:`listing` answers :meth:`~agentmem.ports.SearchIndex.listing` from ``docs.category``: the ids
+of a listing are kept in the scope's cache until a document of the scope changes.
+
 Decoded cards are kept per scope (:data:`CACHED_CARDS`, most recently used) in the scope's cache
 of the index, which every write of this instance and every change another writer made (the
 generation catch-up) clears of the documents they touch: a kept card is the stored one.
@@ -46,3 +49,40 @@ def read(
     while len(kept) > CACHED_CARDS:
         kept.popitem(last=False)
     return found
+
+
+def listing(
+    conn: Any,
+    scope: Scope,
+    category: str,
+    limit: int,
+    kept_ids: dict[tuple[str, int], list[str] | None],
+    kept: OrderedDict[str, MemoryRecord],
+) -> list[MemoryRecord] | None:
+    """The cards of the ``limit`` newest documents of ``category`` in ``scope``; None when a
+    document of the scope has no card or category (indexed before they were kept)."""
+    key = (category, limit)
+    if key not in kept_ids:
+        kept_ids[key] = _listed(conn, scope.key, category, limit)
+    ids = kept_ids[key]
+    if ids is None:
+        return None
+    found = read(conn, scope, ids, kept)
+    return [found[m] for m in ids if m in found]
+
+
+def _listed(conn: Any, pk: str, category: str, limit: int) -> list[str] | None:
+    if conn.execute(
+        "SELECT 1 FROM docs INDEXED BY docs_without_card WHERE pk = ? AND (card IS NULL OR category IS NULL)"
+        " LIMIT 1",
+        (pk,),
+    ).fetchone():
+        return None
+    return [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT memory_id FROM docs INDEXED BY docs_by_category"
+            " WHERE pk = ? AND category = ? ORDER BY memory_id DESC LIMIT ?",
+            (pk, category, limit),
+        )
+    ]

@@ -3,9 +3,10 @@ version wrote.
 
 - ``docs``: one row per indexed memory, without its vector: version, content hash, BM25 length,
   generation stamp, the attribute reading (:mod:`.index_readings`), the card
-  (:mod:`.index_cards`) and the category the slot listings ask for (``docs_by_category``). A ``WITHOUT ROWID`` table keeps a row in its primary key's b-tree, whose
-  cells hold about 1,000 bytes before the rest spills to an overflow page; with the vector in the
-  row (1 KB at 256-d, 2 KB at 512-d) every row spilled, and reading a card or a reading cost two
+  (:mod:`.index_cards`) and the category the slot listings ask for (``docs_by_category``). A
+  ``WITHOUT ROWID`` table keeps a row in its primary key's b-tree, whose cells hold about 1,000
+  bytes before the rest spills to an overflow page; with the vector in the row (1 KB at 256-d,
+  2 KB at 512-d) every row spilled, and reading a card or a reading cost two
   pages. Measured at 11k documents (256-d, 96 random ids, SQLite's default 2 MB page cache): the
   cards read in 1.40 ms with the vector in the row, 0.35 ms without it.
 - ``doc_vectors``: the vector of each document that has one, with its model. An ordinary (rowid)
@@ -15,8 +16,8 @@ version wrote.
 
 :func:`migrate` (run before the schema script, :class:`~.sqlite_base.SqliteDatabase`) upgrades
 older files in place: columns added after the first version (generation stamps, readings, cards,
-categories; NULL or 0 where unknown, a category taken from its row's card) and, for a file whose ``docs`` rows still hold the vectors, the vectors
-moved to ``doc_vectors`` in one transaction. A no-op on a current file.
+categories; NULL or 0 where unknown, a category taken from its row's card) and, for a file
+whose ``docs`` rows still hold the vectors, the vectors moved to ``doc_vectors`` in one transaction. A no-op on a current file.
 """
 
 from __future__ import annotations

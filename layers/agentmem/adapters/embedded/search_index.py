@@ -94,9 +94,8 @@ class _ScopeCache:
     vector_key: dict[str, tuple[str, int]] = field(default_factory=dict)
     ann: dict[str, Any] = field(default_factory=dict)  # VectorMatrix options (the graph's threshold)
     cards: OrderedDict[str, MemoryRecord] = field(default_factory=OrderedDict)  # decoded, bounded
-    listings: dict[tuple[str, int], list[str] | None] = field(
-        default_factory=dict
-    )  # ids, by (category, limit)
+    # the ids of each listing, by (category, limit): index_cards.listing
+    listings: dict[tuple[str, int], list[str] | None] = field(default_factory=dict)
 
     def drop(self, timeout: float | None = 0.0) -> None:
         """Stop the graph builds this cache started (waiting at most ``timeout`` s for each)."""
@@ -425,33 +424,7 @@ class LocalSearchIndex:
             return []
         with self._lock, self._db.read() as conn:
             cache = self._scope(conn, scope.key)  # in step with other writers' generations
-            key = (str(category), limit)
-            if key not in cache.listings:
-                cache.listings[key] = self._listed(conn, scope.key, str(category), limit)
-            ids = cache.listings[key]
-            if ids is None:
-                return None
-            found = index_cards.read(conn, scope, ids, cache.cards)
-        return [found[m] for m in ids if m in found]
-
-    @staticmethod
-    def _listed(conn: Any, pk: str, category: str, limit: int) -> list[str] | None:
-        """The ids of the listing; None when a document of the scope has no card or category
-        (indexed before they were kept): the caller lists the store."""
-        if conn.execute(
-            "SELECT 1 FROM docs INDEXED BY docs_without_card WHERE pk = ? AND (card IS NULL OR category IS NULL)"
-            " LIMIT 1",
-            (pk,),
-        ).fetchone():
-            return None
-        return [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT memory_id FROM docs INDEXED BY docs_by_category"
-                " WHERE pk = ? AND category = ? ORDER BY memory_id DESC LIMIT ?",
-                (pk, category, limit),
-            )
-        ]
+            return index_cards.listing(conn, scope, str(category), limit, cache.listings, cache.cards)
 
     _STATES = "SELECT memory_id, version, content_hash FROM docs WHERE pk = ?"
 
