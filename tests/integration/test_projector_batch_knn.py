@@ -1,7 +1,8 @@
-"""The projector asks a batch's SIMILAR_TO k-NN in one request (services/projector.py,
-``Projector._ask_similar``) only where that gives what asking at link time would: for a scope
-whose every change in the batch is an active record the batch wrote in one request. The graph it
-builds is the same edge for edge as projecting the changes one at a time, in both languages."""
+"""The projector asks a batch's SIMILAR_TO k-NN in one request per scope (services/projector.py,
+``Projector._ask_similar``) where every change of the scope is decided: active records the batch
+wrote in one request, and removals, which the answer leaves out. The graph it builds is the same
+edge for edge as projecting the changes one at a time, in both languages, with the removals
+before or after the new memories."""
 
 from __future__ import annotations
 
@@ -114,29 +115,75 @@ def test_a_batch_links_as_one_at_a_time_does_with_one_knn_request_per_scope(
     assert alone_index.calls.count("knn") == len(changes)
 
 
-def test_a_scope_with_a_removal_in_the_batch_is_linked_at_link_time(
-    store: SqliteMemoryStore, tmp_path: Path
+@pytest.mark.parametrize("removal_first", [True, False])
+def test_a_batch_with_removals_asks_once_and_never_links_what_it_removes(
+    store: SqliteMemoryStore, tmp_path: Path, removal_first: bool
 ) -> None:
-    for n, text in enumerate(TEXTS[:3]):
+    for n, text in enumerate(TEXTS):
         store.create(_record(ALICE, n, text))
         store.create(_record(BOB, n, text))
+    batched, batched_index, batched_graph = _projector(tmp_path / "batched", store)
+    alone, alone_index, alone_graph = _projector(tmp_path / "alone", store)
+    first = _changes(store)
+    _batch(batched, first)
+    for change in first:
+        alone.apply(change, now=NOW)
+    seen = store.read_outbox(0, 10_000)[-1].seq
+
+    def supersede(memory_id: str) -> None:
+        old = store.get(ALICE, memory_id)
+        assert old is not None
+        store.update(replace(old, status=Status.SUPERSEDED, version=old.version + 1), old.version)
+
+    if removal_first:
+        supersede("m001")
+        supersede("m004")
+    store.create(_record(ALICE, 10, "I drink green tea each morning"))
+    store.create(_record(ALICE, 11, "我每天早上喝一杯绿茶"))
+    store.create(_record(BOB, 10, "I drink green tea each morning"))
+    if not removal_first:
+        supersede("m001")
+        supersede("m004")
+    changes = _changes(store, seen)
+    batched_index.calls.clear()
+    decisions = _batch(batched, changes)
+    for change in changes:
+        alone.apply(change, now=NOW)
+    by_id = {(c.scope.key, c.memory_id): d for c, d in zip(changes, decisions, strict=True)}
+    for key in ((ALICE.key, "m010"), (ALICE.key, "m011"), (BOB.key, "m010")):
+        decision = by_id[key]
+        assert decision is not None and decision.similar is not None
+        if key[0] == ALICE.key:  # bob's m001 and m004 stay
+            assert not {h.memory_id for h in decision.similar} & {"m001", "m004"}
+    assert batched_index.calls == ["knn_many", "knn_many"]  # one per scope, none at link time
+    assert _edges(batched_graph) == _edges(alone_graph)  # removed ones' edges go with them
+    linked = {dst for (pk, src, dst, _t) in _edges(batched_graph) if pk == ALICE.key}
+    assert not linked & {"m001", "m004"} and linked & {"m000", "m002", "m003"}
+
+
+def test_a_scope_with_many_removals_in_the_batch_is_linked_at_link_time(
+    store: SqliteMemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmem.services import projector as projector_module
+
+    monkeypatch.setattr(projector_module, "BATCHED_REMOVALS", 1)
+    for n, text in enumerate(TEXTS[:4]):
+        store.create(_record(ALICE, n, text))
     projector, index, graph = _projector(tmp_path / "p", store)
     _batch(projector, _changes(store))
     seen = store.read_outbox(0, 10_000)[-1].seq
-    old = store.get(ALICE, "m001")
-    assert old is not None
-    store.update(replace(old, status=Status.SUPERSEDED, version=old.version + 1), old.version)
+    for memory_id in ("m001", "m002"):
+        old = store.get(ALICE, memory_id)
+        assert old is not None
+        store.update(replace(old, status=Status.SUPERSEDED, version=old.version + 1), old.version)
     store.create(_record(ALICE, 10, "I drink green tea each morning"))
-    store.create(_record(BOB, 10, "I drink green tea each morning"))
-    changes = _changes(store, seen)
+    store.create(_record(ALICE, 11, "Every morning I drink a green tea"))
     index.calls.clear()
-    decisions = _batch(projector, changes)
-    by_scope = {(c.scope.key, c.memory_id): d for c, d in zip(changes, decisions, strict=True)}
-    assert by_scope[(ALICE.key, "m010")].similar is None  # alice's batch also removes m001
-    assert by_scope[(BOB.key, "m010")].similar is not None
-    assert index.calls.count("knn") == 1  # alice's new memory, at link time
-    linked = {dst for (pk, src, dst, _t) in _edges(graph) if pk == ALICE.key and src == "m010"}
-    assert "m001" not in linked and linked & {"m000", "m002"}
+    decisions = _batch(projector, _changes(store, seen))
+    assert all(d is None or d.similar is None for d in decisions)
+    assert index.calls.count("knn") == 2 and "knn_many" not in index.calls
+    linked = {dst for (_pk, src, dst, _t) in _edges(graph) if src in {"m010", "m011"}}
+    assert not linked & {"m001", "m002"} and "m000" in linked
 
 
 def test_a_failed_batch_request_leaves_the_knn_to_link_time(

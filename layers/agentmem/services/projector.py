@@ -2,10 +2,12 @@
 
 INSERT / MODIFY of an active record -> upsert (version-guarded), then edges: FOLLOWS (previous
 memory of the session), SIMILAR_TO (k-NN above the calibrated threshold, not a scan),
-BELONGS_TO (entities). A batch whose changes of a scope are all active records written in one
-request asks the k-NN of their SIMILAR_TO edges in one request too (:meth:`SearchIndex.knn_many`):
-nothing else writes that scope's documents before they are linked, so each answer is the one a
-query at link time would give. MODIFY to superseded / deleted / quarantined and REMOVE -> delete from
+BELONGS_TO (entities). A batch asks the k-NN of its records' SIMILAR_TO edges in one request
+per scope (:meth:`SearchIndex.knn_many`), after its one index request wrote them all, where every
+change of the scope is decided: the active records written, the others removals, whose ids the
+answer leaves out (asked with one more neighbour per removal). Each answer is then the index as
+the batch leaves it; asked at link time, a memory the batch removes later would take an edge
+that its removal then drops. MODIFY to superseded / deleted / quarantined and REMOVE -> delete from
 both projections. Replays and out-of-order records are harmless: each projection keeps the
 highest version. Same version with another hash is a conflict: counted, audited, left to the
 reconciler. What is projected is the stored record read through at the image's version or a newer
@@ -43,6 +45,7 @@ from agentmem.ports import (
 log = logging.getLogger(__name__)
 
 SIMILAR_NEIGHBOURS = 5
+BATCHED_REMOVALS = 64  # removals of a scope in one batch up to which its k-NN is still asked at once
 TOMBSTONE_VERSION = 2**53  # deletes of erased records win over any replayed version
 
 
@@ -160,31 +163,48 @@ class Projector:
 
     def _ask_similar(self, changes: Sequence[Change], decisions: list[Decision | None]) -> None:
         """The SIMILAR_TO k-NN of the batch's records, one request per (scope, model), for the
-        scopes whose every change was written by the batch's one request (so the index holds at
-        link time what it holds now); a failure leaves the k-NN to link time."""
+        scopes whose every change the batch decided: each active record written by the batch's
+        one index request, the rest removals (at most :data:`BATCHED_REMOVALS`). The answer is
+        asked with one more neighbour per removal and leaves the removed out, so it is what the
+        index holds once the batch is applied; a failure leaves the k-NN to link time."""
         if self.embedder is None:
             return
         batched: dict[str, bool] = {}
+        removed: dict[str, set[str]] = {}
+        kept: set[tuple[str, str]] = set()
         for change, decision in zip(changes, decisions, strict=True):
-            written = decision is not None and decision.indexed is not None and decision.record is not None
-            batched[change.scope.key] = batched.get(change.scope.key, True) and written
+            key = change.scope.key
+            record = decision.record if decision is not None else None
+            if record is not None and record.is_active:
+                ok = decision is not None and decision.indexed is not None
+                kept.add((key, change.memory_id))
+            else:
+                ok = decision is not None
+                removed.setdefault(key, set()).add(change.memory_id)
+            batched[key] = batched.get(key, True) and ok
+        for key, ids in removed.items():
+            ids.difference_update(m for k, m in kept if k == key)  # removed, then written again
+            if len(ids) > BATCHED_REMOVALS:
+                batched[key] = False
         groups: dict[tuple[str, str], list[tuple[int, Decision, MemoryRecord]]] = {}
         for i, decision in enumerate(decisions):
             record = decision.record if decision is not None else None
-            if decision is None or record is None or not batched[record.scope.key]:
+            if decision is None or record is None or not record.is_active or not batched[record.scope.key]:
                 continue
             if record.embedding is not None and record.embedding_model:
                 groups.setdefault((record.scope.key, record.embedding_model), []).append(
                     (i, decision, record)
                 )
-        for (_, model), rows in groups.items():
+        for (key, model), rows in groups.items():
+            gone = removed.get(key, set())
             vectors = [np.asarray(r.embedding, dtype=np.float32) for _, _, r in rows]
             try:
-                found = self.index.knn_many(rows[0][2].scope, vectors, SIMILAR_NEIGHBOURS + 1, model)
+                found = self.index.knn_many(rows[0][2].scope, vectors, SIMILAR_NEIGHBOURS + 1 + len(gone), model)
             except AgentMemError:
                 continue
             for (i, decision, _), hits in zip(rows, found, strict=True):
-                decisions[i] = replace(decision, similar=tuple(hits))
+                left = [h for h in hits if h.memory_id not in gone][: SIMILAR_NEIGHBOURS + 1]
+                decisions[i] = replace(decision, similar=tuple(left))
 
     def apply(
         self,

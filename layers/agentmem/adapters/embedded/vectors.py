@@ -208,7 +208,9 @@ class VectorMatrix:
         self.dim = dim
         self.ids: list[str | None] = list(ids or [])
         self.slot_of = {m: i for i, m in enumerate(self.ids) if m is not None}
-        size = max(16, len(self.ids))
+        # Room for the writes after a load: growing copies the whole matrix (10 MB at 10k × 256-d),
+        # which the first new memory of every loaded scope paid when the matrix was loaded full.
+        size = len(self.ids) + max(16, len(self.ids) // 8)
         self.matrix = np.zeros((size, dim), dtype=np.float32)
         self.valid = np.zeros(size, dtype=bool)
         if matrix is not None and len(self.ids):
