@@ -266,3 +266,43 @@ def test_a_kept_listing_takes_another_writers_changes(tmp_path: Path) -> None:
     finally:
         one.close()
         two.close()
+
+
+def test_a_file_with_postings_is_upgraded_to_doc_terms(tmp_path: Path) -> None:
+    """The layout before ``doc_terms`` (one ``postings`` row per term and document): the rows are
+    gathered per document in place; BM25 answers as before, in both languages, and a second
+    instance takes the new writes' terms."""
+    import sqlite3
+
+    path = tmp_path / "terms.sqlite3"
+    index = LocalSearchIndex(path)
+    texts = {"m0": "green tea every morning", "m1": "我每天早上喝绿茶", "m2": "tea tea tea and 绿茶"}
+    for memory_id, text in texts.items():
+        index.upsert(rec(memory_id, text))
+    queries = ["tea", "绿茶", "morning 早上"]
+    before = {q: index.keyword(S1, q, 5) for q in queries}
+    index.close()
+    conn = sqlite3.connect(path)  # rewrite it in the old layout
+    conn.executescript(
+        """
+        CREATE TABLE postings (pk TEXT NOT NULL, term TEXT NOT NULL, memory_id TEXT NOT NULL,
+            tf INTEGER NOT NULL, PRIMARY KEY (pk, term, memory_id)) WITHOUT ROWID;
+        CREATE INDEX postings_by_doc ON postings (pk, memory_id);
+        INSERT INTO postings SELECT t.pk, j.key, t.memory_id, j.value FROM doc_terms AS t, json_each(t.terms) AS j;
+        DROP TABLE doc_terms;
+        """
+    )
+    conn.commit()
+    conn.close()
+
+    upgraded, other = LocalSearchIndex(path), LocalSearchIndex(path)
+    assert {q: upgraded.keyword(S1, q, 5) for q in queries} == before
+    assert all(before[q] for q in queries)
+    check = sqlite3.connect(path)
+    assert check.execute("SELECT name FROM sqlite_master WHERE name = 'postings'").fetchone() is None
+    assert check.execute("SELECT COUNT(*) FROM doc_terms").fetchone()[0] == 3
+    other.upsert(rec("m3", "jasmine tea 茉莉花茶"))
+    assert "m3" in ids(upgraded.keyword(S1, "jasmine", 5))  # taken through the generation stamps
+    upgraded.delete(S1, "m0", 2)
+    assert "m0" not in ids(other.keyword(S1, "morning", 5))
+    assert check.execute("SELECT COUNT(*) FROM doc_terms").fetchone()[0] == 3

@@ -199,7 +199,9 @@ class Projector:
             gone = removed.get(key, set())
             vectors = [np.asarray(r.embedding, dtype=np.float32) for _, _, r in rows]
             try:
-                found = self.index.knn_many(rows[0][2].scope, vectors, SIMILAR_NEIGHBOURS + 1 + len(gone), model)
+                found = self.index.knn_many(
+                    rows[0][2].scope, vectors, SIMILAR_NEIGHBOURS + 1 + len(gone), model
+                )
             except AgentMemError:
                 continue
             for (i, decision, _), hits in zip(rows, found, strict=True):

@@ -12,12 +12,19 @@ version wrote.
 - ``doc_vectors``: the vector of each document that has one, with its model. An ordinary (rowid)
   table: its leaf cells hold up to ~4 KB, so a vector does not spill. Read only to load a scope's
   matrix and to take another writer's changes into it.
-- ``postings``, ``tombstones``, ``generations`` and the readings' key rows, as before.
+- ``doc_terms``: each document's BM25 terms and their counts (a JSON object), one row per
+  document. It replaced ``postings`` (one row per term and document, keyed by term): a write put
+  ~20 rows into places spread over the whole table, so at 10k documents a user a projector
+  transaction wrote ~2.5× the pages it wrote at 100 (commit 260 µs against 104). The inverted
+  index is built in memory from these rows (:mod:`.text_index`); nothing asks SQLite by term.
+- ``tombstones``, ``generations`` and the readings' key rows, as before.
 
 :func:`migrate` (run before the schema script, :class:`~.sqlite_base.SqliteDatabase`) upgrades
 older files in place: columns added after the first version (generation stamps, readings, cards,
-categories; NULL or 0 where unknown, a category taken from its row's card) and, for a file
-whose ``docs`` rows still hold the vectors, the vectors moved to ``doc_vectors`` in one transaction. A no-op on a current file.
+categories; NULL or 0 where unknown, a category taken from its row's card), for a file
+whose ``docs`` rows still hold the vectors, the vectors moved to ``doc_vectors``, and for a file
+with ``postings``, its rows gathered into ``doc_terms``, each move in one transaction. A no-op on
+a current file.
 """
 
 from __future__ import annotations
@@ -39,18 +46,20 @@ CREATE TABLE IF NOT EXISTS doc_vectors (
     PRIMARY KEY (pk, memory_id)
 );
 """
+_DOC_TERMS = """
+CREATE TABLE IF NOT EXISTS doc_terms (
+    pk TEXT NOT NULL, memory_id TEXT NOT NULL, terms TEXT NOT NULL,
+    PRIMARY KEY (pk, memory_id)
+) WITHOUT ROWID;
+"""
 SCHEMA = (
     _DOCS
     + _DOC_VECTORS
+    + _DOC_TERMS
     + """
 CREATE INDEX IF NOT EXISTS docs_by_gen ON docs (pk, gen);
 CREATE INDEX IF NOT EXISTS docs_by_category ON docs (pk, category, memory_id);
 CREATE INDEX IF NOT EXISTS docs_without_card ON docs (pk) WHERE card IS NULL OR category IS NULL;
-CREATE TABLE IF NOT EXISTS postings (
-    pk TEXT NOT NULL, term TEXT NOT NULL, memory_id TEXT NOT NULL, tf INTEGER NOT NULL,
-    PRIMARY KEY (pk, term, memory_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS postings_by_doc ON postings (pk, memory_id);
 CREATE TABLE IF NOT EXISTS tombstones (
     pk TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL, gen INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (pk, memory_id)
@@ -93,6 +102,8 @@ def migrate(conn: Any) -> None:
                 )
     if "vector" in _columns(conn, "docs"):
         _move_vectors(conn)
+    if _columns(conn, "postings"):
+        _move_postings(conn)
 
 
 def _move_vectors(conn: Any) -> None:
@@ -112,6 +123,24 @@ def _move_vectors(conn: Any) -> None:
             conn.execute(_DOCS)
             conn.execute(f"INSERT INTO docs ({_KEPT}) SELECT {_KEPT} FROM docs_with_vectors")
             conn.execute("DROP TABLE docs_with_vectors")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _move_postings(conn: Any) -> None:
+    """Gather the ``postings`` rows into one ``doc_terms`` row per document and drop the table,
+    in one transaction (another process may be opening the file: checked again inside)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if _columns(conn, "postings"):
+            conn.execute(_DOC_TERMS)
+            conn.execute(
+                "INSERT OR REPLACE INTO doc_terms (pk, memory_id, terms)"
+                " SELECT pk, memory_id, json_group_object(term, tf) FROM postings GROUP BY pk, memory_id"
+            )
+            conn.execute("DROP TABLE postings")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -5,7 +5,7 @@ A projection of the active memories, in its own SQLite file so it can be dropped
 (tables and upgrades: :mod:`.index_schema`): ``docs`` (pk, memory_id, version, content_hash,
 doc_len, the attribute reading of :mod:`agentmem.adapters.readings`, the card of
 :mod:`.index_cards`), ``doc_vectors`` (model and float32 vector, apart so a ``docs`` row stays
-small), ``postings`` (pk, term, memory_id, tf) and ``tombstones`` (the version a document was
+small), ``doc_terms`` (each document's BM25 term counts) and ``tombstones`` (the version a document was
 deleted at, so a late replay of an older version cannot resurrect it — what OpenSearch's
 external versioning keeps).
 Writes follow :class:`~agentmem.ports.ProjectionOutcome`: an older version, or the same version
@@ -42,6 +42,7 @@ are :mod:`.vectors`, the terms and BM25 :mod:`.text_index`.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections import Counter, OrderedDict
@@ -200,11 +201,10 @@ class LocalSearchIndex:
         for memory_id, model, blob in changed:
             counts: dict[str, int] = {}
             if cache.text is not None:
-                counts = dict(
-                    conn.execute(
-                        "SELECT term, tf FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id)
-                    ).fetchall()
-                )
+                row = conn.execute(
+                    "SELECT terms FROM doc_terms WHERE pk = ? AND memory_id = ?", (pk, memory_id)
+                ).fetchone()
+                counts = {} if row is None else json.loads(row[0])
             vector = np.frombuffer(blob, dtype="<f4") if blob else None
             cache.add(memory_id, counts, model if vector is not None else None, vector)
         cache.gen = gen
@@ -278,8 +278,6 @@ class LocalSearchIndex:
                     def change(cache: _ScopeCache) -> None:
                         cache.remove(memory_id)
                 else:
-                    if row is not None:
-                        conn.execute("DELETE FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id))
                     if tomb is not None:
                         conn.execute("DELETE FROM tombstones WHERE pk = ? AND memory_id = ?", (pk, memory_id))
                     gen = bump_generation(conn, pk)
@@ -301,9 +299,9 @@ class LocalSearchIndex:
                         ),
                     )
                     write_vector(conn, pk, memory_id, model, vector)
-                    conn.executemany(
-                        "INSERT INTO postings (pk, term, memory_id, tf) VALUES (?, ?, ?, ?)",
-                        [(pk, term, memory_id, tf) for term, tf in counts.items()],
+                    conn.execute(
+                        "INSERT OR REPLACE INTO doc_terms (pk, memory_id, terms) VALUES (?, ?, ?)",
+                        (pk, memory_id, json.dumps(counts, ensure_ascii=False, separators=(",", ":"))),
                     )
 
                     def change(cache: _ScopeCache) -> None:
@@ -317,7 +315,7 @@ class LocalSearchIndex:
         """Delete the document and remember the version it was deleted at, stamped with ``gen``
         (0: nothing was indexed, no cache holds it; a stamp never moves back)."""
         conn.execute("DELETE FROM docs WHERE pk = ? AND memory_id = ?", (pk, memory_id))
-        conn.execute("DELETE FROM postings WHERE pk = ? AND memory_id = ?", (pk, memory_id))
+        conn.execute("DELETE FROM doc_terms WHERE pk = ? AND memory_id = ?", (pk, memory_id))
         write_vector(conn, pk, memory_id, None, None)
         index_readings.remove(conn, pk, memory_id)
         conn.execute(
@@ -349,7 +347,7 @@ class LocalSearchIndex:
         with self._lock:
             with self._db.write() as conn:
                 count = int(conn.execute("SELECT COUNT(*) FROM docs WHERE pk = ?", (pk,)).fetchone()[0])
-                for table in ("docs", "doc_vectors", "postings", "tombstones"):
+                for table in ("docs", "doc_vectors", "doc_terms", "tombstones"):
                     conn.execute(f"DELETE FROM {table} WHERE pk = ?", (pk,))
                 index_readings.erase(conn, pk)
                 bump_generation(conn, pk, reset=True)  # deleted rows leave no stamp: caches start over

@@ -14,11 +14,12 @@ into runs:
 Anything else (spaces, punctuation, symbols) separates runs.
 
 :class:`InvertedIndex` is the in-memory BM25 scorer the embedded search index keeps per scope
-(loaded from its ``postings`` table, then updated in place).
+(built from its ``doc_terms`` rows, then updated in place).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -26,7 +27,6 @@ from array import array
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import groupby
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -135,23 +135,27 @@ class InvertedIndex:
     @classmethod
     def load(cls, conn: Any, pk: str) -> InvertedIndex:
         text = cls()
-        docs = conn.execute("SELECT memory_id, doc_len FROM docs WHERE pk = ?", (pk,)).fetchall()
+        docs = conn.execute(
+            "SELECT d.memory_id, d.doc_len, t.terms FROM docs AS d"
+            " LEFT JOIN doc_terms AS t ON t.pk = d.pk AND t.memory_id = d.memory_id WHERE d.pk = ?",
+            (pk,),
+        ).fetchall()
         size = max(16, len(docs))
-        text.ids = [m for m, _ in docs]
+        text.ids = [m for m, _, _ in docs]
         text.slot_of = {m: i for i, m in enumerate(text.ids) if m is not None}
         text.valid = np.zeros(size, dtype=bool)
         text.valid[: len(docs)] = True
         text.doc_len = np.zeros(size, dtype=np.float64)
-        text.doc_len[: len(docs)] = np.fromiter((d for _, d in docs), dtype=np.float64, count=len(docs))
+        text.doc_len[: len(docs)] = np.fromiter((d for _, d, _ in docs), dtype=np.float64, count=len(docs))
         text.total_len = int(text.doc_len.sum())
-        rows = conn.execute("SELECT term, memory_id, tf FROM postings WHERE pk = ? ORDER BY term", (pk,))
-        slot_of = text.slot_of
-        for term, group in groupby(rows, key=itemgetter(0)):
-            slots, tfs = array("i"), array("i")
-            for _, memory_id, tf in group:
-                slots.append(slot_of[memory_id])
-                tfs.append(tf)
-            text.postings[term] = (slots, tfs)
+        postings = text.postings
+        for slot, (_, _, terms) in enumerate(docs):  # slots ascend: each term's slots stay sorted
+            for term, tf in json.loads(terms or "{}").items():
+                entry = postings.get(term)
+                if entry is None:
+                    entry = postings[term] = (array("i"), array("i"))
+                entry[0].append(slot)
+                entry[1].append(tf)
         return text
 
     @property
