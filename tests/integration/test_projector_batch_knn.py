@@ -123,7 +123,7 @@ def test_a_batch_with_removals_asks_once_and_never_links_what_it_removes(
         store.create(_record(ALICE, n, text))
         store.create(_record(BOB, n, text))
     batched, batched_index, batched_graph = _projector(tmp_path / "batched", store)
-    alone, alone_index, alone_graph = _projector(tmp_path / "alone", store)
+    alone, _alone_index, alone_graph = _projector(tmp_path / "alone", store)
     first = _changes(store)
     _batch(batched, first)
     for change in first:

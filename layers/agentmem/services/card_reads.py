@@ -11,14 +11,16 @@ memory of its answer that it knows only from a card is read from the store
 (superseded, quarantined, reinforced a moment ago while the projection lags), makes recall score
 again with the store's copy (or without it), until everything it answers is the store's own — the
 guarantee recall always gave: a memory superseded a moment ago is never returned, whatever the
-projections say. An id the index holds no card of (projected before cards were kept), and every
+projections say. A context call asks recall for its answer unconfirmed (``confirm=False``) and
+confirms only the memories it shows, with the slots' in one batch (:meth:`CandidateReads.unread`,
+:meth:`CandidateReads.check`; ``services/context.py``). An id the index holds no card of (projected before cards were kept), and every
 candidate while the index fails, is read from the store.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agentmem.domain.models import MemoryRecord, Scope
@@ -71,12 +73,22 @@ class CandidateReads:
         """Read from the store the memories of ``answer`` known only from a card; True when each
         is the store's version (the answer stands), False when one is gone or changed (the caller
         scores again: :meth:`current` gives the store's copies)."""
-        unread = [r for r in answer if r.memory_id not in self.stored]
+        unread = self.unread(answer)
         if not unread:
             return True
-        found = self.store.get_many(self.scope, [r.memory_id for r in unread], embeddings=False)
+        return self.check(
+            unread, self.store.get_many(self.scope, [r.memory_id for r in unread], embeddings=False)
+        )
+
+    def unread(self, answer: Iterable[MemoryRecord]) -> list[MemoryRecord]:
+        """The memories of ``answer`` known only from a card."""
+        return [r for r in answer if r.memory_id not in self.stored]
+
+    def check(self, cards: Iterable[MemoryRecord], found: Mapping[str, MemoryRecord]) -> bool:
+        """Take ``found`` (the store's copies, read for ``cards``; an id it lacks: the store holds
+        none) as the store's; True when each card is the store's version."""
         same = True
-        for card in unread:
+        for card in cards:
             stored = self.stored[card.memory_id] = found.get(card.memory_id)
             if stored is None or stored.version != card.version:
                 same = False

@@ -19,10 +19,11 @@ the react mode's task notes are compressed past ``task_memory_tokens`` (:mod:`ag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
 from agentmem.domain.context import (
@@ -43,7 +44,7 @@ from agentmem.errors import AgentMemError
 from agentmem.ports import AuditLog, MemoryStore, RuntimeStateStore, SearchIndex, TurnLog
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.context_slots import SLOT_SOURCES, SlotInputs
-from agentmem.services.recall import RecallService, bounded
+from agentmem.services.recall import RecallResult, RecallService, bounded
 from agentmem.services.slot_listings import CONFIRM_ROUNDS, SlotListings, list_from_store, list_slots
 from agentmem.services.summaries import SummaryService
 
@@ -102,7 +103,8 @@ class ContextService:
         query = bounded(query)  # what retrieval reads of it (also the assembler's language cue)
         schema = SCHEMAS[mode]
         # Sources fetch concurrently: the latency is the slowest source, not the sum.
-        recall_f = self._submit(self.recall.recall, scope, query, k=self.recall_k, now=now, as_of=as_of)
+        recall = partial(self.recall.recall, scope, query, k=self.recall_k, now=now, as_of=as_of)
+        recall_f = self._submit(recall, confirm=False)  # what the context shows is confirmed below
         listing_f = self._submit(list_slots, self.store, self.index, scope, as_of)
         hints_f = self._submit(self.conflicts.hints, scope) if self.conflicts and as_of is None else None
         state_f = self._submit(self._state, scope, session_id) if session_id else None
@@ -166,11 +168,17 @@ class ContextService:
             )
             inputs = {spec.name: SLOT_SOURCES[spec.name](fetched) for spec in schema.slots}
             assembled = assemble(mode, inputs, query=query, unranked=fetched.unranked, confirmations=hints)
-            if listings.confirm(self.store, scope, assembled.used_memory_ids):
+            recall_stands, slots_stand = self._confirm(scope, assembled.used_memory_ids, recalled, listings)
+            if recall_stands and slots_stand:
                 break
             rounds += 1
-            if rounds >= CONFIRM_ROUNDS:  # the projection lags far behind: the store lists
+            last = rounds >= CONFIRM_ROUNDS  # the projection lags far behind: the store answers
+            if last:
                 listings = list_from_store(self.store, scope)
+            if not recall_stands or last:
+                recalled = recall(confirm=last, reads=recalled.reads)
+                degraded.extend(d for d in recalled.degraded if d not in degraded)
+                listings.merge(recalled.stored)
         if assembled.used_memory_ids:
             self.audit.append(
                 AuditEvent(
@@ -183,6 +191,29 @@ class ContextService:
         scored_by_id = fetched.scored_by_id
         memories = [scored_by_id[i] for i in assembled.used_memory_ids if i in scored_by_id]
         return ContextResult(assembled, memories, sorted(set(degraded)))
+
+    def _confirm(
+        self, scope: Scope, shown: Sequence[str], recalled: RecallResult, listings: SlotListings
+    ) -> tuple[bool, bool]:
+        """Read from the store, in one batch, the memories the context shows that are known only
+        from the index's cards: recall's (its answer is not confirmed) and the slots' listings'.
+        Whether recall's answer and the listings stand (each shown card the store's version)."""
+        wanted = set(shown)
+        reads = recalled.reads
+        cards = (
+            []
+            if reads is None
+            else reads.unread(s.record for s in recalled.memories if s.record.memory_id in wanted)
+        )
+        unread = listings.unread(shown)
+        ids = list(dict.fromkeys([*(r.memory_id for r in cards), *unread]))
+        if not ids:
+            return True, True
+        found = self.store.get_many(scope, ids, embeddings=False)
+        recall_stands = reads.check(cards, found) if cards and reads is not None else True
+        slots_stand = listings.check(unread, found) if unread else True
+        listings.merge({m: found.get(m) for m in ids})
+        return recall_stands, slots_stand
 
     def _state(self, scope: Scope, session_id: str) -> RuntimeState | None:
         return self.runtime.get(scope, session_id) if self.runtime is not None else None

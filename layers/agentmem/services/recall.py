@@ -69,6 +69,10 @@ class RecallResult:
     stored: dict[str, MemoryRecord | None] = field(default_factory=dict)
     """The store's copy of each id recall read from the store (its newest memories, what it
     answers; None: the store holds none): the context slots take these over the index's cards."""
+    reads: CandidateReads | None = None
+    """The reads behind the answer; an answer not confirmed (``recall(confirm=False)``) may hold
+    cards: the caller confirms what it shows (:meth:`CandidateReads.unread` / ``check``) and, when
+    one is out of date, asks again with these reads."""
 
 
 @dataclass
@@ -96,8 +100,13 @@ class RecallService:
         now: datetime,
         categories: Iterable[Category] | None = None,
         as_of: datetime | None = None,
+        confirm: bool = True,
+        reads: CandidateReads | None = None,
     ) -> RecallResult:
-        """The ``k`` best memories for ``query`` (valid at ``as_of`` when given, see the module)."""
+        """The ``k`` best memories for ``query`` (valid at ``as_of`` when given, see the module).
+        ``confirm=False``: the answer as scored, cards included, for a caller that confirms only
+        what it shows (the context call); ``reads``: an earlier call's, whose store copies stand in
+        for the cards they were read for."""
         degraded: list[str] = []
         if as_of is not None:
             now = as_of  # recency as of then
@@ -126,12 +135,17 @@ class RecallService:
                 degraded.append("search_index")
                 channels.clear()
                 cosines.clear()
-        reads = CandidateReads(self.store, None if "search_index" in degraded else self.index, scope)
+        index = None if "search_index" in degraded else self.index
+        if reads is None:
+            reads = CandidateReads(self.store, index, scope)
+        else:
+            reads.index = index
         if self.index is None or "search_index" in degraded:
             # No index to score with: the bounded scan brings the vectors along.
             for record in self.store.scan_active(scope, FALLBACK_SCAN_LIMIT):
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("store_scan")
+            reads.read(records.values())
         else:
             # Read-your-writes: the newest memories may not be projected yet.
             for record in self.store.scan_active(scope, self.recent_window, embeddings=False):
@@ -157,8 +171,8 @@ class RecallService:
             ranked = demote_stale(scored)
             if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
                 ranked = self.floor.apply(self.scorer, ranked)
-            if reads.confirm([s.record for s in ranked[:k]]):
-                return RecallResult(memories=ranked[:k], degraded=degraded, stored=reads.stored)
+            if not confirm or reads.confirm([s.record for s in ranked[:k]]):
+                return RecallResult(memories=ranked[:k], degraded=degraded, stored=reads.stored, reads=reads)
             records = reads.current(records)
 
     def _expand(

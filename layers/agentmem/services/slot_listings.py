@@ -14,11 +14,13 @@ projector wrote it, so:
   may not hold yet, and what it answers) replace the cards of the same ids and join the listing
   (:meth:`SlotListings.merge`): read-your-writes, as when the store listed;
 - before the context is returned, every memory it shows that is known only from a card is read
-  from the store (:meth:`SlotListings.confirm`, one batch read of the few shown); one gone or in
-  another version (superseded, quarantined, edited while the projection lags) is replaced by the
-  store's copy or left out, and the slots are filled again — a memory superseded a moment ago is
-  never shown, whatever the projection says. After :data:`CONFIRM_ROUNDS` such rounds the store
-  lists the slots itself.
+  from the store, together with recall's shown memories in one batch read
+  (``ContextService._confirm``: :meth:`SlotListings.unread` / :meth:`SlotListings.check`;
+  :meth:`SlotListings.confirm` alone where nothing else is confirmed); one gone or in another
+  version (superseded, quarantined, edited while the projection lags) is replaced by the store's
+  copy or left out, and the slots are filled again — a memory superseded a moment ago is never
+  shown, whatever the projection says. After :data:`CONFIRM_ROUNDS` such rounds the store lists
+  the slots itself (and recall confirms its whole answer).
 
 The store lists when there is no index, when the index fails or cannot answer (documents indexed
 before cards were kept), and for a time-travel context (``as_of``: superseded memories, which the
@@ -87,13 +89,23 @@ class SlotListings:
         """Read from the store the memories of ``shown`` known only from a card; True when each is
         the store's version (what was shown stands), False when one is gone or changed (the
         listings now hold the store's copies: fill the slots again)."""
-        unread = [m for m in dict.fromkeys(shown) if m in self.unconfirmed]
+        unread = self.unread(shown)
         if not unread:
             return True
-        found = store.get_many(scope, unread, embeddings=False)
+        return self.check(unread, store.get_many(scope, unread, embeddings=False))
+
+    def unread(self, shown: Iterable[str]) -> list[str]:
+        """The ids of ``shown`` known only from a card."""
+        return [m for m in dict.fromkeys(shown) if m in self.unconfirmed]
+
+    def check(self, unread: Iterable[str], found: Mapping[str, MemoryRecord]) -> bool:
+        """Take ``found`` (the store's copies, read for ``unread``; an id it lacks: the store holds
+        none) over the cards; True when each card was the store's version."""
+        unread = list(unread)
         cards = {r.memory_id: r for listed in self.by_category.values() for r in listed}
         same = all(
             (stored := found.get(m)) is not None
+            and m in cards
             and stored.version == cards[m].version
             and stored.status is Status.ACTIVE
             for m in unread

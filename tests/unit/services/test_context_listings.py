@@ -176,12 +176,18 @@ def test_a_projection_far_behind_makes_the_store_list(world: World, monkeypatch:
 
     monkeypatch.setattr(world.index, "listing", lagging)
     confirms: list[bool] = []
-    confirm = SlotListings.confirm
+    check = SlotListings.check
 
     def counted(self: SlotListings, *args: Any) -> bool:
-        confirms.append(confirm(self, *args))
+        confirms.append(check(self, *args))
         return confirms[-1]
 
-    monkeypatch.setattr(SlotListings, "confirm", counted)
+    monkeypatch.setattr(SlotListings, "check", counted)
     assert build(world).context.text == expected
-    assert confirms[0] is False and confirms[-1] is True and len(confirms) <= CONFIRM_ROUNDS + 1
+    assert confirms and not any(confirms) and len(confirms) <= CONFIRM_ROUNDS  # every card shown was out of date
+    from agentmem.services import context as context_module
+
+    monkeypatch.setattr(context_module, "CONFIRM_ROUNDS", 1)  # the last round: the store answers
+    calls = spy(world, monkeypatch)
+    assert build(world).context.text == expected
+    assert sorted(calls["list"]) == ["identity", "policy", "preference"]

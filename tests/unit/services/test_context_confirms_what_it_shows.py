@@ -1,0 +1,110 @@
+"""A context call confirms from the store only the memories it shows (services/context.py,
+``ContextService._confirm``): recall answers from the index's cards unconfirmed, the slots list
+from them too, and one batch read of the shown memories known only from cards settles both. A
+memory of recall's answer superseded or edited while the projection lags is never shown as its
+card holds it, in both languages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from agentmem.domain.context import Mode
+from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem.services.context import ContextResult
+from support.fake_world import T0, S, World, turn
+
+NOW = T0 + timedelta(days=1)
+FACTS = [
+    "My dog is called Biscuit.",
+    "我的猫叫小白。",
+    "I live in Porto.",
+    "I'm learning Japanese for a trip to Kyoto.",
+    "我每天早上喝一杯乌龙茶。",
+    "My sister is a nurse in Lyon.",
+    "我周末常去西湖边跑步。",
+    "I am allergic to peanuts.",
+]
+
+
+def filled(world: World) -> None:
+    for number, fact in enumerate(FACTS):
+        world.c.pipeline.ingest(turn(f"m{number}", fact, hours=number * 0.01))
+    world.drain()
+    world.c.recall.recent_window = 0  # what recall answers is known from cards until confirmed
+
+
+def build(world: World, query: str) -> ContextResult:
+    return world.c.context.build(S, query, mode=Mode.CHAT, now=NOW)
+
+
+def by_content(world: World, content: str) -> MemoryRecord:
+    return next(r for r in world.active() if r.content == content)
+
+
+def reads(world: World, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    get_many = world.store.get_many
+
+    def spied(scope: Scope, memory_ids: Sequence[str], **kw: Any) -> dict[str, MemoryRecord]:
+        calls.append(list(memory_ids))
+        return get_many(scope, memory_ids, **kw)
+
+    monkeypatch.setattr(world.store, "get_many", spied)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "query", ["What is my dog called?", "我的猫叫什么名字？", "Plan my weekend", "帮我写一段自我介绍"]
+)
+def test_only_what_is_shown_is_read_in_one_batch(
+    world: World, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    filled(world)
+    confirmed = replace(world.c.context, index=None)  # the slots from the store
+    expected = confirmed.build(S, query, mode=Mode.CHAT, now=NOW).context.text
+    calls = reads(world, monkeypatch)
+    result = build(world, query)
+    assert result.context.text == expected  # the same context as confirming everything
+    shown = set(result.context.used_memory_ids)
+    read = {m for batch in calls for m in batch}
+    assert shown and read <= shown  # nothing recall answered but the context did not show
+    assert len(calls) <= 1  # recall's memories and the slots' in one batch
+
+
+@pytest.mark.parametrize(
+    ("query", "content", "edited"),
+    [
+        ("What is my dog called?", "My dog is called Biscuit.", "My dog is called Pepper."),
+        ("我的猫叫什么名字？", "我的猫叫小白。", "我的猫叫小黑。"),
+    ],
+)
+def test_a_recalled_memory_changed_while_the_projection_lags_is_shown_as_the_store_holds_it(
+    world: World, query: str, content: str, edited: str
+) -> None:
+    filled(world)
+    assert content in build(world, query).context.text
+    old = by_content(world, content)
+    world.store.update(old.evolve(now=T0 + timedelta(hours=2), content=edited), old.version)
+    assert world.index.cards(S, [old.memory_id])[old.memory_id].content == content  # the card lags
+    text = build(world, query).context.text
+    assert edited in text and content not in text
+
+
+@pytest.mark.parametrize(
+    ("query", "content"),
+    [("What is my dog called?", "My dog is called Biscuit."), ("我的猫叫什么名字？", "我的猫叫小白。")],
+)
+def test_a_recalled_memory_superseded_while_the_projection_lags_is_never_shown(
+    world: World, query: str, content: str
+) -> None:
+    filled(world)
+    old = by_content(world, content)
+    assert old.memory_id in build(world, query).context.used_memory_ids
+    world.store.update(old.evolve(now=T0 + timedelta(hours=2), status=Status.SUPERSEDED), old.version)
+    result = build(world, query)
+    assert content not in result.context.text and old.memory_id not in result.context.used_memory_ids
