@@ -161,6 +161,39 @@ def test_a_batch_with_removals_asks_once_and_never_links_what_it_removes(
     assert not linked & {"m001", "m004"} and linked & {"m000", "m002", "m003"}
 
 
+def test_a_replayed_removal_of_an_older_version_does_not_hide_the_live_memory(
+    store: SqliteMemoryStore, tmp_path: Path
+) -> None:
+    """A removal the index will not apply (it holds a newer version: a replay from before a
+    restore) leaves the memory among the batch's neighbours, as linking at link time would."""
+    for n, text in enumerate(TEXTS):
+        store.create(_record(ALICE, n, text))
+    batched, batched_index, batched_graph = _projector(tmp_path / "batched", store)
+    alone, _, alone_graph = _projector(tmp_path / "alone", store)
+    old = store.get(ALICE, "m001")
+    assert old is not None
+    store.update(replace(old, status=Status.SUPERSEDED, version=2), 1)
+    store.update(replace(old, status=Status.ACTIVE, version=3), 2)  # restored
+    history = _changes(store)
+    for projector in (batched, alone):
+        for change in history:
+            projector.apply(change, now=NOW)
+    replayed = next(c for c in history if c.new is not None and c.new.status is Status.SUPERSEDED)
+    seen = store.read_outbox(0, 10_000)[-1].seq
+    store.create(_record(ALICE, 10, "I drink green tea each morning"))
+    store.create(_record(ALICE, 11, "我每天早上都喝一杯绿茶"))
+    changes = [replayed, *_changes(store, seen)]
+    batched_index.calls.clear()
+    decisions = _batch(batched, changes)
+    for change in changes:
+        alone.apply(change, now=NOW)
+    similar = decisions[1].similar if decisions[1] is not None else None
+    assert similar is not None and "m001" in {h.memory_id for h in similar}
+    assert batched_index.calls == ["knn_many"]
+    assert _edges(batched_graph) == _edges(alone_graph)
+    assert ("m010", "m001") in {(src, dst) for (_pk, src, dst, _t) in _edges(batched_graph)}
+
+
 def test_a_scope_with_many_removals_in_the_batch_is_linked_at_link_time(
     store: SqliteMemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

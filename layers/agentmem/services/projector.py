@@ -165,27 +165,12 @@ class Projector:
         """The SIMILAR_TO k-NN of the batch's records, one request per (scope, model), for the
         scopes whose every change the batch decided: each active record written by the batch's
         one index request, the rest removals (at most :data:`BATCHED_REMOVALS`). The answer is
-        asked with one more neighbour per removal and leaves the removed out, so it is what the
-        index holds once the batch is applied; a failure leaves the k-NN to link time."""
+        asked with one more neighbour per removal and leaves out the memories the removals will
+        take from the index (not one the index holds in a newer version: a replay), so it is what
+        the index holds once the batch is applied; a failure leaves the k-NN to link time."""
         if self.embedder is None:
             return
-        batched: dict[str, bool] = {}
-        removed: dict[str, set[str]] = {}
-        kept: set[tuple[str, str]] = set()
-        for change, decision in zip(changes, decisions, strict=True):
-            key = change.scope.key
-            record = decision.record if decision is not None else None
-            if record is not None and record.is_active:
-                ok = decision is not None and decision.indexed is not None
-                kept.add((key, change.memory_id))
-            else:
-                ok = decision is not None
-                removed.setdefault(key, set()).add(change.memory_id)
-            batched[key] = batched.get(key, True) and ok
-        for key, ids in removed.items():
-            ids.difference_update(m for k, m in kept if k == key)  # removed, then written again
-            if len(ids) > BATCHED_REMOVALS:
-                batched[key] = False
+        batched, removals = _removals(changes, decisions)
         groups: dict[tuple[str, str], list[tuple[int, Decision, MemoryRecord]]] = {}
         for i, decision in enumerate(decisions):
             record = decision.record if decision is not None else None
@@ -196,12 +181,13 @@ class Projector:
                     (i, decision, record)
                 )
         for (key, model), rows in groups.items():
-            gone = removed.get(key, set())
+            scope = rows[0][2].scope
+            versions = removals.get(key, {})
             vectors = [np.asarray(r.embedding, dtype=np.float32) for _, _, r in rows]
             try:
-                found = self.index.knn_many(
-                    rows[0][2].scope, vectors, SIMILAR_NEIGHBOURS + 1 + len(gone), model
-                )
+                held = self.index.states(scope, list(versions)) if versions else {}
+                gone = {m for m, state in held.items() if state.version <= versions[m]}
+                found = self.index.knn_many(scope, vectors, SIMILAR_NEIGHBOURS + 1 + len(gone), model)
             except AgentMemError:
                 continue
             for (i, decision, _), hits in zip(rows, found, strict=True):
@@ -303,3 +289,34 @@ class Projector:
         if record.entities:
             created += self.graph.link_entities(scope, record.memory_id, record.entities)
         return created
+
+
+def _removals(
+    changes: Sequence[Change], decisions: Sequence[Decision | None]
+) -> tuple[dict[str, bool], dict[str, dict[str, int]]]:
+    """Per scope key: whether the batch's k-NN can be asked at once (every change decided,
+    each active record written by the batch's index request, at most :data:`BATCHED_REMOVALS`
+    removals), and the version each removal deletes at (as :meth:`Projector.apply` asks the index
+    to; a memory removed and written again in the batch is not removed)."""
+    batched: dict[str, bool] = {}
+    removals: dict[str, dict[str, int]] = {}
+    kept: set[tuple[str, str]] = set()
+    for change, decision in zip(changes, decisions, strict=True):
+        key = change.scope.key
+        record = decision.record if decision is not None else None
+        if decision is not None and record is not None and record.is_active:
+            batched[key] = batched.get(key, True) and decision.indexed is not None
+            kept.add((key, change.memory_id))
+            continue
+        batched[key] = batched.get(key, True) and decision is not None
+        known = [r.version for r in (change.new, change.old) if r is not None]
+        erased = decision is not None and decision.erased
+        version = TOMBSTONE_VERSION if erased or change.event_name == "REMOVE" or not known else max(known)
+        ids = removals.setdefault(key, {})
+        ids[change.memory_id] = max(version, ids.get(change.memory_id, 0))
+    for key, ids in removals.items():
+        for memory_id in [m for m in ids if (key, m) in kept]:
+            del ids[memory_id]
+        if len(ids) > BATCHED_REMOVALS:
+            batched[key] = False
+    return batched, removals
