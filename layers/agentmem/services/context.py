@@ -174,7 +174,7 @@ class ContextService:
             rounds += 1
             last = rounds >= CONFIRM_ROUNDS  # the projection lags far behind: the store answers
             if last:
-                listings = list_from_store(self.store, scope)
+                listings = list_from_store(self.store, scope, as_of)
             if not recall_stands or last:
                 recalled = recall(confirm=last, reads=recalled.reads)
                 degraded.extend(d for d in recalled.degraded if d not in degraded)

@@ -108,3 +108,32 @@ def test_a_recalled_memory_superseded_while_the_projection_lags_is_never_shown(
     world.store.update(old.evolve(now=T0 + timedelta(hours=2), status=Status.SUPERSEDED), old.version)
     result = build(world, query)
     assert content not in result.context.text and old.memory_id not in result.context.used_memory_ids
+
+
+def test_the_last_round_of_a_time_travel_context_lists_as_of_then(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When recall's shown cards stay out of date until the last round, the store lists the slots:
+    as of the context's time, superseded memories valid then included."""
+    from agentmem.services import context as context_module
+    from agentmem.services.card_reads import CandidateReads
+
+    filled(world)
+    monkeypatch.setattr(context_module, "CONFIRM_ROUNDS", 1)
+    check, calls = CandidateReads.check, []
+
+    def first_out_of_date(self: CandidateReads, cards: Any, found: Any) -> bool:
+        calls.append(1)
+        return check(self, cards, found) and len(calls) > 1
+
+    monkeypatch.setattr(CandidateReads, "check", first_out_of_date)
+    statuses: list[Any] = []
+    listing = world.store.list
+
+    def spied(scope: Scope, **kw: Any) -> Any:
+        statuses.append(tuple(kw.get("statuses") or ()))
+        return listing(scope, **kw)
+
+    monkeypatch.setattr(world.store, "list", spied)
+    world.c.context.build(S, "What is my dog called?", mode=Mode.CHAT, now=NOW, as_of=NOW)
+    assert calls and statuses and all(Status.SUPERSEDED in s for s in statuses)
