@@ -184,7 +184,8 @@ def test_a_projection_far_behind_makes_the_store_list(world: World, monkeypatch:
 
     monkeypatch.setattr(SlotListings, "check", counted)
     assert build(world).context.text == expected
-    assert confirms and not any(confirms) and len(confirms) <= CONFIRM_ROUNDS  # every card shown was out of date
+    # every card shown was out of date
+    assert confirms and not any(confirms) and len(confirms) <= CONFIRM_ROUNDS
     from agentmem.services import context as context_module
 
     monkeypatch.setattr(context_module, "CONFIRM_ROUNDS", 1)  # the last round: the store answers
