@@ -71,9 +71,9 @@ def test_only_what_is_shown_is_read_in_one_batch(
     result = build(world, query)
     assert result.context.text == expected  # the same context as confirming everything
     shown = set(result.context.used_memory_ids)
-    read = {m for batch in calls for m in batch}
-    assert shown and read <= shown  # nothing recall answered but the context did not show
-    assert len(calls) <= 1  # recall's memories and the slots' in one batch
+    assert len(calls) == 1  # recall's memories and the slots' in one batch (none is read ahead)
+    assert calls[0] and set(calls[0]) <= shown  # nothing recall answered but the context did not show
+    assert set(calls[0]) == {m for m in shown if world.index.cards(S, [m])}  # every shown card, once
 
 
 @pytest.mark.parametrize(
