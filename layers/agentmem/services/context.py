@@ -176,7 +176,7 @@ class ContextService:
             if last:
                 listings = list_from_store(self.store, scope, as_of)
             if not recall_stands or last:
-                recalled = recall(confirm=last, reads=recalled.reads)
+                recalled = recalled.again(last) if recalled.again is not None else recall(confirm=last)
                 degraded.extend(d for d in recalled.degraded if d not in degraded)
                 listings.merge(recalled.stored)
         if assembled.used_memory_ids:

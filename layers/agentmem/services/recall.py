@@ -72,7 +72,11 @@ class RecallResult:
     reads: CandidateReads | None = None
     """The reads behind the answer; an answer not confirmed (``recall(confirm=False)``) may hold
     cards: the caller confirms what it shows (:meth:`CandidateReads.unread` / ``check``) and, when
-    one is out of date, asks again with these reads."""
+    one is out of date, calls :attr:`again`."""
+    again: Callable[[bool], RecallResult] | None = None
+    """The same candidates scored again with the store's copies :attr:`reads` holds now (``True``:
+    and the whole answer confirmed): no second k-NN, BM25 or recent-window read (the graph
+    channel walks again, as recall's own confirmation rounds do)."""
 
 
 @dataclass
@@ -101,12 +105,10 @@ class RecallService:
         categories: Iterable[Category] | None = None,
         as_of: datetime | None = None,
         confirm: bool = True,
-        reads: CandidateReads | None = None,
     ) -> RecallResult:
         """The ``k`` best memories for ``query`` (valid at ``as_of`` when given, see the module).
         ``confirm=False``: the answer as scored, cards included, for a caller that confirms only
-        what it shows (the context call); ``reads``: an earlier call's, whose store copies stand in
-        for the cards they were read for."""
+        what it shows (the context call) and, when one is out of date, asks :attr:`RecallResult.again`."""
         degraded: list[str] = []
         if as_of is not None:
             now = as_of  # recency as of then
@@ -135,11 +137,7 @@ class RecallService:
                 degraded.append("search_index")
                 channels.clear()
                 cosines.clear()
-        index = None if "search_index" in degraded else self.index
-        if reads is None:
-            reads = CandidateReads(self.store, index, scope)
-        else:
-            reads.index = index
+        reads = CandidateReads(self.store, None if "search_index" in degraded else self.index, scope)
         if self.index is None or "search_index" in degraded:
             # No index to score with: the bounded scan brings the vectors along.
             for record in self.store.scan_active(scope, FALLBACK_SCAN_LIMIT):
@@ -162,18 +160,31 @@ class RecallService:
         # Only the best k can end in the answer (the graph adds its own candidates below).
         top = max(k, self.graph_seeds)
         score = partial(self._score, as_of=as_of)
-        while True:  # until the answer is the store's own (card_reads.py)
-            scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
-            if self.graph is not None and scored:
-                rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
-                rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
-                scored = self._expand(self.graph, scope, scored, records, reads, channels, rest, degraded)
-            ranked = demote_stale(scored)
-            if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
-                ranked = self.floor.apply(self.scorer, ranked)
-            if not confirm or reads.confirm([s.record for s in ranked[:k]]):
-                return RecallResult(memories=ranked[:k], degraded=degraded, stored=reads.stored, reads=reads)
-            records = reads.current(records)
+
+        def again(records: dict[str, MemoryRecord], confirm: bool) -> RecallResult:
+            return answer(reads.current(records), confirm)
+
+        def answer(records: dict[str, MemoryRecord], confirm: bool) -> RecallResult:
+            while True:  # until the answer is the store's own (card_reads.py)
+                scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
+                if self.graph is not None and scored:
+                    rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
+                    rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
+                    scored = self._expand(self.graph, scope, scored, records, reads, channels, rest, degraded)
+                ranked = demote_stale(scored)
+                if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
+                    ranked = self.floor.apply(self.scorer, ranked)
+                if not confirm or reads.confirm([s.record for s in ranked[:k]]):
+                    return RecallResult(
+                        memories=ranked[:k],
+                        degraded=degraded,
+                        stored=reads.stored,
+                        reads=reads,
+                        again=partial(again, records),
+                    )
+                records = reads.current(records)
+
+        return answer(records, confirm)
 
     def _expand(
         self,

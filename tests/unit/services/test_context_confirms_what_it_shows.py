@@ -84,15 +84,19 @@ def test_only_what_is_shown_is_read_in_one_batch(
     ],
 )
 def test_a_recalled_memory_changed_while_the_projection_lags_is_shown_as_the_store_holds_it(
-    world: World, query: str, content: str, edited: str
+    world: World, monkeypatch: pytest.MonkeyPatch, query: str, content: str, edited: str
 ) -> None:
     filled(world)
     assert content in build(world, query).context.text
     old = by_content(world, content)
     world.store.update(old.evolve(now=T0 + timedelta(hours=2), content=edited), old.version)
     assert world.index.cards(S, [old.memory_id])[old.memory_id].content == content  # the card lags
+    asked: list[str] = []
+    knn = world.index.knn
+    monkeypatch.setattr(world.index, "knn", lambda *a, **kw: asked.append("knn") or knn(*a, **kw))
     text = build(world, query).context.text
     assert edited in text and content not in text
+    assert asked == ["knn"]  # the second round scores recall's candidates again; it does not search again
 
 
 @pytest.mark.parametrize(
