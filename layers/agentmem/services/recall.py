@@ -69,14 +69,10 @@ class RecallResult:
     stored: dict[str, MemoryRecord | None] = field(default_factory=dict)
     """The store's copy of each id recall read from the store (its newest memories, what it
     answers; None: the store holds none): the context slots take these over the index's cards."""
-    reads: CandidateReads | None = None
-    """The reads behind the answer; an answer not confirmed (``recall(confirm=False)``) may hold
-    cards: the caller confirms what it shows (:meth:`CandidateReads.unread` / ``check``) and, when
-    one is out of date, calls :attr:`again`."""
+    reads: CandidateReads | None = None  # behind the answer (cards in it unless confirmed)
     again: Callable[[bool], RecallResult] | None = None
-    """The same candidates scored again with the store's copies :attr:`reads` holds now (``True``:
-    and the whole answer confirmed): no second k-NN, BM25 or recent-window read (the graph
-    channel walks again, as recall's own confirmation rounds do)."""
+    """The same candidates scored again with the store's copies in :attr:`reads` (``True``: the
+    whole answer confirmed); no second search (the graph channel walks again)."""
 
 
 @dataclass
