@@ -316,10 +316,9 @@ class SearchIndex(Protocol):
         has one of the attribute ``keys`` (:func:`~agentmem.domain.conflict.attribute_keys`)."""
 
     def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """The indexed copy of each listed memory as the projector last wrote it, without its vector
-        (``embedding`` None, ``embedding_model`` kept): recall scores its candidates on these and
-        reads from the store only what it returns (:mod:`agentmem.services.recall`). An id left
-        out is not indexed, or was indexed before cards were kept: the caller reads the store."""
+        """Each listed memory as the projector last wrote it, vector left out (``embedding_model``
+        kept): recall scores on these and the store confirms what is returned or shown
+        (:mod:`agentmem.services.card_reads`). An id left out: the caller reads the store."""
 
     def listing(self, scope: Scope, category: str, limit: int) -> builtins.list[MemoryRecord] | None:
         """:meth:`MemoryStore.list` of ``category``'s active memories as the cards hold them (see

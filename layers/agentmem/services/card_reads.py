@@ -13,8 +13,9 @@ again with the store's copy (or without it), until everything it answers is the 
 guarantee recall always gave: a memory superseded a moment ago is never returned, whatever the
 projections say. A context call asks recall for its answer unconfirmed (``confirm=False``) and
 confirms only the memories it shows, with the slots' in one batch (:meth:`CandidateReads.unread`,
-:meth:`CandidateReads.check`; ``services/context.py``). An id the index holds no card of (projected before cards were kept), and every
-candidate while the index fails, is read from the store.
+:meth:`CandidateReads.check`; ``services/context.py``). An id the index holds no card of
+(projected before cards were kept), and every candidate while the index fails, is read from the
+store.
 """
 
 from __future__ import annotations

@@ -198,8 +198,7 @@ class ContextService:
         """Read from the store, in one batch, the memories the context shows that are known only
         from the index's cards: recall's (its answer is not confirmed) and the slots' listings'.
         Whether recall's answer and the listings stand (each shown card the store's version)."""
-        wanted = set(shown)
-        reads = recalled.reads
+        wanted, reads = set(shown), recalled.reads
         cards = (
             []
             if reads is None
@@ -210,8 +209,8 @@ class ContextService:
         if not ids:
             return True, True
         found = self.store.get_many(scope, ids, embeddings=False)
-        recall_stands = reads.check(cards, found) if cards and reads is not None else True
-        slots_stand = listings.check(unread, found) if unread else True
+        recall_stands = reads is None or reads.check(cards, found)
+        slots_stand = listings.check(unread, found)
         listings.merge({m: found.get(m) for m in ids})
         return recall_stands, slots_stand
 

@@ -213,13 +213,8 @@ class Projector:
             if ProjectionOutcome.APPLIED in outcomes:
                 report.edges += self.link(record, decided.similar)
         else:
-            known = [r.version for r in (change.new, change.old) if r is not None]
-            version = max(known) if known else TOMBSTONE_VERSION
-            if (
-                erased
-                or change.event_name == "REMOVE"
-                or (self.store is not None and self.store.get(change.scope, change.memory_id) is None)
-            ):
+            version = removal_version(change, erased)
+            if self.store is not None and self.store.get(change.scope, change.memory_id) is None:
                 version = TOMBSTONE_VERSION  # erased for good: outranks every version
             outcomes = (
                 self.index.delete(change.scope, change.memory_id, version),
@@ -291,13 +286,20 @@ class Projector:
         return created
 
 
+def removal_version(change: Change, erased: bool) -> int:
+    """The version a removal deletes the projections' copy at: the change's, or
+    :data:`TOMBSTONE_VERSION` (outranking every version) for an erased or removed item."""
+    known = [r.version for r in (change.new, change.old) if r is not None]
+    return TOMBSTONE_VERSION if erased or change.event_name == "REMOVE" or not known else max(known)
+
+
 def _removals(
     changes: Sequence[Change], decisions: Sequence[Decision | None]
 ) -> tuple[dict[str, bool], dict[str, dict[str, int]]]:
     """Per scope key: whether the batch's k-NN can be asked at once (every change decided,
     each active record written by the batch's index request, at most :data:`BATCHED_REMOVALS`
-    removals), and the version each removal deletes at (as :meth:`Projector.apply` asks the index
-    to; a memory removed and written again in the batch is not removed)."""
+    removals), and the version each removal deletes at (:func:`removal_version`; a memory removed
+    and written again in the batch is not removed)."""
     batched: dict[str, bool] = {}
     removals: dict[str, dict[str, int]] = {}
     kept: set[tuple[str, str]] = set()
@@ -309,9 +311,7 @@ def _removals(
             kept.add((key, change.memory_id))
             continue
         batched[key] = batched.get(key, True) and decision is not None
-        known = [r.version for r in (change.new, change.old) if r is not None]
-        erased = decision is not None and decision.erased
-        version = TOMBSTONE_VERSION if erased or change.event_name == "REMOVE" or not known else max(known)
+        version = removal_version(change, decision is not None and decision.erased)
         ids = removals.setdefault(key, {})
         ids[change.memory_id] = max(version, ids.get(change.memory_id, 0))
     for key, ids in removals.items():

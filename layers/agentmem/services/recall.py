@@ -157,28 +157,24 @@ class RecallService:
         top = max(k, self.graph_seeds)
         score = partial(self._score, as_of=as_of)
 
-        def again(records: dict[str, MemoryRecord], confirm: bool) -> RecallResult:
-            return answer(reads.current(records), confirm)
-
         def answer(records: dict[str, MemoryRecord], confirm: bool) -> RecallResult:
-            while True:  # until the answer is the store's own (card_reads.py)
-                scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
-                if self.graph is not None and scored:
-                    rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
-                    rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
-                    scored = self._expand(self.graph, scope, scored, records, reads, channels, rest, degraded)
-                ranked = demote_stale(scored)
-                if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
-                    ranked = self.floor.apply(self.scorer, ranked)
-                if not confirm or reads.confirm([s.record for s in ranked[:k]]):
-                    return RecallResult(
-                        memories=ranked[:k],
-                        degraded=degraded,
-                        stored=reads.stored,
-                        reads=reads,
-                        again=partial(again, records),
-                    )
-                records = reads.current(records)
+            scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
+            if self.graph is not None and scored:
+                rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
+                rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
+                scored = self._expand(self.graph, scope, scored, records, reads, channels, rest, degraded)
+            ranked = demote_stale(scored)
+            if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
+                ranked = self.floor.apply(self.scorer, ranked)
+            if confirm and not reads.confirm([s.record for s in ranked[:k]]):
+                return answer(reads.current(records), confirm)  # until it is the store's own (card_reads.py)
+            return RecallResult(
+                memories=ranked[:k],
+                degraded=degraded,
+                stored=reads.stored,
+                reads=reads,
+                again=lambda confirm: answer(reads.current(records), confirm),
+            )
 
         return answer(records, confirm)
 

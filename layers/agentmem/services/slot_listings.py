@@ -15,8 +15,7 @@ projector wrote it, so:
   (:meth:`SlotListings.merge`): read-your-writes, as when the store listed;
 - before the context is returned, every memory it shows that is known only from a card is read
   from the store, together with recall's shown memories in one batch read
-  (``ContextService._confirm``: :meth:`SlotListings.unread` / :meth:`SlotListings.check`;
-  :meth:`SlotListings.confirm` alone where nothing else is confirmed); one gone or in another
+  (``ContextService._confirm``: :meth:`SlotListings.unread` / :meth:`SlotListings.check`); one gone or in another
   version (superseded, quarantined, edited while the projection lags) is replaced by the store's
   copy or left out, and the slots are filled again — a memory superseded a moment ago is never
   shown, whatever the projection says. After :data:`CONFIRM_ROUNDS` such rounds the store lists
@@ -85,22 +84,14 @@ class SlotListings:
                 self.by_category[category] = [by_id[m] for m in sorted(by_id, reverse=True)[:LISTING_LIMIT]]
         self.unconfirmed -= replaced
 
-    def confirm(self, store: MemoryStore, scope: Scope, shown: Iterable[str]) -> bool:
-        """Read from the store the memories of ``shown`` known only from a card; True when each is
-        the store's version (what was shown stands), False when one is gone or changed (the
-        listings now hold the store's copies: fill the slots again)."""
-        unread = self.unread(shown)
-        if not unread:
-            return True
-        return self.check(unread, store.get_many(scope, unread, embeddings=False))
-
     def unread(self, shown: Iterable[str]) -> list[str]:
         """The ids of ``shown`` known only from a card."""
         return [m for m in dict.fromkeys(shown) if m in self.unconfirmed]
 
     def check(self, unread: Iterable[str], found: Mapping[str, MemoryRecord]) -> bool:
-        """Take ``found`` (the store's copies, read for ``unread``; an id it lacks: the store holds
-        none) over the cards; True when each card was the store's version."""
+        """Whether each card of ``unread`` is the store's version in ``found`` (the store's copies,
+        read for them; an id it lacks: the store holds none). The caller then :meth:`merge` s
+        ``found`` over the cards."""
         unread = list(unread)
         cards = {r.memory_id: r for listed in self.by_category.values() for r in listed}
         same = all(
@@ -112,7 +103,6 @@ class SlotListings:
         )
         if not same:
             log.info("context.card_out_of_date", extra={"ids": len(unread)})
-        self.merge({m: found.get(m) for m in unread})
         return same
 
 

@@ -29,6 +29,7 @@ a current file.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentmem.adapters.embedded import index_readings
@@ -101,46 +102,40 @@ def migrate(conn: Any) -> None:
                     " WHERE category IS NULL AND card IS NOT NULL"
                 )
     if "vector" in _columns(conn, "docs"):
-        _move_vectors(conn)
+        _in_one_transaction(conn, lambda: "vector" in _columns(conn, "docs"), _MOVE_VECTORS)
     if _columns(conn, "postings"):
-        _move_postings(conn)
+        _in_one_transaction(conn, lambda: bool(_columns(conn, "postings")), _MOVE_POSTINGS)
 
 
-def _move_vectors(conn: Any) -> None:
-    """Move the vectors out of ``docs`` rows into ``doc_vectors`` and rebuild ``docs`` without
-    them, in one transaction (another process may be opening the file: checked again inside)."""
+# The vectors out of ``docs`` rows into ``doc_vectors``, ``docs`` rebuilt without them.
+_MOVE_VECTORS = (
+    _DOC_VECTORS,
+    "INSERT OR REPLACE INTO doc_vectors (pk, memory_id, model, vector)"
+    " SELECT pk, memory_id, model, vector FROM docs"
+    " WHERE vector IS NOT NULL AND model IS NOT NULL AND length(vector) > 0",
+    "DROP INDEX IF EXISTS docs_by_gen",  # made again, on the new table
+    "ALTER TABLE docs RENAME TO docs_with_vectors",
+    _DOCS,
+    f"INSERT INTO docs ({_KEPT}) SELECT {_KEPT} FROM docs_with_vectors",
+    "DROP TABLE docs_with_vectors",
+)
+# The ``postings`` rows gathered into one ``doc_terms`` row per document, the table dropped.
+_MOVE_POSTINGS = (
+    _DOC_TERMS,
+    "INSERT OR REPLACE INTO doc_terms (pk, memory_id, terms)"
+    " SELECT pk, memory_id, json_group_object(term, tf) FROM postings GROUP BY pk, memory_id",
+    "DROP TABLE postings",
+)
+
+
+def _in_one_transaction(conn: Any, due: Callable[[], bool], statements: Sequence[str]) -> None:
+    """Run ``statements`` in one transaction when ``due()`` still holds inside it (another
+    process may be opening the file and have done it first)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if "vector" in _columns(conn, "docs"):
-            conn.execute(_DOC_VECTORS)
-            conn.execute(
-                "INSERT OR REPLACE INTO doc_vectors (pk, memory_id, model, vector)"
-                " SELECT pk, memory_id, model, vector FROM docs"
-                " WHERE vector IS NOT NULL AND model IS NOT NULL AND length(vector) > 0"
-            )
-            conn.execute("DROP INDEX IF EXISTS docs_by_gen")  # made again, on the new table
-            conn.execute("ALTER TABLE docs RENAME TO docs_with_vectors")
-            conn.execute(_DOCS)
-            conn.execute(f"INSERT INTO docs ({_KEPT}) SELECT {_KEPT} FROM docs_with_vectors")
-            conn.execute("DROP TABLE docs_with_vectors")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-
-
-def _move_postings(conn: Any) -> None:
-    """Gather the ``postings`` rows into one ``doc_terms`` row per document and drop the table,
-    in one transaction (another process may be opening the file: checked again inside)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if _columns(conn, "postings"):
-            conn.execute(_DOC_TERMS)
-            conn.execute(
-                "INSERT OR REPLACE INTO doc_terms (pk, memory_id, terms)"
-                " SELECT pk, memory_id, json_group_object(term, tf) FROM postings GROUP BY pk, memory_id"
-            )
-            conn.execute("DROP TABLE postings")
+        if due():
+            for statement in statements:
+                conn.execute(statement)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
