@@ -8,8 +8,9 @@ from the store cost ~28 DynamoDB read units a context call (eventually consisten
 on a card is scoring on the version the projector last wrote; so before recall answers, every
 memory of its answer that it knows only from a card is read from the store
 (:meth:`CandidateReads.confirm`). A memory the store no longer holds, or holds in another version
-(superseded, quarantined, reinforced a moment ago while the projection lags), makes recall score
-again with the store's copy (or without it), until everything it answers is the store's own — the
+(superseded, quarantined, reinforced a moment ago while the projection lags) or in the same
+version with other content (a drifted card, told by the content hash: :func:`same_copy`), makes
+recall score again with the store's copy (or without it), until everything it answers is the store's own — the
 guarantee recall always gave: a memory superseded a moment ago is never returned, whatever the
 projections say. A context call asks recall for its answer unconfirmed (``confirm=False``) and
 confirms only the memories it shows, with the slots' in one batch (:meth:`CandidateReads.unread`,
@@ -29,6 +30,14 @@ from agentmem.errors import AgentMemError
 from agentmem.ports import MemoryStore, SearchIndex
 
 log = logging.getLogger(__name__)
+
+
+def same_copy(stored: MemoryRecord, card: MemoryRecord) -> bool:
+    """Whether ``card`` shows what the store's copy ``stored`` holds: the same version and the same
+    content hash (content, key, value, category, status). The hash catches a card that drifted
+    from the store at the same version (a rewrite that kept its version, a restore, a projection
+    bug: what the reconciler repairs later), which a version alone would pass."""
+    return stored.version == card.version and stored.content_hash == card.content_hash
 
 
 @dataclass
@@ -87,11 +96,11 @@ class CandidateReads:
 
     def check(self, cards: Iterable[MemoryRecord], found: Mapping[str, MemoryRecord]) -> bool:
         """Take ``found`` (the store's copies, read for ``cards``; an id it lacks: the store holds
-        none) as the store's; True when each card is the store's version."""
+        none) as the store's; True when each card is the store's copy (:func:`same_copy`)."""
         same = True
         for card in cards:
             stored = self.stored[card.memory_id] = found.get(card.memory_id)
-            if stored is None or stored.version != card.version:
+            if stored is None or not same_copy(stored, card):
                 same = False
         if not same:
             self.rounds += 1

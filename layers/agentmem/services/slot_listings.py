@@ -36,6 +36,7 @@ from datetime import datetime
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import AgentMemError
 from agentmem.ports import MemoryStore, SearchIndex
+from agentmem.services.card_reads import same_copy
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class SlotListings:
         same = all(
             (stored := found.get(m)) is not None
             and m in cards
-            and stored.version == cards[m].version
+            and same_copy(stored, cards[m])
             and stored.status is Status.ACTIVE
             for m in unread
         )

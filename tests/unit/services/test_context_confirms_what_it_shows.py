@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.domain.context import Mode
+from agentmem.domain.context import Mode, SlotName
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.services.context import ContextResult
 from support.fake_world import T0, S, World, turn
@@ -141,3 +141,49 @@ def test_the_last_round_of_a_time_travel_context_lists_as_of_then(
     monkeypatch.setattr(world.store, "list", spied)
     world.c.context.build(S, "What is my dog called?", mode=Mode.CHAT, now=NOW, as_of=NOW)
     assert calls and statuses and all(Status.SUPERSEDED in s for s in statuses)
+
+
+@pytest.mark.parametrize(
+    ("query", "suffix"), [("What is my dog called?", " (corrected)"), ("我周末做什么好？", "（已更正）")]
+)
+def test_a_card_that_drifted_from_the_store_at_the_same_version_is_shown_as_the_store_holds_it(
+    world: World, query: str, suffix: str
+) -> None:
+    """A card and the store's copy of one version that differ (a rewrite that kept the version, a
+    restore: what the reconciler repairs later) are told apart by the content hash: every memory
+    shown, recall's and the profile slot's alike, is shown as the store holds it."""
+    filled(world)
+    slots = {slot.name: [item.memory_id for item in slot.items] for slot in build(world, query).context.slots}
+    assert slots[SlotName.PROFILE] and slots[SlotName.RECALL]  # both kinds of shown memory
+    edited: dict[str, str] = {}
+    for memory_id in [*slots[SlotName.PROFILE], *slots[SlotName.RECALL]]:
+        old = world.store.get(S, memory_id)
+        assert old is not None
+        drifted = replace(old, content=old.content + suffix, content_hash="")  # the hash recomputed
+        world.store.update(drifted, old.version)  # the same version, other content
+        card = world.index.cards(S, [memory_id])[memory_id]
+        assert (card.version, card.content) == (old.version, old.content)  # the card drifted
+        edited[memory_id] = drifted.content
+    text = build(world, query).context.text
+    for content in edited.values():
+        assert content in text
+
+
+@pytest.mark.parametrize("content", ["I live in Porto.", "我的猫叫小白。"])
+def test_both_confirmations_tell_a_drifted_card_by_its_content_hash(world: World, content: str) -> None:
+    """Recall's and the slots' confirmations each, on their own (in a context call either may be
+    the only one to see a shown card): a store copy of the card's version with other content does
+    not confirm it; the card itself does."""
+    from agentmem.services.card_reads import CandidateReads
+    from agentmem.services.slot_listings import SlotListings
+
+    filled(world)
+    card = by_content(world, content)
+    drifted = replace(card, content=content + "!", content_hash="")
+    assert drifted.version == card.version and drifted.content_hash != card.content_hash
+    listings = SlotListings({card.category: [card]}, from_index=True, unconfirmed={card.memory_id})
+    reads = CandidateReads(world.store, world.index, S)
+    assert listings.check([card.memory_id], {card.memory_id: card})
+    assert not listings.check([card.memory_id], {card.memory_id: drifted})
+    assert reads.check([card], {card.memory_id: card})
+    assert not reads.check([card], {card.memory_id: drifted})
