@@ -15,6 +15,14 @@ page images stay in the ``-wal`` file until a checkpoint; :meth:`SqliteDatabase.
 (``wal_checkpoint(TRUNCATE)``) copies the zeroed pages back and empties the WAL, and the stores call
 it after deletes that must leave no trace (an erase, a batch of acknowledged queue messages).
 
+Every file carries the format its store writes (``PRAGMA user_version``, the store's
+``file_format``; 0 in files from before the stamp, which ``migrate`` brings up to date). A store
+never opens a file of a newer format (its schema script would create the old tables in it again),
+and a statement that fails on a missing table or column in a file that a newer process upgraded
+meanwhile says so, instead of SQLite's bare "no such table": stop the old processes and run the
+new version (docs/operations.md, "Upgrades"). A store raises its ``file_format`` whenever its
+``migrate`` makes a file unreadable to the code before it.
+
 ``":memory:"`` gives a private in-memory database (tests).
 """
 
@@ -69,8 +77,10 @@ class SqliteDatabase:
         name: str = "sqlite",
         busy_timeout_ms: int = 30000,
         migrate: Callable[[sqlite3.Connection], None] | None = None,
+        file_format: int = 1,
     ) -> None:
         self._path = str(path)
+        self._format = file_format
         self._schema = schema
         self._name = name
         self._busy_timeout_ms = busy_timeout_ms
@@ -84,7 +94,32 @@ class SqliteDatabase:
         return self._path
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailable:
+        newer = self._newer_format(exc)
+        if newer is not None:
+            return self._too_new(newer)
         return StoreUnavailable(f"{self._name} store unavailable: {exc}", details={"store": self._name})
+
+    def _too_new(self, found: int) -> StoreUnavailable:
+        return StoreUnavailable(
+            f"{self._name} store file {self._path} is in format {found}, newer than this process reads"
+            f" ({self._format}): a newer agentmem upgraded it; stop this process and run the new version",
+            details={"store": self._name, "file_format": found, "reads_up_to": self._format},
+        )
+
+    def _newer_format(self, exc: BaseException) -> int | None:
+        """The file's format when ``exc`` (a missing table or column) comes from a file that a
+        newer version upgraded after this process opened it; None otherwise."""
+        message = str(exc)
+        conn = self._conn
+        if conn is None or not isinstance(exc, sqlite3.OperationalError):
+            return None
+        if "no such table" not in message and "no such column" not in message:
+            return None
+        try:
+            found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.Error:
+            return None
+        return found if found > self._format else None
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None:
@@ -119,12 +154,17 @@ class SqliteDatabase:
         deadline = time.monotonic() + self._busy_timeout_ms / 1000
         while True:
             try:
+                found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                if found > self._format:  # its schema script would bring back the old tables
+                    raise self._too_new(found)
                 if self._path != MEMORY:
                     conn.execute("PRAGMA journal_mode = WAL")
                     conn.execute("PRAGMA synchronous = NORMAL")
                 if self._migrate is not None:
                     self._migrate(conn)
                 conn.executescript(self._schema)
+                if found < self._format:
+                    conn.execute(f"PRAGMA user_version = {int(self._format)}")
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
