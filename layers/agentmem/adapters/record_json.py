@@ -51,6 +51,10 @@ _BY_VALUE: dict[str, dict[str, Any]] = {
     name: {member.value: member for member in enum} for name, enum in _ENUMS.items()
 }
 _fromisoformat = datetime.fromisoformat
+# The record's field names as Python interns them: JSON keys are fresh strings, and a call by
+# keyword matches a fresh name to a parameter by comparing text (~3 µs of a record's ~17 µs
+# decode), an interned one by identity.
+_FIELD_NAMES = {name: name for name in MemoryRecord.__dataclass_fields__}
 
 
 def encode(record: MemoryRecord) -> tuple[str, bytes | None]:
@@ -96,10 +100,12 @@ def card(record: MemoryRecord) -> str:
 def decode(scope: Scope, doc: str, embedding: bytes | None = None) -> MemoryRecord:
     """The record of a row; ``embedding`` None leaves the record's vector out (``embedding`` None,
     ``embedding_model`` still says which model it was stored with)."""
-    fields: dict[str, Any] = json.loads(doc)
-    kept = fields.pop("attrs", None)
+    loaded: dict[str, Any] = json.loads(doc)
+    kept = loaded.pop("attrs", None)
     if kept is not None and kept[0] == rules_fingerprint():
-        known_reading(fields["content"], tuple(Attribute(*a) for a in kept[1]))
+        known_reading(loaded["content"], tuple([Attribute(*a) for a in kept[1]]))
+    names = _FIELD_NAMES
+    fields = {names.get(key, key): value for key, value in loaded.items()}
     for name, table in _BY_VALUE.items():
         fields[name] = table[fields[name]]
     for name in _DATES:
