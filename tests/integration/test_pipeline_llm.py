@@ -330,6 +330,7 @@ def test_classification_is_refined_only_where_the_rules_said_general(container: 
     assert fake.classify_calls == ["My sister Maria teaches piano in Leeds."]
     stored = by_content(container)
     assert stored["My sister Maria teaches piano in Leeds."].category is Category.FACT
+    assert all(r.content_hash == r.compute_hash() for r in stored.values())  # hashed by the new category
     assert stored["I like green tea."].category is Category.PREFERENCE  # the rules' word stays
     assert (outcome.llm_calls, outcome.llm_fallbacks) == (2, 0)
 

@@ -104,7 +104,7 @@ def test_as_of_at_the_boundary_belongs_to_the_new_value(
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_late_older_turn_goes_into_the_history_not_over_the_newer_value(
-    api: Any, runner: LocalRunner, clock: ManualClock, lang: str
+    api: Any, runner: LocalRunner, clock: ManualClock, container: Container, lang: str
 ) -> None:
     """SQS does not keep order: the January statement arriving after the March one is history."""
     old, new, question, *_ = MOVES[lang]
@@ -117,6 +117,8 @@ def test_a_late_older_turn_goes_into_the_history_not_over_the_newer_value(
     entries = api("GET", f"/v1/memories/{new_id}/history")[1]["entries"]
     assert [e["memory_id"] for e in entries] == [old_id, new_id]
     assert entries[0]["valid_to"] == entries[1]["valid_from"] == "2026-03-06T09:00:00Z"
+    stored = container.store.list(S, statuses=tuple(Status)).items
+    assert stored and all(r.content_hash == r.compute_hash() for r in stored)  # the late one's too
 
 
 def test_as_of_leaves_out_deleted_memories(api: Any, runner: LocalRunner, clock: ManualClock) -> None:
