@@ -69,7 +69,36 @@ def test_a_file_of_a_newer_format_is_not_opened_and_not_touched(tmp_path: Path) 
     assert str(path) in caught.value.message
     assert caught.value.details == {"store": "notes", "file_format": 2, "reads_up_to": 1}
     assert tables(path) == {"notes_v2"}  # the old schema was not created in it
-    assert user_version(path) == 2
+    with sqlite3.connect(path) as conn:
+        assert (int(conn.execute("PRAGMA user_version").fetchone()[0]), journal_mode(conn)) == (2, "delete")
+
+
+def journal_mode(conn: sqlite3.Connection) -> str:
+    return str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+
+
+def test_a_file_upgraded_while_this_process_opens_it_is_refused_before_its_schema(tmp_path: Path) -> None:
+    """The check and the schema script run in one transaction: a newer version that stamps and
+    upgrades the file after this process's first look (here: from inside its ``migrate``, the
+    step between the two) leaves the file to the newer version, the old tables not made again."""
+    path = tmp_path / "notes.db"
+    first = SqliteDatabase(path, SCHEMA, name="notes")
+    with first.read() as conn:  # the file made, in format 1
+        conn.execute("SELECT count(*) FROM notes").fetchone()
+    first.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE kept (id TEXT)")
+
+    def newer_version_meanwhile(_: sqlite3.Connection) -> None:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("PRAGMA user_version = 2")
+        other.execute("ALTER TABLE notes RENAME TO notes_v2")
+        other.close()
+
+    db = SqliteDatabase(path, SCHEMA, name="notes", migrate=newer_version_meanwhile)
+    with pytest.raises(StoreUnavailable, match="newer than this process reads"), db.read():
+        pass
+    assert tables(path) == {"notes_v2", "kept"}  # no "notes" made again beside the upgraded table
 
 
 @pytest.mark.parametrize("content", ["I live in Porto.", "我住在波尔图。"])

@@ -301,6 +301,7 @@ def test_a_file_with_postings_is_upgraded_to_doc_terms(tmp_path: Path) -> None:
     check = sqlite3.connect(path)
     assert check.execute("SELECT name FROM sqlite_master WHERE name = 'postings'").fetchone() is None
     assert check.execute("SELECT COUNT(*) FROM doc_terms").fetchone()[0] == 3
+    assert check.execute("PRAGMA user_version").fetchone()[0] == 1  # stamped once upgraded
     other.upsert(rec("m3", "jasmine tea 茉莉花茶"))
     assert "m3" in ids(upgraded.keyword(S1, "jasmine", 5))  # taken through the generation stamps
     upgraded.delete(S1, "m0", 2)

@@ -10,13 +10,13 @@ memory of its answer that it knows only from a card is read from the store
 (:meth:`CandidateReads.confirm`). A memory the store no longer holds, or holds in another version
 (superseded, quarantined, reinforced a moment ago while the projection lags) or in the same
 version with other content (a drifted card, told by the content hash: :func:`same_copy`), makes
-recall score again with the store's copy (or without it), until everything it answers is the store's own — the
-guarantee recall always gave: a memory superseded a moment ago is never returned, whatever the
-projections say. A context call asks recall for its answer unconfirmed (``confirm=False``) and
-confirms only the memories it shows, with the slots' in one batch (:meth:`CandidateReads.unread`,
-:meth:`CandidateReads.check`; ``services/context.py``). An id the index holds no card of
-(projected before cards were kept), and every candidate while the index fails, is read from the
-store.
+recall score again with the store's copy (or without it), until everything it answers is the
+store's own — the guarantee recall always gave: a memory superseded a moment ago is never
+returned, whatever the projections say. A context call asks recall for its answer unconfirmed
+(``confirm=False``) and confirms only the memories it shows, with the slots' in one batch
+(:meth:`CandidateReads.unread`, :meth:`CandidateReads.check`; ``services/context.py``). An id the
+index holds no card of (projected before cards were kept), and every candidate while the index
+fails, is read from the store.
 """
 
 from __future__ import annotations

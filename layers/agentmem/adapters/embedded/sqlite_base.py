@@ -15,13 +15,15 @@ page images stay in the ``-wal`` file until a checkpoint; :meth:`SqliteDatabase.
 (``wal_checkpoint(TRUNCATE)``) copies the zeroed pages back and empties the WAL, and the stores call
 it after deletes that must leave no trace (an erase, a batch of acknowledged queue messages).
 
-Every file carries the format its store writes (``PRAGMA user_version``, the store's
-``file_format``; 0 in files from before the stamp, which ``migrate`` brings up to date). A store
-never opens a file of a newer format (its schema script would create the old tables in it again),
-and a statement that fails on a missing table or column in a file that a newer process upgraded
-meanwhile says so, instead of SQLite's bare "no such table": stop the old processes and run the
-new version (docs/operations.md, "Upgrades"). A store raises its ``file_format`` whenever its
-``migrate`` makes a file unreadable to the code before it.
+Every file carries the format of the embedded layout (``PRAGMA user_version``, :data:`FORMAT`;
+0 in files from before the stamp, which ``migrate`` brings up to date). A store never opens a file
+of a newer format (its schema script would create the old tables in it again): the check and the
+schema script run in one ``BEGIN IMMEDIATE`` transaction, and a newer version stamps its format
+before it migrates, so an older process opening the file meanwhile is refused. A statement of a
+running older process that fails on a table or column the upgrade removed or renamed says so,
+instead of SQLite's bare "no such table" (an upgrade that only adds is not noticed: nothing of
+the older process fails). Stop the old processes and run the new version (docs/operations.md,
+"Upgrades").
 
 ``":memory:"`` gives a private in-memory database (tests).
 """
@@ -40,6 +42,10 @@ from agentmem.errors import StoreUnavailable
 from agentmem.ports import ProjectionState
 
 MEMORY = ":memory:"
+FORMAT = 1
+"""The embedded files' format (``PRAGMA user_version``). One number for every file, since several
+stores share one (the memory store, turn log, runtime state, conflicts and summaries): raise it
+whenever a store's ``migrate`` makes a file unreadable to the code before it."""
 IN_CHUNK = 500  # ids per "IN (...)" query, well under SQLite's variable limit
 
 
@@ -61,6 +67,19 @@ def bump_generation(conn: Any, pk: str, *, reset: bool = False) -> int:
     return int(row[0])
 
 
+def _statements(script: str) -> list[str]:
+    """The statements of a schema script, each whole (a trigger's body keeps its semicolons)."""
+    out: list[str] = []
+    pending = ""
+    for part in script.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \t\r\n;"):
+                out.append(pending.strip())
+            pending = ""
+    return out
+
+
 def chunks(values: Sequence[Any], size: int = IN_CHUNK) -> Iterator[Sequence[Any]]:
     for start in range(0, len(values), size):
         yield values[start : start + size]
@@ -77,7 +96,7 @@ class SqliteDatabase:
         name: str = "sqlite",
         busy_timeout_ms: int = 30000,
         migrate: Callable[[sqlite3.Connection], None] | None = None,
-        file_format: int = 1,
+        file_format: int = FORMAT,
     ) -> None:
         self._path = str(path)
         self._format = file_format
@@ -144,32 +163,51 @@ class SqliteDatabase:
         return conn
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
-        """Pragmas and schema of a new connection. Two connections opening one file at once can
-        meet SQLITE_BUSY where SQLite does not call the busy handler (the switch to WAL, the
-        schema script), so "database is locked" here is retried for up to the busy timeout.
-        ``migrate`` (the store's upgrade of a file written by an older version) runs before the
-        schema script, in its own transaction, and must be a no-op on a current file."""
+        """Pragmas, format and schema of a new connection. Two connections opening one file at
+        once can meet SQLITE_BUSY where SQLite does not call the busy handler (the switch to WAL),
+        so "database is locked" here is retried for up to the busy timeout. The file's format is
+        checked before anything touches it and stamped (when older) before ``migrate`` (the
+        store's upgrade of a file an older version wrote, in its own transactions, a no-op on a
+        current file) runs; the schema statements run in one transaction with the check again."""
         conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
         conn.execute("PRAGMA secure_delete = ON")
         deadline = time.monotonic() + self._busy_timeout_ms / 1000
         while True:
             try:
-                found = int(conn.execute("PRAGMA user_version").fetchone()[0])
-                if found > self._format:  # its schema script would bring back the old tables
-                    raise self._too_new(found)
+                self._refuse_newer(conn)
                 if self._path != MEMORY:
                     conn.execute("PRAGMA journal_mode = WAL")
                     conn.execute("PRAGMA synchronous = NORMAL")
+                self._checked(conn, self._stamp)  # an older process opening from now on is refused
                 if self._migrate is not None:
                     self._migrate(conn)
-                conn.executescript(self._schema)
-                if found < self._format:
-                    conn.execute(f"PRAGMA user_version = {int(self._format)}")
+                self._checked(conn, lambda c: [c.execute(s) for s in _statements(self._schema)])
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.01)
+
+    def _refuse_newer(self, conn: sqlite3.Connection) -> None:
+        found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if found > self._format:  # its schema script would bring back the old tables
+            raise self._too_new(found)
+
+    def _stamp(self, conn: sqlite3.Connection) -> None:
+        if int(conn.execute("PRAGMA user_version").fetchone()[0]) < self._format:
+            conn.execute(f"PRAGMA user_version = {int(self._format)}")
+
+    def _checked(self, conn: sqlite3.Connection, step: Callable[[sqlite3.Connection], Any]) -> None:
+        """``step`` in one ``BEGIN IMMEDIATE`` transaction with the format checked first."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._refuse_newer(conn)
+            step(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
