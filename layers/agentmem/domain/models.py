@@ -178,8 +178,13 @@ class MemoryRecord:
 
     def evolve(self, *, now: datetime, **changes: Any) -> MemoryRecord:
         """The next version of this record with ``changes`` applied and a fresh content hash."""
-        changed = replace(self, **changes, version=self.version + 1, updated_at=now, content_hash="x")
-        return replace(changed, content_hash=changed.compute_hash())
+        return self.revised(**changes, version=self.version + 1, updated_at=now)
+
+    def revised(self, **changes: Any) -> MemoryRecord:
+        """This record with ``changes`` applied and its content hash made again, in the same
+        version (:meth:`evolve` is the next one): what ``dataclasses.replace`` of a hashed field
+        (content, key, value, category, status) must be, or the hash names the old values."""
+        return replace(self, **changes, content_hash="")  # __post_init__ hashes it
 
     @property
     def is_active(self) -> bool:

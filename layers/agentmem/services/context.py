@@ -23,7 +23,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
 from typing import Any, TypeVar
 
 from agentmem.domain.context import (
@@ -103,8 +102,9 @@ class ContextService:
         query = bounded(query)  # what retrieval reads of it (also the assembler's language cue)
         schema = SCHEMAS[mode]
         # Sources fetch concurrently: the latency is the slowest source, not the sum.
-        recall = partial(self.recall.recall, scope, query, k=self.recall_k, now=now, as_of=as_of)
-        recall_f = self._submit(recall, confirm=False)  # what the context shows is confirmed below
+        recall_f = self._submit(  # what the context shows is confirmed below (_confirm)
+            self.recall.recall, scope, query, k=self.recall_k, now=now, as_of=as_of, confirm=False
+        )
         listing_f = self._submit(list_slots, self.store, self.index, scope, as_of)
         hints_f = self._submit(self.conflicts.hints, scope) if self.conflicts and as_of is None else None
         state_f = self._submit(self._state, scope, session_id) if session_id else None
@@ -176,7 +176,7 @@ class ContextService:
             if last:
                 listings = list_from_store(self.store, scope, as_of)
             if not recall_stands or last:
-                recalled = recalled.again(last) if recalled.again is not None else recall(confirm=last)
+                recalled = recalled.again(last)
                 degraded.extend(d for d in recalled.degraded if d not in degraded)
                 listings.merge(recalled.stored)
         if assembled.used_memory_ids:
@@ -199,17 +199,13 @@ class ContextService:
         from the index's cards: recall's (its answer is not confirmed) and the slots' listings'.
         Whether recall's answer and the listings stand (each shown card the store's version)."""
         wanted, reads = set(shown), recalled.reads
-        cards = (
-            []
-            if reads is None
-            else reads.unread(s.record for s in recalled.memories if s.record.memory_id in wanted)
-        )
+        cards = reads.unread(s.record for s in recalled.memories if s.record.memory_id in wanted)
         unread = listings.unread(shown)
         ids = list(dict.fromkeys([*(r.memory_id for r in cards), *unread]))
         if not ids:
             return True, True
         found = self.store.get_many(scope, ids, embeddings=False)
-        recall_stands = reads is None or reads.check(cards, found)
+        recall_stands = reads.check(cards, found)
         slots_stand = listings.check(unread, found)
         listings.merge({m: found.get(m) for m in ids})
         return recall_stands, slots_stand

@@ -69,8 +69,8 @@ class RecallResult:
     stored: dict[str, MemoryRecord | None] = field(default_factory=dict)
     """The store's copy of each id recall read from the store (its newest memories, what it
     answers; None: the store holds none): the context slots take these over the index's cards."""
-    reads: CandidateReads | None = None  # behind the answer (cards in it unless confirmed)
-    again: Callable[[bool], RecallResult] | None = None
+    reads: CandidateReads = field(kw_only=True)  # behind the answer (cards in it unless confirmed)
+    again: Callable[[bool], RecallResult] = field(kw_only=True)
     """The same candidates scored again with the store's copies in :attr:`reads` (``True``: the
     whole answer confirmed); no second search (the graph channel walks again)."""
 

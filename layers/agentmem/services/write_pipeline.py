@@ -351,7 +351,7 @@ class WritePipeline:
         if category is None:
             outcome.llm_fallbacks += 1
             return record
-        return replace(record, category=conversational_category(category), content_hash="")  # hashed again
+        return record.revised(category=conversational_category(category))
 
     def _decide(
         self,
@@ -424,9 +424,7 @@ class WritePipeline:
         superseded by ``old``, valid until ``old`` began, and ``old`` stays."""
         began = old.valid_from or old.created_at
         if new.valid_from is not None and began is not None and new.valid_from < began:
-            late = replace(
-                new, status=Status.SUPERSEDED, superseded_by=old.memory_id, valid_to=began, content_hash=""
-            )  # the hash covers the status: made again (MemoryRecord.__post_init__)
+            late = new.revised(status=Status.SUPERSEDED, superseded_by=old.memory_id, valid_to=began)
             kept = old.evolve(now=max(at, old.updated_at or at), supersedes=(*old.supersedes, new.memory_id))
             self.store.transact([Put(late, None), Put(kept, old.version)])
             return late

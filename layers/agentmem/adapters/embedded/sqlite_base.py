@@ -67,6 +67,10 @@ def bump_generation(conn: Any, pk: str, *, reset: bool = False) -> int:
     return int(row[0])
 
 
+def _file_format(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
 def _statements(script: str) -> list[str]:
     """The statements of a schema script, each whole (a trigger's body keeps its semicolons)."""
     out: list[str] = []
@@ -135,7 +139,7 @@ class SqliteDatabase:
         if "no such table" not in message and "no such column" not in message:
             return None
         try:
-            found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            found = _file_format(conn)
         except sqlite3.Error:
             return None
         return found if found > self._format else None
@@ -181,7 +185,7 @@ class SqliteDatabase:
                 self._checked(conn, self._stamp)  # an older process opening from now on is refused
                 if self._migrate is not None:
                     self._migrate(conn)
-                self._checked(conn, lambda c: [c.execute(s) for s in _statements(self._schema)])
+                self._checked(conn, self._create_schema)
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
@@ -189,13 +193,17 @@ class SqliteDatabase:
                 time.sleep(0.01)
 
     def _refuse_newer(self, conn: sqlite3.Connection) -> None:
-        found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        found = _file_format(conn)
         if found > self._format:  # its schema script would bring back the old tables
             raise self._too_new(found)
 
     def _stamp(self, conn: sqlite3.Connection) -> None:
-        if int(conn.execute("PRAGMA user_version").fetchone()[0]) < self._format:
+        if _file_format(conn) < self._format:
             conn.execute(f"PRAGMA user_version = {int(self._format)}")
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        for statement in _statements(self._schema):
+            conn.execute(statement)
 
     def _checked(self, conn: sqlite3.Connection, step: Callable[[sqlite3.Connection], Any]) -> None:
         """``step`` in one ``BEGIN IMMEDIATE`` transaction with the format checked first."""
