@@ -19,6 +19,11 @@ Two figures per call, side by side:
 The write pipeline's neighbour pool is measured with the access pattern of its rework (issue
 11): the search index plus the **20 newest** records, not the 200 newest; while the pipeline
 still reads 200, the bench sets its ``NEIGHBOURS_FROM_STORE`` to 20 for the run and says so.
+Each figure is also split by what it pays for (``by_purpose``, from the units per port call): a
+turn's bookkeeping — the L0 line and its session-index entry, the processed mark, the scene log,
+the consolidation counter, written whether or not the turn yields a memory — apart from its memory
+writes and its audit line; a context call's newest-memories window apart from the store copies of
+the memories it shows. The report prints both beside the targets.
 Same-run baselines: the access patterns as they were (the 200-newest neighbour listing, the
 slot listings walking the partition, float32 items) priced on the same data, and "store every
 raw turn" (one PutItem of the L0 line and its session-index entry per turn).
@@ -33,7 +38,7 @@ import tempfile
 import time
 import zlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -161,6 +166,42 @@ def _per_port_call(rows: dict[tuple[str, str, str], Priced], calls: int) -> list
     return sorted(
         out, key=lambda r: (-(r["read_units"] + 5 * r["write_units"]), r["port_call"], r["operation"])
     )
+
+
+# What a port call's units pay for, for the ``by_purpose`` split: a turn's bookkeeping is written
+# whether or not the turn yields a memory, each item for one guarantee (docs/aws.md).
+BOOKKEEPING = {
+    "turn_log.append_raw": "L0 line and its session-index entry",
+    "turn_log.mark_processed": "processed mark",
+    "summaries.record_turn": "scene log",
+    "store.mark_pending": "consolidation counter",
+}
+WINDOW, CONFIRMATION = "store.scan_active", "store.get_many"
+
+
+def _by_purpose(rows: list[dict[str, Any]], shown: float | None = None) -> dict[str, Any]:
+    """A turn's or a context call's units split by what they pay for (from ``by_port_call``)."""
+
+    def units(kind: str, wanted: Callable[[str], bool]) -> float:
+        return round(sum(float(r[kind]) for r in rows if wanted(str(r["port_call"]))), 2)
+
+    bookkeeping = {label: units("write_units", name.__eq__) for name, label in BOOKKEEPING.items()}
+    out: dict[str, Any] = {
+        "write_units": {
+            "bookkeeping": round(sum(bookkeeping.values()), 2),
+            "bookkeeping_items": bookkeeping,
+            "memories": units("write_units", lambda c: c.startswith("store.") and c not in BOOKKEEPING),
+            "audit": units("write_units", lambda c: c.startswith("audit.")),
+        },
+        "read_units": {
+            "newest_memories_window": units("read_units", lambda c: c == WINDOW),
+            "store_copies": units("read_units", lambda c: c == CONFIRMATION),
+            "other": units("read_units", lambda c: c not in (WINDOW, CONFIRMATION)),
+        },
+    }
+    if shown is not None:
+        out["memories_shown"] = round(shown, 2)
+    return out
 
 
 def _add(totals: dict[Any, Priced], rows: dict[Any, Priced]) -> None:
@@ -297,6 +338,7 @@ class _Run:
             },
             "by_operation": _per_call(totals, max(1, count)),
             "by_port_call": _per_port_call(callers, max(1, count)),
+            "by_purpose": _by_purpose(_per_port_call(callers, max(1, count))),
             "baseline_store_every_raw_turn_write_units": _mean([float(u) for u in raw_turn_units]),
         }
 
@@ -329,9 +371,11 @@ class _Run:
         moto: list[float] = []
         totals: dict[tuple[str, str], Priced] = {}
         callers: dict[tuple[str, str, str], Priced] = {}
+        shown: list[int] = []
         for query in synthetic_queries(calls, seed=29):
             self._reset()
-            self.container.context.build(USER, query, mode=Mode.CHAT, now=now)
+            built = self.container.context.build(USER, query, mode=Mode.CHAT, now=now)
+            shown.append(len(built.context.used_memory_ids))
             priced_reads, priced_writes, moto_reads, _ = self._priced()
             reads.append(priced_reads)
             writes.append(priced_writes)
@@ -346,6 +390,9 @@ class _Run:
             "moto_reported": {"read_units_mean": _mean(moto)},
             "by_operation": _per_call(totals, max(1, len(reads))),
             "by_port_call": _per_port_call(callers, max(1, len(reads))),
+            "by_purpose": _by_purpose(
+                _per_port_call(callers, max(1, len(reads))), statistics.fmean(shown) if shown else 0.0
+            ),
         }
 
     def access_patterns(self) -> dict[str, Any]:

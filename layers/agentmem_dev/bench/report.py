@@ -410,6 +410,7 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
             ],
         ),
         "",
+        *_where_units_go(turn, ctx, targets),
         *_table(
             ["access pattern (read units, rules)", "before", "after"],
             [
@@ -446,6 +447,30 @@ def _cost_dynamodb(d: dict[str, Any]) -> list[str]:
         f" {d['fill']['item_bytes_mean']['vector_item_float32']} B float32). {d['figures']}. {pat['note']}.",
         "",
     ]
+
+
+def _where_units_go(turn: dict[str, Any], ctx: dict[str, Any], targets: dict[str, Any]) -> list[str]:
+    """What a turn's write units and a context call's read units pay for (``by_purpose``): the
+    share no memory change can remove, against the targets."""
+    lines: list[str] = []
+    if "by_purpose" in turn:
+        w = turn["by_purpose"]["write_units"]
+        items = "; ".join(f"{label} {units}" for label, units in w["bookkeeping_items"].items())
+        lines.append(
+            f"A turn's write units: bookkeeping {w['bookkeeping']} ({items}), written whether or not the turn"
+            f" yields a memory, each item for one guarantee (docs/aws.md); memory writes {w['memories']};"
+            f" audit {w['audit']}. Target <= {targets['turn_write_units']['target']}."
+        )
+    if "by_purpose" in ctx:
+        r, shown = ctx["by_purpose"]["read_units"], ctx["by_purpose"].get("memories_shown", 0.0)
+        lines.append(
+            f"A context call's read units: the newest memories (read-your-writes, strongly consistent)"
+            f" {r['newest_memories_window']}; the store's copies of the memories shown that the window did not"
+            f" bring {r['store_copies']} (0.5 a memory under 4 KB, eventually consistent: the least a read of one"
+            f" item costs); {shown} memories shown a call; other {r['other']}."
+            f" Target <= {targets['context_read_units']['target']}."
+        )
+    return [*lines, ""] if lines else []
 
 
 def _load(r: dict[str, Any]) -> list[str]:
