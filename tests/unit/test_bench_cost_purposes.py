@@ -1,7 +1,7 @@
 """``agentmem bench cost`` splits a turn's DynamoDB write units and a context call's read units
 by what they pay for (``by_purpose``, from the per-port-call ledger): the turn's bookkeeping,
 written whether or not it yields a memory, apart from its memory writes; the context call's
-newest-memories window apart from the store copies of what it shows. The report prints both
+newest-memories window apart from its reads by id. The report prints both
 beside the targets."""
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ def test_a_turns_bookkeeping_is_split_from_its_memory_writes() -> None:
     assert split["audit"] == 0.2
 
 
-def test_a_context_calls_reads_are_split_into_window_and_store_copies() -> None:
+def test_a_context_calls_reads_are_split_into_window_and_reads_by_id() -> None:
     split = _by_purpose(CONTEXT_ROWS, shown=9.25)
-    assert split["read_units"] == {"newest_memories_window": 4.0, "store_copies": 4.65, "other": 0.0}
+    assert split["read_units"] == {"newest_memories_window": 4.0, "reads_by_id": 4.65, "other": 0.0}
     assert split["memories_shown"] == 9.25
     assert _by_purpose(TURN_ROWS)["read_units"]["other"] == 3.0  # the scene log's and the barrier's reads
 
@@ -77,5 +77,5 @@ def test_the_report_prints_both_splits_against_the_targets() -> None:
     )
     assert "memory writes 3.9; audit 0.2. Target <= 5.0." in text
     assert "read-your-writes, strongly consistent) 4.0;" in text
-    assert "did not bring 4.65" in text and "9.25 memories shown a call" in text
+    assert "without a card) 4.65, at 0.5 a memory" in text and "9.25 memories shown a call" in text
     assert report._where_units_go({}, {}, targets) == []  # a run from before the split prints nothing

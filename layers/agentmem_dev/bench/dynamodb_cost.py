@@ -22,8 +22,9 @@ still reads 200, the bench sets its ``NEIGHBOURS_FROM_STORE`` to 20 for the run 
 Each figure is also split by what it pays for (``by_purpose``, from the units per port call): a
 turn's bookkeeping — the L0 line and its session-index entry, the processed mark, the scene log,
 the consolidation counter, written whether or not the turn yields a memory — apart from its memory
-writes and its audit line; a context call's newest-memories window apart from the store copies of
-the memories it shows. The report prints both beside the targets.
+writes and its audit line; a context call's newest-memories window apart from its reads by id
+(``get_many``: the batch that confirms the memories it shows, and any candidate the index holds
+no card of). The report prints both beside the targets.
 Same-run baselines: the access patterns as they were (the 200-newest neighbour listing, the
 slot listings walking the partition, float32 items) priced on the same data, and "store every
 raw turn" (one PutItem of the L0 line and its session-index entry per turn).
@@ -169,14 +170,14 @@ def _per_port_call(rows: dict[tuple[str, str, str], Priced], calls: int) -> list
 
 
 # What a port call's units pay for, for the ``by_purpose`` split: a turn's bookkeeping is written
-# whether or not the turn yields a memory, each item for one guarantee (docs/aws.md).
+# whether or not the turn yields a memory, each item for one guarantee (docs/performance.md).
 BOOKKEEPING = {
     "turn_log.append_raw": "L0 line and its session-index entry",
     "turn_log.mark_processed": "processed mark",
     "summaries.record_turn": "scene log",
     "store.mark_pending": "consolidation counter",
 }
-WINDOW, CONFIRMATION = "store.scan_active", "store.get_many"
+WINDOW, BY_ID = "store.scan_active", "store.get_many"
 
 
 def _by_purpose(rows: list[dict[str, Any]], shown: float | None = None) -> dict[str, Any]:
@@ -195,8 +196,8 @@ def _by_purpose(rows: list[dict[str, Any]], shown: float | None = None) -> dict[
         },
         "read_units": {
             "newest_memories_window": units("read_units", lambda c: c == WINDOW),
-            "store_copies": units("read_units", lambda c: c == CONFIRMATION),
-            "other": units("read_units", lambda c: c not in (WINDOW, CONFIRMATION)),
+            "reads_by_id": units("read_units", lambda c: c == BY_ID),
+            "other": units("read_units", lambda c: c not in (WINDOW, BY_ID)),
         },
     }
     if shown is not None:
@@ -324,6 +325,7 @@ class _Run:
                     raw_turn_units.append(self._raw_turn_units(turn.message_id))
                     self._project(outcome.written)
         count = len(figures["read"])
+        by_port_call = _per_port_call(callers, max(1, count))
         return {
             "turns": count,
             "memories_written_per_turn": round(facts / max(1, count), 2),
@@ -337,8 +339,8 @@ class _Run:
                 "write_units_mean": _mean(figures["moto_write"]),
             },
             "by_operation": _per_call(totals, max(1, count)),
-            "by_port_call": _per_port_call(callers, max(1, count)),
-            "by_purpose": _by_purpose(_per_port_call(callers, max(1, count))),
+            "by_port_call": by_port_call,
+            "by_purpose": _by_purpose(by_port_call),
             "baseline_store_every_raw_turn_write_units": _mean([float(u) for u in raw_turn_units]),
         }
 
@@ -382,6 +384,7 @@ class _Run:
             moto.append(moto_reads)
             _add(totals, self.rules.ledger.snapshot())
             _add(callers, self.rules.ledger.by_caller())
+        by_port_call = _per_port_call(callers, max(1, len(reads)))
         return {
             "calls": len(reads),
             "read_units_mean": _mean(reads),
@@ -389,10 +392,8 @@ class _Run:
             "write_units_mean": _mean(writes),
             "moto_reported": {"read_units_mean": _mean(moto)},
             "by_operation": _per_call(totals, max(1, len(reads))),
-            "by_port_call": _per_port_call(callers, max(1, len(reads))),
-            "by_purpose": _by_purpose(
-                _per_port_call(callers, max(1, len(reads))), statistics.fmean(shown) if shown else 0.0
-            ),
+            "by_port_call": by_port_call,
+            "by_purpose": _by_purpose(by_port_call, statistics.fmean(shown) if shown else 0.0),
         }
 
     def access_patterns(self) -> dict[str, Any]:

@@ -458,16 +458,16 @@ def _where_units_go(turn: dict[str, Any], ctx: dict[str, Any], targets: dict[str
         items = "; ".join(f"{label} {units}" for label, units in w["bookkeeping_items"].items())
         lines.append(
             f"A turn's write units: bookkeeping {w['bookkeeping']} ({items}), written whether or not the turn"
-            f" yields a memory, each item for one guarantee (docs/aws.md); memory writes {w['memories']};"
+            f" yields a memory, each item for one guarantee (docs/performance.md); memory writes {w['memories']};"
             f" audit {w['audit']}. Target <= {targets['turn_write_units']['target']}."
         )
     if "by_purpose" in ctx:
         r, shown = ctx["by_purpose"]["read_units"], ctx["by_purpose"].get("memories_shown", 0.0)
         lines.append(
             f"A context call's read units: the newest memories (read-your-writes, strongly consistent)"
-            f" {r['newest_memories_window']}; the store's copies of the memories shown that the window did not"
-            f" bring {r['store_copies']} (0.5 a memory under 4 KB, eventually consistent: the least a read of one"
-            f" item costs); {shown} memories shown a call; other {r['other']}."
+            f" {r['newest_memories_window']}; reads by id (the batch confirming what is shown, and any candidate"
+            f" without a card) {r['reads_by_id']}, at 0.5 a memory under 4 KB read eventually consistent, the"
+            f" least a read of one item costs; {shown} memories shown a call; other {r['other']}."
             f" Target <= {targets['context_read_units']['target']}."
         )
     return [*lines, ""] if lines else []
