@@ -22,8 +22,13 @@ ENVIRONMENTS = ("dev", "staging", "prod")
 FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
 
 # DynamoDB actions the adapters issue (layers/agentmem/adapters/aws/dynamodb_*.py). TransactWriteItems
-# is authorised per contained action (the store only sends ``Put``), so it needs PutItem only.
+# is authorised per contained action: every memory create holds a ``ConditionCheck`` on the scope's
+# erase barrier, which needs dynamodb:ConditionCheckItem. The matrix below is verified against the
+# calls each handler makes, not the other way round: tests/infra/test_infra_grants_cover_calls.py
+# records every SDK call of a run through every function and evaluates it against the role's
+# statements in the synthesized template.
 DDB_READ = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
+CONDITION_CHECK = "dynamodb:ConditionCheckItem"  # the erase barrier inside every create's transaction
 AUDIT_ACTIONS = ("dynamodb:PutItem", "dynamodb:Query")  # append-only: never Update/Delete
 
 
@@ -49,10 +54,18 @@ ACCESS: dict[str, Access] = {
     # WritePipeline: create/update/transact (PutItem), mark_pending + scope registry (UpdateItem),
     # get/get_many/scan_active/find_by_key (reads); the L0 log and processed marks (session Put/Get);
     # k-NN dedup against the index; embeddings; the scene logs of session memory (session
-    # UpdateItem: ADD to a scene's id sets). No graph.
+    # UpdateItem: ADD to a scene's id sets). No graph. A turn that meets its user's erase (sent
+    # before it, delivered after it, or erased while written) removes what it left: its L0 line
+    # (session DeleteItem) and the records it wrote in the race (memory DeleteItem).
     "ingest": Access(
-        memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:UpdateItem"),
-        session=("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"),
+        memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:UpdateItem", CONDITION_CHECK, "dynamodb:DeleteItem"),
+        session=(
+            "dynamodb:GetItem",
+            "dynamodb:PutItem",
+            "dynamodb:Query",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+        ),
         opensearch=True,
         bedrock_embed=True,
         bedrock_llm=True,
@@ -66,6 +79,7 @@ ACCESS: dict[str, Access] = {
             *DDB_READ,
             "dynamodb:PutItem",
             "dynamodb:UpdateItem",
+            CONDITION_CHECK,
             "dynamodb:DeleteItem",
             "dynamodb:BatchWriteItem",
         ),
@@ -87,7 +101,11 @@ ACCESS: dict[str, Access] = {
         neptune=NEPTUNE_READ,
     ),
     # Reconciler: all_scopes/list (reads), update (PutItem); both projections read and repaired.
-    "reconcile": Access(memory=(*DDB_READ, "dynamodb:PutItem"), opensearch=True, neptune=NEPTUNE_WRITE),
+    # A record that predates its user's erase barrier (written in a race with the erase's sweep)
+    # is removed (memory DeleteItem): the erase is final on AWS too.
+    "reconcile": Access(
+        memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:DeleteItem"), opensearch=True, neptune=NEPTUNE_WRITE
+    ),
 }
 
 
