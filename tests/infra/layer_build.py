@@ -1,0 +1,145 @@
+"""A copy of the Lambda layer on this machine, built from ``infra_cdk/layer-requirements.txt``.
+
+Two ways, the same layout as the real asset (``python/agentmem`` beside the libraries, the
+runtime's SDK apart):
+
+* ``installed`` (the default, offline): the requirements and everything they require, resolved
+  from the installed distributions' metadata (markers evaluated, extras followed) and linked file
+  by file from this environment's site-packages. What the layer names is all that is there.
+* ``pip`` (``AGENTMEM_LAYER_BUILD=pip``, what CI runs): ``pip install --target`` of the pinned
+  requirements as manylinux x86_64 wheels, as the CDK bundling does for arm64; it needs the
+  package index. The layer is then run by a Python of the Lambda runtime's version
+  (``AGENTMEM_LAMBDA_PYTHON``, else ``python3.12`` on PATH) where this machine has one, else
+  by this interpreter.
+
+boto3 and what it requires are put in a directory of their own: the Lambda runtime provides them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from infra_helpers import INFRA, REPO
+
+LAYER_REQUIREMENTS = INFRA / "layer-requirements.txt"
+RUNTIME_SDK = ("boto3",)
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirement_lines(path: Path = LAYER_REQUIREMENTS) -> list[str]:
+    return [
+        line.split("#", 1)[0].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.split("#", 1)[0].strip()
+    ]
+
+
+def closure(requirements: list[str]) -> tuple[dict[str, metadata.Distribution], list[str]]:
+    """The installed distributions ``requirements`` need, and pins that differ from what is installed."""
+    from packaging.requirements import Requirement
+
+    found: dict[str, metadata.Distribution] = {}
+    drift: list[str] = []
+    todo = [(Requirement(r), True) for r in requirements]
+    while todo:
+        req, top = todo.pop()
+        name = canonical(req.name)
+        if name in found:
+            continue
+        dist = metadata.distribution(req.name)
+        found[name] = dist
+        if top and req.specifier and not req.specifier.contains(dist.version, prereleases=True):
+            drift.append(f"{req} (installed {dist.version})")
+        for raw in dist.requires or []:
+            sub = Requirement(raw)
+            extras = ["", *sorted(req.extras)]
+            if sub.marker is None or any(sub.marker.evaluate({"extra": e}) for e in extras):
+                todo.append((sub, False))
+    return found, drift
+
+
+def link_distributions(dists: dict[str, metadata.Distribution], target: Path) -> None:
+    """Link every file of ``dists`` that lives in site-packages into ``target``."""
+    target.mkdir(parents=True, exist_ok=True)
+    for dist in dists.values():
+        root = Path(str(dist.locate_file(""))).resolve()
+        for file in dist.files or []:
+            source = Path(str(dist.locate_file(file))).resolve()
+            try:
+                relative = source.relative_to(root)
+            except ValueError:  # scripts in bin/, data files outside site-packages
+                continue
+            if "__pycache__" in relative.parts or not source.is_file():
+                continue
+            destination = target / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            if not destination.exists():
+                os.symlink(source, destination)
+
+
+LAMBDA_PYTHON = "3.12"
+
+
+def interpreter(mode: str) -> tuple[str, str]:
+    """(python executable, its X.Y) that runs the layer: the Lambda runtime's version for a pip build."""
+    here = (sys.executable, f"{sys.version_info[0]}.{sys.version_info[1]}")
+    found = os.environ.get("AGENTMEM_LAMBDA_PYTHON") or shutil.which(f"python{LAMBDA_PYTHON}")
+    if mode != "pip" or here[1] == LAMBDA_PYTHON or found is None:
+        return here
+    probe = subprocess.run(
+        [found, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return (found, LAMBDA_PYTHON) if probe.stdout.strip() == LAMBDA_PYTHON else here
+
+
+def pip_layer(requirements: list[str], target: Path, version: str) -> None:
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-compile", "--target", str(target)]
+    cmd += ["--implementation", "cp", "--python-version", version, "--only-binary=:all:"]
+    for platform in ("manylinux2014_x86_64", "manylinux_2_28_x86_64"):
+        cmd += ["--platform", platform]
+    subprocess.run([*cmd, *requirements], check=True)
+    for entry in list(target.iterdir()):  # the runtime's own: pruned as the bundling does
+        if any(
+            entry.name.lower() == p or entry.name.lower().startswith(f"{p}-")
+            for p in ("boto3", "botocore", "s3transfer")
+        ):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def mode() -> str:
+    return os.environ.get("AGENTMEM_LAYER_BUILD", "installed")
+
+
+def build(root: Path, how: str, version: str) -> tuple[Path, Path, list[str]]:
+    """(layer ``python/`` dir, runtime SDK dir, pin drift) under ``root``, for Python ``version``."""
+    requirements = requirement_lines()
+    layer = root / "layer" / "python"
+    runtime = root / "runtime"
+    drift: list[str] = []
+    if how == "pip":
+        pip_layer(requirements, layer, version)
+    else:
+        dists, drift = closure(requirements)
+        link_distributions(
+            {k: v for k, v in dists.items() if k not in ("boto3", "botocore", "s3transfer")}, layer
+        )
+    sdk, _ = closure(list(RUNTIME_SDK))
+    link_distributions(sdk, runtime)
+    shutil.copytree(
+        REPO / "layers" / "agentmem",
+        layer / "agentmem",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    return layer, runtime, drift
