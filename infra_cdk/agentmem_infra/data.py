@@ -156,11 +156,14 @@ class Queues(Construct):
     MAX_RECEIVE_COUNT = 5
     VISIBILITY_FACTOR = 6  # AWS guidance for SQS → Lambda: ≥ 6 × the function timeout
     # Turn bodies are user text (redacted by the API, but a chat service may send straight to
-    # SQS): keep them no longer than retries need (docs/data-at-rest.md). Every receive can take
-    # a whole visibility timeout, so MAX_RECEIVE_COUNT of them, twice over for throttling and
-    # an event source paused by a deploy, and never under an hour.
+    # SQS): keep them no longer than retries and an outage need (docs/data-at-rest.md). Every
+    # receive can take a whole visibility timeout, so MAX_RECEIVE_COUNT of them, twice over for
+    # throttling, and never under a day: SQS deletes a message whose retention runs out without
+    # moving it to the DLQ, so a consumer stopped longer than the retention (a broken deploy, a
+    # disabled event source, concurrency exhausted) would lose turns silently. The oldest-message
+    # alarm fires after 10 minutes; a day leaves an operator the night to act on it.
     RETRY_HEADROOM = 2
-    MIN_INGEST_RETENTION_S = 3600
+    MIN_INGEST_RETENTION_S = 86400
     DLQ_RETENTION = Duration.days(4)  # time for an operator to inspect and redrive, not a store
 
     @classmethod

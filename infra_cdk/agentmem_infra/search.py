@@ -123,7 +123,7 @@ class SearchDomain(Construct):
                 self, "ServiceLinkedRole", aws_service_name="opensearchservice.amazonaws.com"
             )
             self.domain.node.add_dependency(slr)
-        logs.CfnResourcePolicy(
+        logs_policy = logs.CfnResourcePolicy(
             self,
             "LogsResourcePolicy",
             policy_name=f"agentmem-{config.name}-opensearch-logs",
@@ -142,6 +142,9 @@ class SearchDomain(Construct):
                 }
             ),
         )
+        # CreateDomain validates log publishing when it is called: the policy must exist first
+        # (CDK's own default path adds the same dependency; without it the two race).
+        self.domain.node.add_dependency(logs_policy)
         self.endpoint = self.domain.domain_endpoint
         # ARN built from the fixed name (not the resource) so the access policy can sit on the
         # domain itself without a dependency cycle or the construct's custom resource.

@@ -341,3 +341,13 @@ def test_the_opensearch_domain_is_named_per_stack_creation(each_env: Synth) -> N
         assert 3 <= len(name) <= 28 and name[0].isalpha()  # OpenSearch's domain name rules
         names.append(name)
     assert names[0] != names[1]  # a re-created stack never meets the domain prod retained
+
+
+def test_the_domain_waits_for_its_log_publishing_policy(each_env: Synth) -> None:
+    """CreateDomain checks that CloudWatch Logs lets the service publish: the resource policy is
+    created first, or the two race (cloudformation-coverage-roadmap#1769)."""
+    s = each_env
+    (domain_id,) = s.of_type("AWS::OpenSearchService::Domain")
+    (policy_id,) = s.of_type("AWS::Logs::ResourcePolicy")
+    depends = s.resources[domain_id].get("DependsOn", [])
+    assert policy_id in ([depends] if isinstance(depends, str) else depends)
