@@ -159,7 +159,9 @@ def bootstrap(
     thresholds = settings.thresholds()
     conflicts = ConflictService(store=a.store, conflicts=a.conflicts or _memory_conflicts(), audit=a.audit)
     # One guard for every entrance; its semantic detector judges the vectors facts are stored with.
-    guard = WriteGuard(SemanticGuard(a.embedder) if settings.semantic_guard else None)
+    guard = WriteGuard(
+        SemanticGuard(a.embedder, stored=a.prototype_banks) if settings.semantic_guard else None
+    )
     pipeline = WritePipeline(
         store=a.store,
         turn_log=a.turn_log,

@@ -448,3 +448,17 @@ class LLM(Protocol):
         """A short summary (at most three sentences) of one session from its ``facts`` (the
         extractive summary's, in the order they were said; redacted). None: no answer, keep the
         extractive summary alone. The reply is untrusted: the caller guards it."""
+
+
+class PrototypeBanks(Protocol):
+    """Where the semantic guard keeps its prototype banks once embedded, so a new process (a Lambda
+    cold start) reads them instead of embedding every prototype again. Best effort: the guard
+    embeds the bank itself when ``load`` finds nothing or raises."""
+
+    def load(self, key: str) -> np.ndarray | None:
+        """The vectors stored under ``key`` (float32, one row per prototype), or None."""
+        ...
+
+    def save(self, key: str, vectors: np.ndarray) -> None:
+        """Store ``vectors`` under ``key``. Raises ``StoreUnavailable``."""
+        ...

@@ -17,6 +17,7 @@ from agentmem.ports import (
     Embedder,
     GraphStore,
     MemoryStore,
+    PrototypeBanks,
     RuntimeStateStore,
     SearchIndex,
     SessionSummaryStore,
@@ -43,3 +44,4 @@ class Adapters:
     conflicts: ConflictStore | None = None  # None: bootstrap keeps them in memory (tests' fakes)
     dead_letters: DeadLetterQueue | None = None
     summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions
+    prototype_banks: PrototypeBanks | None = None  # absent: each process embeds the guard's banks

@@ -12,7 +12,9 @@ A text is judged sentence by sentence (an attack hidden in a long message is one
 repeated clauses are dropped first (padding: one sentence repeated dozens of times around the
 attack), then its first :data:`MAX_SEGMENTS` sentences, each cut to the embedder's input, plus the opening of the
 whole text; the verdict is that of the most attack-like segment. The banks are embedded once per
-model, on first use, and kept.
+model, on first use, and kept; with a :class:`~agentmem.ports.PrototypeBanks` store (AWS: the
+session table) they are also stored under a key naming the model and the bank's texts, so a new
+process reads them instead of embedding every prototype again (Bedrock: one call per text).
 
 Calibrating a new model: embed both banks and a labelled corpus (``tests/unit/data/
 injection_*.jsonl``), print each text's nearest attack and benign calibrated similarity, and pick
@@ -23,6 +25,8 @@ benign corpus; add the pair under the model's id. A model without an entry gets
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import re
 import threading
 from collections.abc import Sequence
@@ -32,7 +36,10 @@ import numpy as np
 
 from agentmem.domain.guards.injection.prototypes import ATTACK_PROTOTYPES, BENIGN_PROTOTYPES, Prototype
 from agentmem.domain.guards.normalize import normalize_for_scan
-from agentmem.ports import Embedder
+from agentmem.errors import AgentMemError
+from agentmem.ports import Embedder, PrototypeBanks
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -41,6 +48,7 @@ __all__ = [
     "SemanticGuard",
     "SemanticThresholds",
     "SemanticVerdict",
+    "bank_key",
     "deduplicated",
     "segments",
 ]
@@ -135,6 +143,13 @@ def segments(text: str) -> list[str]:
     return pieces
 
 
+def bank_key(model_id: str, name: str, texts: Sequence[str]) -> str:
+    """The stored bank's name: the model, the bank and a digest of its texts (a change of any is a
+    new key, so a stale bank is never read)."""
+    digest = hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:20]
+    return f"{model_id}|{name}|{len(texts)}|{digest}"
+
+
 @dataclass(frozen=True, slots=True)
 class _Banks:
     attacks: np.ndarray  # (n_attack, dim), L2-normalised
@@ -144,9 +159,16 @@ class _Banks:
 class SemanticGuard:
     """Flags texts that read like a known attack and unlike every benign prototype."""
 
-    def __init__(self, embedder: Embedder, thresholds: SemanticThresholds | None = None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        thresholds: SemanticThresholds | None = None,
+        *,
+        stored: PrototypeBanks | None = None,
+    ) -> None:
         self._embedder = embedder
         self._thresholds = thresholds
+        self._stored = stored
         self._banks: dict[str, _Banks] = {}
         self._lock = threading.Lock()
 
@@ -162,10 +184,31 @@ class SemanticGuard:
         with self._lock:
             banks = self._banks.get(model)
             if banks is None:
-                attacks = self._embedder.embed_documents([p.text for p in ATTACK_PROTOTYPES])
-                benign = self._embedder.embed_documents([p.text for p in BENIGN_PROTOTYPES])
+                attacks = self._bank("attack", ATTACK_PROTOTYPES)
+                benign = self._bank("benign", BENIGN_PROTOTYPES)
                 banks = self._banks[model] = _Banks(attacks, benign)
             return banks
+
+    def _bank(self, name: str, prototypes: Sequence[Prototype]) -> np.ndarray:
+        """One bank's vectors: from the store when it holds this model's embedding of exactly these
+        texts, else embedded now (and stored). The store is best effort either way."""
+        texts = [p.text for p in prototypes]
+        key = bank_key(self._embedder.model_id, name, texts)
+        if self._stored is not None:
+            try:
+                found = self._stored.load(key)
+            except AgentMemError as exc:
+                log.warning("semantic_guard.bank_unread", extra={"bank": name, "error": type(exc).__name__})
+                found = None
+            if found is not None and found.shape[0] == len(texts):
+                return found
+        vectors = self._embedder.embed_documents(texts)
+        if self._stored is not None:
+            try:
+                self._stored.save(key, vectors)
+            except AgentMemError as exc:
+                log.warning("semantic_guard.bank_unsaved", extra={"bank": name, "error": type(exc).__name__})
+        return vectors
 
     def warm(self) -> None:
         """Embed the banks now (a server does it at start, off the request path)."""
