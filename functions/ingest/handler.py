@@ -1,7 +1,8 @@
 """ingest λ (SQS): each message is one finished turn. Partial batch failures: a transient error
 fails only its message, which SQS redelivers and finally dead-letters; malformed messages are
 rejected and audited by the service, never retried; so are turns of a user erased after they
-were sent (``SentTimestamp`` against the user's erase barrier)."""
+were sent (``SentTimestamp`` against the user's erase barrier); so are, for redelivery, the
+records left when the invocation is within ``ingest_margin_s`` of its timeout."""
 
 from __future__ import annotations
 
@@ -34,7 +35,15 @@ def sent_at(record: SQSRecord) -> datetime | None:
     return datetime.fromtimestamp(millis / 1000, tz=UTC)
 
 
-def record_handler(record: SQSRecord, container: Container) -> None:
+class OutOfTime(Exception):
+    """Too close to the timeout to start a record: it fails alone, not the whole batch."""
+
+
+def record_handler(record: SQSRecord, container: Container, context: Any = None) -> None:
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if callable(remaining) and remaining() / 1000 < container.settings.ingest_margin_s:
+        metrics.add_metric(name="TurnsDeferred", unit=MetricUnit.Count, value=1)
+        raise OutOfTime(record.message_id)
     outcome = container.ingest.handle(
         record.body, now=container.clock.now(), queue_message_id=record.message_id, sent_at=sent_at(record)
     )
@@ -47,15 +56,8 @@ def record_handler(record: SQSRecord, container: Container) -> None:
         metrics.add_metric(name="LlmCalls", unit=MetricUnit.Count, value=outcome.llm_calls)
         metrics.add_metric(name="LlmFallbacks", unit=MetricUnit.Count, value=outcome.llm_fallbacks)
         metrics.add_metric(name="LlmFacts", unit=MetricUnit.Count, value=outcome.llm_facts)
-    logger.info(
-        "turn processed",
-        extra={
-            "message_id": outcome.message_id,
-            "status": outcome.status,
-            "written": len(outcome.written),
-            "dropped": outcome.dropped,
-        },
-    )
+    extra = {"message_id": outcome.message_id, "status": outcome.status, "dropped": outcome.dropped}
+    logger.info("turn processed", extra={**extra, "written": len(outcome.written)})
 
 
 @metrics.log_metrics
@@ -68,7 +70,7 @@ def handler(event: dict[str, Any], context: Any, container: Container | None = N
 def handle(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
     return process_partial_response(
         event=event,
-        record_handler=partial(record_handler, container=container),
+        record_handler=partial(record_handler, container=container, context=context),
         processor=processor,
         context=context,
     )

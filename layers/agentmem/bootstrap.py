@@ -237,6 +237,7 @@ def bootstrap(
             config=settings.consolidation(),
             graph=a.graph,
             trigger_every=settings.consolidate_every,
+            clock=clock.now,
         ),
         mcp=McpService(writer=explicit, recall=recall, admin=admin),
         reconciler=Reconciler(

@@ -82,6 +82,14 @@ class Settings(BaseSettings):
     ttl_days: float = Field(30, gt=0)
     min_importance: float = Field(0.3, ge=0, le=1)
     short_term_ttl_days: float = Field(7, gt=0)  # short-term memories expire (confidence) after this
+    # Ingest (SQS batches): a record is not started when the invocation has less than this left
+    # (it fails alone and is redelivered) instead of the batch running into the function's timeout.
+    ingest_margin_s: float = Field(10.0, ge=0, le=600)
+    # Consolidation (the consolidate function, every 15 min, timeout 600 s): a run takes page after
+    # page of ready users until consolidate_budget_s is spent, or earlier when the Lambda has less
+    # than consolidate_margin_s left beyond that; the users it did not reach are the next run's.
+    consolidate_budget_s: float = Field(480.0, gt=0, le=3600)
+    consolidate_margin_s: float = Field(60.0, ge=0, le=600)
     # Reconciler (docs/aws.md, "Reconciliation"): a run stops after reconcile_budget_s, or earlier
     # when the Lambda has less than reconcile_margin_s left beyond that (timeout 900 s), saves its
     # cursor and the next run resumes there; the first reconcile_dirty_first pending scopes of its

@@ -402,3 +402,35 @@ def test_reconcile_handler_walks_the_segment_of_its_event_and_saves_the_cursor(
     for segment in range(2):
         saved = container.store.reconcile_cursor(segment, 2)
         assert saved is not None and saved.last_pass is not None
+
+
+class Ticking:
+    """A Lambda context whose remaining time shrinks by ``step_ms`` each time it is read."""
+
+    function_name = "ingest"
+    memory_limit_in_mb = 1024
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:ingest"
+    aws_request_id = "req-1"
+
+    def __init__(self, remaining_ms: int, step_ms: int) -> None:
+        self.remaining_ms, self.step_ms = remaining_ms, step_ms
+
+    def get_remaining_time_in_millis(self) -> int:
+        self.remaining_ms -= self.step_ms
+        return self.remaining_ms
+
+
+def test_ingest_leaves_the_records_it_has_no_time_for_to_redelivery(container: Container) -> None:
+    """Near its timeout the ingest function starts no more records: they fail alone and come back,
+    instead of the batch timing out and every message of it being received again."""
+    margin_ms = int(container.settings.ingest_margin_s * 1000)
+    handler = lambdas.load("ingest").handler
+    bodies = [(f"q-{i}", body_of(turn(f"m-{i}", f"I visited city number {i}."))) for i in range(4)]
+    # two records fit before the remaining time falls under the margin
+    response = handler(sqs(*bodies), Ticking(margin_ms + 2500, 1000), container=container)
+    assert failures(response) == {"q-2", "q-3"}
+    processed = {m for m in ("m-0", "m-1", "m-2", "m-3") if container.turn_log.is_processed(S, m)}
+    assert processed == {"m-0", "m-1"}
+    response = handler(sqs(*bodies[2:]), Ticking(600_000, 1), container=container)
+    assert failures(response) == set()
+    assert all(container.turn_log.is_processed(S, m) for m in ("m-2", "m-3"))

@@ -5,8 +5,9 @@ happens all or nothing; a version conflict skips that step and leaves it to the 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -34,6 +35,7 @@ class ConsolidationReport:
     expired: int = 0
     conflicts: int = 0
     degraded: list[str] = field(default_factory=list)
+    budget_exhausted: bool = False  # stopped with ready scopes left: the next run takes them
 
     def to_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -48,18 +50,33 @@ class ConsolidationService:
     config: ConsolidationConfig = field(default_factory=ConsolidationConfig)
     graph: GraphStore | None = None
     trigger_every: int = 5
+    clock: Callable[[], datetime] | None = None  # measures a run's budget; None: ``now`` throughout
 
     def run_pending(
-        self, *, now: datetime, max_scopes: int = 100, force: bool = False
+        self, *, now: datetime, max_scopes: int = 100, force: bool = False, budget: timedelta | None = None
     ) -> ConsolidationReport:
-        """Consolidate scopes with at least ``trigger_every`` pending writes (all when forced)."""
+        """Consolidate scopes with at least ``trigger_every`` pending writes (all when forced).
+
+        Without ``budget``: one page of ``max_scopes``. With one: page after page, ready scopes
+        first (the store's order), until none is ready or the budget (measured on :attr:`clock`)
+        is spent, so a run keeps up with more users than one page per schedule tick; a scope is
+        taken once per run, even if an index lagging behind its cleared counter lists it again."""
         report = ConsolidationReport()
-        for scope, count in self.store.pending_scopes(max_scopes):
-            if count < self.trigger_every and not force:
-                continue
-            self.consolidate(scope, now=now, report=report)
-            self.store.clear_pending(scope)
-        return report
+        clock = self.clock or (lambda: now)
+        deadline = None if budget is None else clock() + budget
+        done: set[Scope] = set()
+        while True:
+            page = self.store.pending_scopes(max_scopes)
+            ready = [s for s, count in page if (force or count >= self.trigger_every) and s not in done]
+            for scope in ready:
+                if deadline is not None and clock() >= deadline:
+                    report.budget_exhausted = True
+                    return report
+                self.consolidate(scope, now=now, report=report)
+                self.store.clear_pending(scope)
+                done.add(scope)
+            if deadline is None or not ready:
+                return report
 
     def consolidate(
         self, scope: Scope, *, now: datetime, report: ConsolidationReport | None = None
