@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import Duration, Fn, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_iam as iam
@@ -182,6 +182,18 @@ class Api(Construct):
                 authorizer=self.authorizer, authorization_type=apigw.AuthorizationType.CUSTOM
             ),
         )
+        # The execution log group API Gateway would otherwise create itself, with no retention.
+        stage = self.rest_api.deployment_stage
+        execution_logs = logs.LogGroup(
+            self,
+            "ExecutionLogs",
+            log_group_name=Fn.join(
+                "", ["API-Gateway-Execution-Logs_", self.rest_api.rest_api_id, f"/{config.name}"]
+            ),
+            retention=config.log_retention,
+            removal_policy=retain,
+        )
+        stage.node.add_dependency(execution_logs)
         # Header/parameter validation at the edge; the api function validates bodies (pydantic).
         validator = self.rest_api.add_request_validator(
             "ParamsValidator", validate_request_parameters=True, validate_request_body=False

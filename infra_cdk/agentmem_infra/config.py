@@ -162,7 +162,8 @@ class EnvConfig:
     reconcile_segments: int = 1
     # --- engines
     opensearch_version: str = "OPENSEARCH_2_19"  # attribute of aws_opensearchservice.EngineVersion
-    neptune_engine_version: str = "1.4.4.0"  # TinkerPop 3.7.x server
+    # TinkerPop 3.7.x server; 1.4.7.0 is supported until 2027-06-03 (1.4.4.0 only until 2027-03-06)
+    neptune_engine_version: str = "1.4.7.0"
     neptune_parameter_family: str = "neptune1.4"
     neptune_backup_days: int = 7
     alarm_email: str | None = None

@@ -351,3 +351,27 @@ def test_the_domain_waits_for_its_log_publishing_policy(each_env: Synth) -> None
     (policy_id,) = s.of_type("AWS::Logs::ResourcePolicy")
     depends = s.resources[domain_id].get("DependsOn", [])
     assert policy_id in ([depends] if isinstance(depends, str) else depends)
+
+
+def test_no_log_group_is_left_for_aws_to_create_without_retention(each_env: Synth) -> None:
+    """Every group a function or the API stage writes to is declared with the environment's
+    retention, found from the template: a function names its group (LoggingConfig) or one is
+    declared as /aws/lambda/<function>; a stage that logs executions has
+    API-Gateway-Execution-Logs_<api>/<stage>. Implicit groups never expire."""
+    s = each_env
+    groups = s.of_type("AWS::Logs::LogGroup")
+    assert all("RetentionInDays" in g["Properties"] for g in groups.values())
+    names = {json.dumps(g["Properties"].get("LogGroupName")) for g in groups.values()}
+    for fn_id, fn in s.of_type("AWS::Lambda::Function").items():
+        named = fn["Properties"].get("LoggingConfig", {}).get("LogGroup")
+        if named is not None:
+            assert named["Ref"] in groups, fn_id
+            continue
+        assert json.dumps({"Fn::Join": ["", ["/aws/lambda/", {"Ref": fn_id}]]}) in names, fn_id
+    for stage_id, stage in s.of_type("AWS::ApiGateway::Stage").items():
+        if any(m.get("LoggingLevel") for m in stage["Properties"].get("MethodSettings", [])):
+            api = stage["Properties"]["RestApiId"]
+            want = {
+                "Fn::Join": ["", ["API-Gateway-Execution-Logs_", api, f"/{stage['Properties']['StageName']}"]]
+            }
+            assert json.dumps(want) in names, stage_id

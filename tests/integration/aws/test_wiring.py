@@ -98,3 +98,13 @@ def test_bootstrap_builds_the_aws_backend_from_the_environment(
         monkeypatch.setenv(name, value)
     container: Container = bootstrap()
     assert isinstance(container.store, DynamoMemoryStore) and container.store._t.name == "prod-memories"
+
+
+def test_an_sdk_older_than_the_adapters_need_refuses_to_start() -> None:
+    """The layer ships no boto3 (the runtime's is used): an older runtime SDK is named at start."""
+    from agentmem.adapters.aws.wiring import require_sdk
+
+    with pytest.raises(ConfigurationError, match=r"botocore 1\.34\.100 is older than 1\.34\.116"):
+        require_sdk("1.34.100")
+    require_sdk("1.34.116")
+    require_sdk("1.40.0")

@@ -5,7 +5,9 @@ DynamoDB (memories, sessions, audit), SQS and Bedrock are always AWS. The search
 are OpenSearch and Neptune unless ``AGENTMEM_SEARCH_BACKEND=local`` / ``AGENTMEM_GRAPH_BACKEND=local``
 put the embedded adapters under ``AGENTMEM_LOCAL_PROJECTION_DIR`` (``/tmp/agentmem``: the moto
 end-to-end test, the smoke run, a stack without those clusters). A missing endpoint or queue URL
-refuses to start with a :class:`~agentmem.errors.ConfigurationError` naming the setting.
+refuses to start with a :class:`~agentmem.errors.ConfigurationError` naming the setting, and so
+does an SDK older than the calls need (the layer ships none: the functions run on the Lambda
+runtime's boto3, :data:`MIN_BOTOCORE`).
 
 Nothing here performs network I/O: every client is built on its first call.
 """
@@ -120,8 +122,30 @@ GRAPH_BACKENDS: Mapping[str, Callable[[Settings], GraphStore]] = {
 }
 
 
+# The oldest botocore that has every call the adapters make: Bedrock's Converse (1.34.116).
+MIN_BOTOCORE = (1, 34, 116)
+
+
+def require_sdk(version: str | None = None) -> None:
+    """Refuse an SDK older than :data:`MIN_BOTOCORE` with a message that says what to do, instead
+    of an ``AttributeError`` on the first call that needs a newer one."""
+    if version is None:
+        import botocore
+
+        version = botocore.__version__
+    parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
+    if parts < MIN_BOTOCORE:
+        wanted = ".".join(map(str, MIN_BOTOCORE))
+        raise ConfigurationError(
+            f"botocore {version} is older than {wanted}, which the AWS adapters need; use a newer "
+            "Lambda runtime, or add boto3 to the layer (infra_cdk/agentmem_infra/bundling.py prunes it)",
+            details={"botocore": version, "minimum": wanted},
+        )
+
+
 def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None) -> Adapters:
     """The AWS adapters. ``embedder`` overrides the configured one (tests, the smoke run)."""
+    require_sdk()
     region = settings.aws_region
     queue_url = _require(
         settings.queue_url, "AGENTMEM_QUEUE_URL", "the ingest queue the API enqueues turns on"
