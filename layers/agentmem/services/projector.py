@@ -21,7 +21,7 @@ with the tombstone version.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -202,26 +202,32 @@ class Projector:
         now: datetime,
         decision: Decision | None = None,
     ) -> ProjectionReport:
-        """Project one change (``decision``: from :meth:`prepare`). Raises StoreUnavailable when
-        a projection is down (the stream retries the record)."""
+        """Project one change (``decision``: from :meth:`prepare`) onto both projections. Each is
+        tried even when the other is down, so an outage of one never holds the other back; then
+        StoreUnavailable (or the first error) is raised for the stream to retry the record, whose
+        second application to the store that took it is stale, hence harmless."""
         report = report or ProjectionReport()
         decided = decision or self.decide(change)
         record, erased = decided.record, decided.erased
         if record is not None and record.is_active:
-            indexed = decided.indexed or self.index.upsert(record)
-            outcomes = (indexed, self.graph.upsert_memory(record))
+            active = record
+            outcomes = _both(
+                lambda: decided.indexed or self.index.upsert(active), lambda: self.graph.upsert_memory(active)
+            )
             if ProjectionOutcome.APPLIED in outcomes:
                 report.edges += self.link(record, decided.similar)
         else:
             version = removal_version(change, erased)
             if self.store is not None and self.store.get(change.scope, change.memory_id) is None:
                 version = TOMBSTONE_VERSION  # erased for good: outranks every version
-            outcomes = (
-                self.index.delete(change.scope, change.memory_id, version),
-                self.graph.delete_memory(change.scope, change.memory_id, version),
+            outcomes = _both(
+                lambda: self.index.delete(change.scope, change.memory_id, version),
+                lambda: self.graph.delete_memory(change.scope, change.memory_id, version),
             )
             if ProjectionOutcome.APPLIED in outcomes:
                 report.deleted += 1
+        if isinstance(outcomes, _Partial):  # counted when the stream's retry succeeds
+            raise outcomes.error
         self._count(change, outcomes, report, now)
         return report
 
@@ -320,3 +326,30 @@ def _removals(
         if len(ids) > BATCHED_REMOVALS:
             batched[key] = False
     return batched, removals
+
+
+@dataclass(frozen=True)
+class _Partial:
+    """One projection took the change and the other raised ``error``."""
+
+    done: tuple[ProjectionOutcome, ProjectionOutcome]
+    error: AgentMemError
+
+    def __contains__(self, outcome: object) -> bool:
+        return outcome in self.done
+
+
+def _both(
+    index: Callable[[], ProjectionOutcome], graph: Callable[[], ProjectionOutcome]
+) -> tuple[ProjectionOutcome, ProjectionOutcome] | _Partial:
+    """Run both projection writes; an error of the first does not skip the second."""
+    results: list[ProjectionOutcome] = []
+    errors: list[AgentMemError] = []
+    for write in (index, graph):
+        try:
+            results.append(write())
+        except AgentMemError as exc:
+            errors.append(exc)
+            results.append(ProjectionOutcome.STALE)
+    done = (results[0], results[1])
+    return _Partial(done, errors[0]) if errors else done
