@@ -253,5 +253,30 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if found.problems else 0
 
 
+def installed_closure(requirements: list[str]) -> tuple[dict[str, metadata.Distribution], list[str]]:
+    """The installed distributions ``requirements`` resolve to (their requirements followed, markers
+    evaluated here, extras included), and the pins that differ from what is installed."""
+    from packaging.requirements import Requirement
+
+    found: dict[str, metadata.Distribution] = {}
+    drift: list[str] = []
+    todo = [(Requirement(r), True) for r in requirements]
+    while todo:
+        req, top = todo.pop()
+        name = canonical(req.name)
+        if name in found:
+            continue
+        dist = metadata.distribution(req.name)
+        found[name] = dist
+        if top and req.specifier and not req.specifier.contains(dist.version, prereleases=True):
+            drift.append(f"{req} (installed {dist.version})")
+        extras = ["", *sorted(req.extras)]
+        for raw in dist.requires or []:
+            sub = Requirement(raw)
+            if sub.marker is None or any(sub.marker.evaluate({"extra": e}) for e in extras):
+                todo.append((sub, False))
+    return found, drift
+
+
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -225,6 +225,18 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(embedder=args.embedder)
 
 
+def _deploy_check(args: argparse.Namespace) -> int:
+    """``infra_cdk/agentmem_infra/preflight.py`` (the CDK app lives beside the library, not in it)."""
+    infra = Path(__file__).resolve().parents[2] / "infra_cdk"
+    if not (infra / "agentmem_infra").is_dir():
+        print("agentmem: deploy check needs the repository's infra_cdk/ folder", file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(infra))
+    from agentmem_infra.preflight import main as preflight
+
+    return int(preflight(list(args.rest)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentmem", description="Long-term memory for LLM agents.")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -250,6 +262,20 @@ def build_parser() -> argparse.ArgumentParser:
         " 0: everything in this process, one request at a time)",
     )
     serve.set_defaults(func=_serve)
+
+    deploy = sub.add_parser(
+        "deploy", help="AWS deployment tooling (needs the CDK: pip install '.[cdk]', Node)"
+    )
+    deploy_sub = deploy.add_subparsers(dest="deploy_command", required=True)
+    check = deploy_sub.add_parser(
+        "check",
+        add_help=False,
+        help="before a first deploy: what the account needs, sizes against Lambda's limits, the monthly floor",
+    )
+    check.add_argument(
+        "rest", nargs=argparse.REMAINDER, help="--env E [--json] [--layer DIR] [--prices FILE]"
+    )
+    check.set_defaults(func=_deploy_check)
 
     demo = sub.add_parser("demo", help="a scripted bilingual conversation, end to end")
     demo.add_argument("--embedder", default="auto")
@@ -319,6 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["deploy", "check"]:  # its options are preflight's own (argparse would take them)
+        return _deploy_check(argparse.Namespace(rest=argv[2:]))
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     try:

@@ -18,7 +18,6 @@ boto3 and what it requires are put in a directory of their own: the Lambda runti
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -27,12 +26,10 @@ from pathlib import Path
 
 from infra_helpers import INFRA, REPO
 
+from agentmem_infra.layer_contents import installed_closure
+
 LAYER_REQUIREMENTS = INFRA / "layer-requirements.txt"
 RUNTIME_SDK = ("boto3",)
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def requirement_lines(path: Path = LAYER_REQUIREMENTS) -> list[str]:
@@ -41,30 +38,6 @@ def requirement_lines(path: Path = LAYER_REQUIREMENTS) -> list[str]:
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.split("#", 1)[0].strip()
     ]
-
-
-def closure(requirements: list[str]) -> tuple[dict[str, metadata.Distribution], list[str]]:
-    """The installed distributions ``requirements`` need, and pins that differ from what is installed."""
-    from packaging.requirements import Requirement
-
-    found: dict[str, metadata.Distribution] = {}
-    drift: list[str] = []
-    todo = [(Requirement(r), True) for r in requirements]
-    while todo:
-        req, top = todo.pop()
-        name = canonical(req.name)
-        if name in found:
-            continue
-        dist = metadata.distribution(req.name)
-        found[name] = dist
-        if top and req.specifier and not req.specifier.contains(dist.version, prereleases=True):
-            drift.append(f"{req} (installed {dist.version})")
-        for raw in dist.requires or []:
-            sub = Requirement(raw)
-            extras = ["", *sorted(req.extras)]
-            if sub.marker is None or any(sub.marker.evaluate({"extra": e}) for e in extras):
-                todo.append((sub, False))
-    return found, drift
 
 
 def link_distributions(dists: dict[str, metadata.Distribution], target: Path) -> None:
@@ -131,11 +104,11 @@ def build(root: Path, how: str, version: str) -> tuple[Path, Path, list[str]]:
     if how == "pip":
         pip_layer(requirements, layer, version)
     else:
-        dists, drift = closure(requirements)
+        dists, drift = installed_closure(requirements)
         link_distributions(
             {k: v for k, v in dists.items() if k not in ("boto3", "botocore", "s3transfer")}, layer
         )
-    sdk, _ = closure(list(RUNTIME_SDK))
+    sdk, _ = installed_closure(list(RUNTIME_SDK))
     link_distributions(sdk, runtime)
     shutil.copytree(
         REPO / "layers" / "agentmem",
