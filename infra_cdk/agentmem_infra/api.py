@@ -103,7 +103,9 @@ class Api(Construct):
         )
         self.client = self.user_pool.add_client(
             "ApiClient",
-            auth_flows=cognito.AuthFlow(user_srp=True),
+            # SRP for callers; ADMIN_USER_PASSWORD_AUTH only for a holder of IAM credentials with
+            # cognito-idp:AdminInitiateAuth (the first-deploy runbook's curl, an operator's test)
+            auth_flows=cognito.AuthFlow(user_srp=True, admin_user_password=True),
             generate_secret=False,
             prevent_user_existence_errors=True,
             enable_token_revocation=True,
