@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentmem.adapters import Adapters
@@ -25,7 +26,10 @@ from agentmem.domain import lazy_re
 from agentmem.domain.scoring import Scorer
 from agentmem.ports import (
     LLM,
+    PROJECTOR_CHECKPOINT,
     AuditLog,
+    Backlog,
+    BacklogState,
     Clock,
     ConflictStore,
     Embedder,
@@ -33,6 +37,7 @@ from agentmem.ports import (
     MemoryStore,
     RuntimeStateStore,
     SearchIndex,
+    StreamBacklog,
     TurnLog,
     TurnQueue,
 )
@@ -42,6 +47,7 @@ from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
+from agentmem.services.health import HealthService
 from agentmem.services.history import HistoryService
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
@@ -87,6 +93,7 @@ class Container:
     turn_status: TurnStatusService
     dead_letters: DeadLetterService
     transfer: TransferService
+    health: HealthService
     summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
@@ -186,7 +193,9 @@ def bootstrap(
     summaries = (
         SummaryService(store=a.summaries, memories=a.store, llm=a.llm) if a.summaries is not None else None
     )
-    explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder, guard=guard)
+    explicit = ExplicitWriter(
+        store=a.store, audit=a.audit, embedder=a.embedder, guard=guard, audited=a.audited_writes
+    )
     admin = AdminService(
         store=a.store,
         audit=a.audit,
@@ -247,8 +256,21 @@ def bootstrap(
         ),
         dead_letters=DeadLetterService(audit=a.audit, queue=a.dead_letters),
         transfer=TransferService(store=a.store, writer=explicit),
+        health=HealthService(settings.health_max_backlog_age_s, _backlogs(a)),
         summaries=summaries,
     )
+
+
+def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
+    """What ``/v1/health`` watches: the ingest queue and the projector's stream, where the
+    adapters can say what waits in them (the embedded ones)."""
+    found: dict[str, Callable[[], BacklogState]] = {}
+    if isinstance(a.queue, Backlog):
+        found["ingest queue"] = a.queue.backlog
+    if isinstance(a.store, StreamBacklog):
+        store = a.store
+        found["projector stream"] = lambda: store.outbox_backlog(PROJECTOR_CHECKPOINT)
+    return found
 
 
 def _memory_conflicts() -> ConflictStore:

@@ -20,12 +20,16 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.scope_walk import ReconcileCursor
 from agentmem.event_ports import (  # the queue and change-feed ports, re-exported
+    PROJECTOR_CHECKPOINT,
+    Backlog,
+    BacklogState,
     ChangeFeed,
     DeadLetterQueue,
     OutboxChange,
     QueueConsumer,
     QueuedTurns,
     ReceivedMessage,
+    StreamBacklog,
     TurnQueue,
 )
 from agentmem.port_types import (  # the ports' value types, re-exported
@@ -45,7 +49,11 @@ from agentmem.port_types import (  # the ports' value types, re-exported
 
 __all__ = [  # the protocols, and the value types they pass (from port_types)
     "LLM",
+    "PROJECTOR_CHECKPOINT",
     "AuditLog",
+    "AuditedWrites",
+    "Backlog",
+    "BacklogState",
     "Change",
     "ChangeFeed",
     "Clock",
@@ -72,6 +80,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "RuntimeStateStore",
     "SearchIndex",
     "SessionSummaryStore",
+    "StreamBacklog",
     "TurnLog",
     "TurnQueue",
 ]
@@ -406,6 +415,17 @@ class AuditLog(Protocol):
 
     def list(self, scope: Scope, limit: int = 100, action: str | None = None) -> builtins.list[AuditEvent]:
         """Newest first."""
+
+
+@runtime_checkable
+class AuditedWrites(Protocol):
+    """A memory store that keeps the audit trail in its own transactions (the embedded store:
+    the trail is a table of its file). Where a store is not one, the write and its audit line are
+    two steps (DynamoDB: the audit table is appended right after the write)."""
+
+    def create_audited(self, record: MemoryRecord, events: Sequence[AuditEvent]) -> None:
+        """:meth:`MemoryStore.create` and the append of ``events`` in one transaction: both or
+        neither. Raises VersionConflict (nothing appended) if the id exists."""
 
 
 class Clock(Protocol):

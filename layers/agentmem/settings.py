@@ -103,6 +103,9 @@ class Settings(BaseSettings):
     # Local server: requests one user / one tenant may have in flight; beyond them, 429.
     http_user_concurrency: int = Field(2, ge=1, le=1000)
     http_tenant_concurrency: int = Field(8, ge=1, le=10000)
+    # /v1/health says "degraded" while the oldest turn of the ingest queue, or the oldest change the
+    # projector has not applied, has waited longer than this (seconds).
+    health_max_backlog_age_s: float = Field(60.0, gt=0, le=86400)
     session_window_turns: int = Field(5, ge=1, le=100)  # turns of the session window (chat context)
     # Task notes past this many tokens are compressed in the context (docs/session-memory.md).
     task_memory_tokens: int = Field(200, ge=16, le=8000)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from agentmem.ports import (
     LLM,
+    AuditedWrites,
     AuditLog,
     ConflictStore,
     DeadLetterQueue,
@@ -43,3 +44,6 @@ class Adapters:
     conflicts: ConflictStore | None = None  # None: bootstrap keeps them in memory (tests' fakes)
     dead_letters: DeadLetterQueue | None = None
     summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions
+    # The store again when ``audit`` shares its transactions (embedded: both in memory.db), so an
+    # explicit write and its audit line commit together; None: two steps.
+    audited_writes: AuditedWrites | None = None

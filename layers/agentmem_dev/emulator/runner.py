@@ -16,7 +16,7 @@ from typing import Any
 
 from agentmem.bootstrap import Container
 from agentmem.errors import ConfigurationError
-from agentmem.ports import ChangeFeed, QueueConsumer
+from agentmem.ports import PROJECTOR_CHECKPOINT, ChangeFeed, QueueConsumer
 from agentmem_dev.emulator import events, lambdas
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 BATCH = 10
 STREAM_BATCH = 100
 VISIBILITY_S = 30
-CHECKPOINT = "projector"
+CHECKPOINT = PROJECTOR_CHECKPOINT
 
 
 @dataclass
@@ -158,6 +158,12 @@ class LocalRunner:
         ]
         for thread in self._threads:
             thread.start()
+
+    def down(self) -> list[str]:
+        """The event-source threads that are not running though they were started."""
+        if self._stop.is_set():
+            return []
+        return [f"the {t.name} thread has stopped" for t in self._threads if not t.is_alive()]
 
     def stop(self) -> None:
         self._stop.set()

@@ -72,6 +72,25 @@ _HEADER_DEADLINES = Deadlines()  # one watcher thread for every connection's hea
 # An API Gateway event in, the handler's result and the pid of the worker that ran it (None in
 # this process) out; raises WorkerFailed when no worker could answer.
 InvokeApi = Callable[[dict[str, Any]], tuple[Any, int | None]]
+# Why a part of the server is down now (an event source, an api worker); empty when all run.
+ServerFaults = Callable[[], list[str]]
+HEALTH_PATH = "/v1/health"
+
+
+def with_faults(body: str, faults: list[str]) -> str:
+    """The api λ's health answer with the server's own faults added: ``degraded`` and the reasons
+    (the λ knows its stores and backlogs; only the server knows which of its processes run)."""
+    if not faults:
+        return body
+    try:
+        health = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(health, dict):
+        return body
+    health["status"] = "degraded"
+    health["reasons"] = [*faults, *(health.get("reasons") or [])]
+    return json.dumps(health, ensure_ascii=False, separators=(",", ":"))
 
 
 def authorize(
@@ -128,6 +147,7 @@ class _Handler(BaseHTTPRequestHandler):
     body_timeout_s: float = 10.0
     max_body_bytes: int = MAX_BODY_BYTES
     share: ConcurrencyShare
+    faults: ServerFaults
     _request_id = _trace_id = ""  # per request (_begin): X-Request-Id = the event's requestId
     _status, _tenant, _worker, _started = 0, None, None, 0.0
 
@@ -294,7 +314,10 @@ class _Handler(BaseHTTPRequestHandler):
             response_headers[WORKER_HEADER] = str(worker)
         for key, values in (result.get("multiValueHeaders") or {}).items():
             response_headers[key] = ",".join(values)
-        return int(result.get("statusCode", 500)), result.get("body") or "", response_headers
+        status, answer = int(result.get("statusCode", 500)), result.get("body") or ""
+        if status == 200 and self.command == "GET" and split.path == HEALTH_PATH:
+            answer = with_faults(answer, self.faults())
+        return status, answer, response_headers
 
     def _safe(self) -> None:
         self._begin()
@@ -358,16 +381,20 @@ def make_server(
     *,
     header_timeout_s: float | None = None,
     body_timeout_s: float | None = None,
+    faults: ServerFaults | None = None,
 ) -> ThreadingHTTPServer:
     """A threaded server invoking the api λ in this process over ``container``, one invocation at
-    a time (the emulator's per-function lock); the timeouts default to its settings."""
+    a time (the emulator's per-function lock); the timeouts default to its settings. ``faults``:
+    what of the server is down, added to ``/v1/health`` (none when not given)."""
 
     def invoke_here(event: dict[str, Any]) -> tuple[Any, int | None]:
         return lambdas.invoke("api", event, container), None
 
     settings = container.settings
     share = ConcurrencyShare(settings.http_user_concurrency, settings.http_tenant_concurrency)
-    return _build(host, port, settings, invoke_here, share, header_timeout_s, body_timeout_s)
+    return _build(
+        host, port, settings, invoke_here, share, header_timeout_s, body_timeout_s, faults or (lambda: [])
+    )
 
 
 def make_front(
@@ -378,13 +405,16 @@ def make_front(
     *,
     header_timeout_s: float | None = None,
     body_timeout_s: float | None = None,
+    faults: ServerFaults | None = None,
 ) -> ThreadingHTTPServer:
     """A threaded front handing each event to ``pool`` (started); a user's share of requests in
     flight is ``http_user_concurrency`` but at most ``pool.size - 1`` (never below 1), so one user
     cannot take every worker; the tenant share is ``http_tenant_concurrency``."""
     per_user = min(settings.http_user_concurrency, max(1, pool.size - 1))
     share = ConcurrencyShare(per_user, settings.http_tenant_concurrency)
-    return _build(host, port, settings, pool.invoke, share, header_timeout_s, body_timeout_s)
+    return _build(
+        host, port, settings, pool.invoke, share, header_timeout_s, body_timeout_s, faults or (lambda: [])
+    )
 
 
 def _build(
@@ -395,6 +425,7 @@ def _build(
     share: ConcurrencyShare,
     header_timeout_s: float | None,
     body_timeout_s: float | None,
+    faults: ServerFaults,
 ) -> ThreadingHTTPServer:
     handler = type(
         "Handler",
@@ -405,6 +436,7 @@ def _build(
             "header_timeout_s": header_timeout_s or settings.http_header_timeout_s,
             "body_timeout_s": body_timeout_s or settings.http_body_timeout_s,
             "share": share,
+            "faults": staticmethod(faults),
         },
     )
     server = ThreadingHTTPServer((host, port), handler)

@@ -66,7 +66,7 @@ class LocalService:
         self.pool = WorkerPool(self.settings, self.workers).start()
         self.events.wait_ready()
         self.model_id = self.pool.model_id
-        self.server = make_front(self.host, self.port, self.settings, self.pool)
+        self.server = make_front(self.host, self.port, self.settings, self.pool, faults=self.faults)
 
     def _start_in_process(self) -> None:
         container = self.container or bootstrap(self.settings)
@@ -75,7 +75,18 @@ class LocalService:
         self.model_id = container.embedder.model_id
         self.runner = self.runner or LocalRunner(container)
         self.runner.start()
-        self.server = make_server(self.host, self.port, container)
+        self.server = make_server(self.host, self.port, container, faults=self.faults)
+
+    def faults(self) -> list[str]:
+        """What of the server is down now (``/v1/health`` reports it as degraded)."""
+        found: list[str] = []
+        for part in (self.events, self.pool):
+            reason = part.down() if part is not None else None
+            if reason:
+                found.append(reason)
+        if self.runner is not None:
+            found += self.runner.down()
+        return found
 
     def serve_forever(self) -> None:
         if self.server is None:

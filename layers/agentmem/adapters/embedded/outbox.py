@@ -32,6 +32,7 @@ from agentmem.adapters.codec import (
 )
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import MemoryRecord
+from agentmem.event_ports import BacklogState
 
 __all__ = ["OutboxReader", "OutboxRow", "image_json"]
 
@@ -185,6 +186,16 @@ class OutboxReader:
                 (name,),
             ).fetchone()
         return int(row[0])
+
+    def outbox_backlog(self, name: str) -> BacklogState:
+        """:class:`agentmem.ports.StreamBacklog`: changes after reader ``name``'s checkpoint."""
+        with self._db.read() as conn:
+            count, oldest = conn.execute(
+                "SELECT COUNT(*), MIN(created_at) FROM outbox WHERE seq > COALESCE("
+                "(SELECT seq FROM outbox_checkpoints WHERE name = ?), 0)",
+                (name,),
+            ).fetchone()
+        return BacklogState(int(count), None if oldest is None else parse_datetime(str(oldest)))
 
     def prune_outbox(self, through_seq: int) -> int:
         """Drop changes with ``seq <= through_seq`` (every reader is past them); returns how many."""

@@ -71,7 +71,7 @@ def _file_format(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     """The statements of a schema script, each whole (a trigger's body keeps its semicolons)."""
     out: list[str] = []
     pending = ""
@@ -202,7 +202,7 @@ class SqliteDatabase:
             conn.execute(f"PRAGMA user_version = {int(self._format)}")
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
-        for statement in _statements(self._schema):
+        for statement in statements(self._schema):
             conn.execute(statement)
 
     def _checked(self, conn: sqlite3.Connection, step: Callable[[sqlite3.Connection], Any]) -> None:
