@@ -18,6 +18,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from agentmem.adapters import Adapters
 from agentmem.backends import builder
@@ -49,6 +50,7 @@ from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
 from agentmem.services.health import HealthService
 from agentmem.services.history import HistoryService
+from agentmem.services.idempotency import IdempotentRequests
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
 from agentmem.services.observer import NullObserver, PipelineObserver
@@ -94,6 +96,7 @@ class Container:
     dead_letters: DeadLetterService
     transfer: TransferService
     health: HealthService
+    idempotency: IdempotentRequests
     summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
@@ -208,6 +211,7 @@ def bootstrap(
         queue=a.queue,
         conflicts=conflicts.conflicts,
         summaries=a.summaries,
+        idempotency=a.idempotency,
     )
     return Container(
         settings=settings,
@@ -257,6 +261,7 @@ def bootstrap(
         dead_letters=DeadLetterService(audit=a.audit, queue=a.dead_letters),
         transfer=TransferService(store=a.store, writer=explicit),
         health=HealthService(settings.health_max_backlog_age_s, _backlogs(a)),
+        idempotency=IdempotentRequests(a.idempotency, timedelta(hours=settings.idempotency_ttl_hours)),
         summaries=summaries,
     )
 

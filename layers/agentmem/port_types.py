@@ -18,6 +18,7 @@ __all__ = [
     "DeadLetterPage",
     "Edge",
     "Hit",
+    "IdempotencyRecord",
     "Neighbour",
     "Page",
     "ProjectionOutcome",
@@ -136,3 +137,19 @@ class DeadLetterEntry:
 class DeadLetterPage:
     items: builtins.list[DeadLetterEntry]
     next_cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """What an ``Idempotency-Key`` stands for: the first request that used it (a hash of its
+    method, path and body; its request id and time, which a retry reuses so that it writes the
+    same ids), and that request's answer once it has one (``status`` None: not finished — the
+    request is in flight, or its worker died before answering)."""
+
+    key: str
+    fingerprint: str
+    request_id: str
+    first_at: datetime
+    expires_at: datetime
+    status: int | None = None
+    body: str | None = None

@@ -38,6 +38,7 @@ from agentmem.port_types import (  # the ports' value types, re-exported
     DeadLetterPage,
     Edge,
     Hit,
+    IdempotencyRecord,
     Neighbour,
     Page,
     ProjectionOutcome,
@@ -65,6 +66,8 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Embedder",
     "GraphStore",
     "Hit",
+    "IdempotencyRecord",
+    "IdempotencyStore",
     "MemoryStore",
     "Neighbour",
     "OutboxChange",
@@ -415,6 +418,23 @@ class AuditLog(Protocol):
 
     def list(self, scope: Scope, limit: int = 100, action: str | None = None) -> builtins.list[AuditEvent]:
         """Newest first."""
+
+
+class IdempotencyStore(Protocol):
+    """The answers of explicit writes by ``Idempotency-Key``, per scope, until they expire."""
+
+    def claim(self, scope: Scope, candidate: IdempotencyRecord, now: datetime) -> IdempotencyRecord:
+        """The record of ``candidate.key`` in ``scope``: ``candidate`` itself when the key is new
+        or its record expired before ``now`` (it is stored), else the record stored first."""
+
+    def complete(self, scope: Scope, key: str, status: int, body: str) -> None:
+        """Keep the answer of the request that claimed ``key`` (until its record expires)."""
+
+    def prune_idempotency(self, now: datetime) -> int:
+        """Drop the records expired before ``now``; how many."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Drop the scope's records (an erase); how many."""
 
 
 @runtime_checkable

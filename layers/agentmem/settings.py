@@ -103,6 +103,9 @@ class Settings(BaseSettings):
     # Local server: requests one user / one tenant may have in flight; beyond them, 429.
     http_user_concurrency: int = Field(2, ge=1, le=1000)
     http_tenant_concurrency: int = Field(8, ge=1, le=10000)
+    # Idempotency-Key (POST /v1/memories, /v1/import, /v1/mcp): how long the first answer is kept and
+    # replayed to a retry with the same key; after that the key may be used again.
+    idempotency_ttl_hours: float = Field(24.0, gt=0, le=24 * 30)
     # /v1/health says "degraded" while the oldest turn of the ingest queue, or the oldest change the
     # projector has not applied, has waited longer than this (seconds).
     health_max_backlog_age_s: float = Field(60.0, gt=0, le=86400)

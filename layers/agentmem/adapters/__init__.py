@@ -17,6 +17,7 @@ from agentmem.ports import (
     DeadLetterQueue,
     Embedder,
     GraphStore,
+    IdempotencyStore,
     MemoryStore,
     RuntimeStateStore,
     SearchIndex,
@@ -47,3 +48,4 @@ class Adapters:
     # The store again when ``audit`` shares its transactions (embedded: both in memory.db), so an
     # explicit write and its audit line commit together; None: two steps.
     audited_writes: AuditedWrites | None = None
+    idempotency: IdempotencyStore | None = None  # None: Idempotency-Key is not kept (every request runs)

@@ -9,6 +9,7 @@ from agentmem.adapters import Adapters
 from agentmem.adapters.embedded.audit_log import SqliteAuditLog, import_legacy_file
 from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
+from agentmem.adapters.embedded.idempotency import SqliteIdempotencyStore
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
@@ -44,6 +45,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
     return Adapters(
         store=store,
         audited_writes=store,
+        idempotency=SqliteIdempotencyStore(data / "memory.db"),
         turn_log=SqliteTurnLog(data / "memory.db"),
         runtime_state=SqliteRuntimeState(data / "memory.db", clock=clock.now),
         audit=audit,
