@@ -32,10 +32,12 @@ from agentmem.ports import (
     Backlog,
     BacklogState,
     Clock,
+    Compactable,
     ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
+    Retained,
     RuntimeStateStore,
     SearchIndex,
     StreamBacklog,
@@ -58,6 +60,7 @@ from agentmem.services.operator import DeadLetterService
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
+from agentmem.services.retention import RetentionService
 from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
 from agentmem.services.summaries import SummaryService
@@ -97,6 +100,7 @@ class Container:
     transfer: TransferService
     health: HealthService
     idempotency: IdempotentRequests
+    retention: RetentionService
     summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
@@ -262,6 +266,7 @@ def bootstrap(
         transfer=TransferService(store=a.store, writer=explicit),
         health=HealthService(settings.health_max_backlog_age_s, _backlogs(a)),
         idempotency=IdempotentRequests(a.idempotency, timedelta(hours=settings.idempotency_ttl_hours)),
+        retention=_retention(a, settings),
         summaries=summaries,
     )
 
@@ -276,6 +281,17 @@ def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
         store = a.store
         found["projector stream"] = lambda: store.outbox_backlog(PROJECTOR_CHECKPOINT)
     return found
+
+
+def _retention(a: Adapters, settings: Settings) -> RetentionService:
+    """Every adapter that keeps something for a while, and every file (each once)."""
+    parts = [a.store, a.turn_log, a.runtime_state, a.audit, a.idempotency, a.queue, a.index, a.graph]
+    unique = list({id(p): p for p in parts if p is not None}.values())
+    return RetentionService(
+        settings.retention(),
+        targets=[p for p in unique if isinstance(p, Retained)],
+        files=[p for p in unique if isinstance(p, Compactable)],
+    )
 
 
 def _memory_conflicts() -> ConflictStore:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -25,6 +25,7 @@ __all__ = [
     "ProjectionState",
     "Put",
     "RawTurnRecord",
+    "RetentionPolicy",
 ]
 
 
@@ -137,6 +138,21 @@ class DeadLetterEntry:
 class DeadLetterPage:
     items: builtins.list[DeadLetterEntry]
     next_cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionPolicy:
+    """How long the embedded stores keep what AWS expires with TTLs (docs/data-at-rest.md):
+    L0 turns and processed marks ``turn_days``; audit lines by action (``audit_days``, absent:
+    kept); outbox rows once ``outbox_reader`` has applied them, and at most ``outbox_max_age``
+    whatever it has applied (DynamoDB Streams keep 24 hours; the reconciler repairs what a
+    projection missed); files vacuumed when ``vacuum_free_fraction`` of their pages are free."""
+
+    turn_days: float
+    audit_days: dict[str, float]
+    outbox_reader: str
+    outbox_max_age: timedelta
+    vacuum_free_fraction: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,7 @@ from agentmem.port_types import (  # the ports' value types, re-exported
     Put,
     RawTurnRecord,
     Reading,
+    RetentionPolicy,
 )
 
 __all__ = [  # the protocols, and the value types they pass (from port_types)
@@ -58,6 +59,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Change",
     "ChangeFeed",
     "Clock",
+    "Compactable",
     "ConflictStore",
     "DeadLetterEntry",
     "DeadLetterPage",
@@ -80,6 +82,8 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "RawTurnRecord",
     "Reading",
     "ReceivedMessage",
+    "Retained",
+    "RetentionPolicy",
     "RuntimeStateStore",
     "SearchIndex",
     "SessionSummaryStore",
@@ -435,6 +439,24 @@ class IdempotencyStore(Protocol):
 
     def erase_scope(self, scope: Scope) -> int:
         """Drop the scope's records (an erase); how many."""
+
+
+@runtime_checkable
+class Retained(Protocol):
+    """An adapter that keeps something only for a while (the embedded ones; in AWS, TTLs and the
+    stream's 24 hours do it)."""
+
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """Drop what ``policy`` no longer keeps at ``now``; how many rows, by what they were."""
+
+
+@runtime_checkable
+class Compactable(Protocol):
+    """An adapter over a file whose space a retention pass may give back."""
+
+    def compact(self, min_free_fraction: float) -> bool:
+        """Checkpoint the file, and vacuum it when at least ``min_free_fraction`` of it is free;
+        True when it vacuumed."""
 
 
 @runtime_checkable

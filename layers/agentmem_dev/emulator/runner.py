@@ -35,6 +35,7 @@ class PumpStats:
     stream_failures: int = 0
     consolidations: int = 0
     reconciliations: int = 0
+    retention_passes: int = 0
 
 
 @dataclass
@@ -43,6 +44,7 @@ class LocalRunner:
     poll_interval_s: float = 0.1
     consolidate_every_s: float = 60.0
     reconcile_every_s: float = 600.0
+    retention_every_s: float | None = None  # None: the container's settings.retention_every_s
     stats: PumpStats = field(default_factory=PumpStats)
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
@@ -121,7 +123,16 @@ class LocalRunner:
             self.stats.stream_failures += len(failed)
             return len(rows) if not failed else max(0, checkpoint - after)
 
+    def retain(self) -> Any:
+        """One retention pass over the embedded stores (no λ: in AWS, TTLs do this)."""
+        with self._lock:  # not while a batch moves the checkpoint
+            report = self.container.retention.run(self.container.clock.now())
+        self.stats.retention_passes += 1
+        return report
+
     def tick(self, rule: str) -> Any:
+        if rule == "retention":
+            return self.retain()
         name = "consolidate" if rule == "consolidate" else "reconcile"
         event = events.scheduled_event(rule, at=self.container.clock.now())
         result = lambdas.invoke(name, event, self.container)
@@ -181,8 +192,12 @@ class LocalRunner:
                 self._stop.wait(idle_s)
 
     def _timer(self) -> None:
-        elapsed = {"consolidate": 0.0, "reconcile": 0.0}
-        period = {"consolidate": self.consolidate_every_s, "reconcile": self.reconcile_every_s}
+        elapsed = {"consolidate": 0.0, "reconcile": 0.0, "retention": 0.0}
+        period = {
+            "consolidate": self.consolidate_every_s,
+            "reconcile": self.reconcile_every_s,
+            "retention": self.retention_every_s or self.container.settings.retention_every_s,
+        }
         step = 1.0
         while not self._stop.wait(step):
             for rule in elapsed:

@@ -37,6 +37,7 @@ from uuid import uuid4
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import AuditAction, AuditEvent, Scope
+from agentmem.ports import RetentionPolicy
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit_events (
@@ -136,7 +137,11 @@ class SqliteAuditLog:
         with self._db.write() as conn:
             insert_event(conn, event)
 
-    def apply_retention(self, retention_days: Mapping[str, float], now: datetime) -> dict[str, int]:
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """:class:`agentmem.ports.Retained`: :meth:`expire` with ``policy.audit_days``."""
+        return {f"audit_{action}": count for action, count in self.expire(policy.audit_days, now).items()}
+
+    def expire(self, retention_days: Mapping[str, float], now: datetime) -> dict[str, int]:
         """Drop the lines older than their action's retention (``action -> days``); a
         ``context_injected`` day is first compacted into one line per user (see the module
         docstring). Returns the lines deleted per action."""

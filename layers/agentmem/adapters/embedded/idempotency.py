@@ -15,7 +15,7 @@ from pathlib import Path
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import Scope
-from agentmem.ports import IdempotencyRecord
+from agentmem.ports import IdempotencyRecord, RetentionPolicy
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency_keys (
@@ -89,6 +89,10 @@ class SqliteIdempotencyStore:
                     "DELETE FROM idempotency_keys WHERE expires_at <= ?", (format_sortable(now),)
                 ).rowcount
             )
+
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """:class:`agentmem.ports.Retained`: expired records."""
+        return {"idempotency_keys": self.prune_idempotency(now)}
 
     def erase_scope(self, scope: Scope) -> int:
         """Drop the scope's records (an erase: their answers may quote its memories)."""

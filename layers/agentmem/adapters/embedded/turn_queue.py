@@ -155,6 +155,10 @@ class SqliteTurnQueue:
     def tenant_capacity(self) -> int:
         return self._tenant_capacity
 
+    def compact(self, min_free_fraction: float) -> bool:
+        """:class:`agentmem.ports.Compactable`: this adapter's file."""
+        return self._db.compact(min_free_fraction)
+
     def close(self) -> None:
         self._db.close()
 
