@@ -56,7 +56,7 @@ def _run_service(service: Any, shape: str) -> int:
     def _shutdown(*_: Any) -> None:
         if not serving.is_set():  # still starting: unwind start(), which stops what it started
             raise SystemExit(143)
-        if service.server is not None:
+        if service.server is not None:  # serve_forever returns; the drain follows it
             threading.Thread(target=service.server.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, _shutdown)
@@ -91,6 +91,10 @@ Ctrl-C stops the server.""",
     except KeyboardInterrupt:
         pass
     finally:
+        # Drain: no new connection, the requests in flight answered, then the workers stopped
+        # and the event sources' current batch finished (LocalService.drain, .stop).
+        if hasattr(service, "drain"):
+            service.drain()
         service.stop()
     return 0
 

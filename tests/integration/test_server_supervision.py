@@ -5,10 +5,14 @@ server, and a turn queued while it was down is processed; meanwhile ``/v1/health
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
 import signal
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -24,6 +28,7 @@ from agentmem.messages import TurnMessage
 from agentmem.services.health import HealthService
 from agentmem.settings import load_settings
 from agentmem_dev.emulator.service import LocalService
+from agentmem_dev.emulator.workers import STOP_GRACE_S
 
 pytestmark = pytest.mark.xdist_group("server-supervision")
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -114,3 +119,59 @@ def test_health_is_degraded_while_the_oldest_queued_turn_is_older_than_the_bound
     (message,) = queue.receive(1, 30)
     queue.delete_batch([message.receipt_handle])
     assert health.report(T0 + timedelta(seconds=61)).status == "ok"
+
+
+LAYERS = Path(__file__).resolve().parents[2] / "layers"
+
+
+def test_sigterm_drains_a_request_in_flight_and_refuses_new_connections(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "AGENTMEM_EMBEDDER": "hash",
+        "PYTHONPATH": os.pathsep.join([str(LAYERS), os.environ.get("PYTHONPATH", "")]),
+    }
+    command = [sys.executable, "-m", "agentmem_dev.cli", "serve", "--port", "0", "--workers", "1"]
+    front = subprocess.Popen(
+        [*command, "--data-dir", str(tmp_path / "data")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    worker = 0
+    try:
+        assert front.stdout is not None
+        banner = front.stdout.readline()
+        assert "serving on http://127.0.0.1:" in banner, banner
+        port = int(banner.split("http://127.0.0.1:")[1].split()[0])
+        probe = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        probe.request("GET", "/v1/health")
+        reply = probe.getresponse()
+        reply.read()
+        probe.close()
+        assert reply.status == 200
+        worker = int(reply.getheader("X-Agentmem-Worker") or 0)  # the api worker that answered
+        assert worker > 0
+        os.kill(worker, signal.SIGSTOP)  # the request will be held inside the worker
+        answer: list[tuple[int, Any]] = []
+        body = {"content": "I write with a fountain pen."}
+        request = threading.Thread(target=lambda: answer.append(call(port, "POST", "/v1/memories", body)))
+        request.start()
+        time.sleep(0.5)
+        front.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        with pytest.raises(ConnectionRefusedError):  # no new connection once draining
+            call(port, "GET", "/v1/health")
+        time.sleep(STOP_GRACE_S + 2)  # longer than a stop waits for a worker: the drain waits for it
+        os.kill(worker, signal.SIGCONT)
+        request.join(60)
+        assert answer and answer[0][0] == 201, answer  # answered, not cut
+        assert front.wait(timeout=90) == 0
+    finally:
+        if worker:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker, signal.SIGCONT)
+        if front.poll() is None:
+            front.kill()
+            front.wait(timeout=10)

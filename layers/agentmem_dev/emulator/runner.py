@@ -176,10 +176,11 @@ class LocalRunner:
             return []
         return [f"the {t.name} thread has stopped" for t in self._threads if not t.is_alive()]
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 50.0) -> None:
+        """Stop polling; each thread finishes the batch in hand first (up to ``timeout_s``)."""
         self._stop.set()
         for thread in self._threads:
-            thread.join(timeout=5)
+            thread.join(timeout=timeout_s)
 
     def _loop(self, step: Any, idle_s: float) -> None:
         while not self._stop.is_set():

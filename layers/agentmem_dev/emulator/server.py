@@ -46,6 +46,7 @@ import ipaddress
 import json
 import logging
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -75,6 +76,39 @@ InvokeApi = Callable[[dict[str, Any]], tuple[Any, int | None]]
 # Why a part of the server is down now (an event source, an api worker); empty when all run.
 ServerFaults = Callable[[], list[str]]
 HEALTH_PATH = "/v1/health"
+
+
+class InFlight:
+    """The connections the front is serving now (from accept to close: a request that arrived on
+    one is never cut), and whether it is draining (SIGTERM): a draining front answers what it is
+    sent with ``Connection: close`` and :meth:`wait_idle` tells the service when the last
+    connection has closed (an idle keep-alive one closes within ``http_header_timeout_s``)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = threading.Condition()
+        self.draining = False
+
+    def __enter__(self) -> InFlight:
+        with self._idle:
+            self._count += 1
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with self._idle:
+            self._count -= 1
+            if self._count == 0:
+                self._idle.notify_all()
+
+    @property
+    def count(self) -> int:
+        with self._idle:
+            return self._count
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Block until no request is in flight (True) or ``timeout_s`` passed (False)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._count == 0, timeout=timeout_s)
 
 
 def with_faults(body: str, faults: list[str]) -> str:
@@ -148,6 +182,7 @@ class _Handler(BaseHTTPRequestHandler):
     max_body_bytes: int = MAX_BODY_BYTES
     share: ConcurrencyShare
     faults: ServerFaults
+    inflight: InFlight
     _request_id = _trace_id = ""  # per request (_begin): X-Request-Id = the event's requestId
     _status, _tenant, _worker, _started = 0, None, None, 0.0
 
@@ -216,6 +251,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         if "content-type" not in sent:
             self.send_header("Content-Type", "application/json")
+        if self.inflight.draining:  # the client must open its next request elsewhere (or later)
+            self.close_connection = True
+            self.send_header("Connection", "close")
         self.send_header("Content-Length", str(len(payload)))
         self._done()  # before the answer leaves: a client that has it finds it logged and counted
         # Headers and body in one write (end_headers + write would be two sends, and the client
@@ -437,8 +475,28 @@ def _build(
             "body_timeout_s": body_timeout_s or settings.http_body_timeout_s,
             "share": share,
             "faults": staticmethod(faults),
+            "inflight": InFlight(),
         },
     )
-    server = ThreadingHTTPServer((host, port), handler)
+    server = _Front((host, port), handler)
     server.daemon_threads = True
     return server
+
+
+class _Front(ThreadingHTTPServer):
+    """Counts each connection in its handler's :class:`InFlight` from accept to close."""
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        inflight: InFlight = self.RequestHandlerClass.inflight  # type: ignore[attr-defined]
+        inflight.__enter__()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            inflight.__exit__()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.RequestHandlerClass.inflight.__exit__()  # type: ignore[attr-defined]

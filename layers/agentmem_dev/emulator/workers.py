@@ -47,6 +47,7 @@ STARTUP_TIMEOUT_S = 600.0  # a cold start that embeds the guard's banks on a slo
 REQUEST_TIMEOUT_S = 29.0  # API Gateway's integration timeout
 ACQUIRE_TIMEOUT_S = 29.0
 STOP_GRACE_S = 5.0
+BATCH_GRACE_S = 60.0  # the event sources' current batch (ingest of 10 turns, a retention pass)
 
 
 class WorkerFailed(Exception):
@@ -120,13 +121,22 @@ def _api_worker_main(conn: Connection, level: int, settings: Settings) -> None:
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
     conn.send(("ready", container.embedder.model_id))
-    while True:
+    busy, stopping = threading.Event(), threading.Event()
+
+    def _terminate(*_: Any) -> None:  # SIGTERM (a service manager signals the whole group)
+        if not busy.is_set():
+            raise SystemExit(0)
+        stopping.set()  # the request in hand is answered first
+
+    signal.signal(signal.SIGTERM, _terminate)
+    while not stopping.is_set():
         try:
             event = conn.recv()
         except (EOFError, OSError):
             return  # the front is gone
         if event is None:
             return
+        busy.set()
         try:
             result = lambdas.invoke("api", event, container)
         except Exception:  # the front answers 500, as the in-process server does
@@ -136,6 +146,8 @@ def _api_worker_main(conn: Connection, level: int, settings: Settings) -> None:
             conn.send(result)
         except (BrokenPipeError, OSError):
             return
+        finally:
+            busy.clear()
 
 
 def _events_main(conn: Connection, level: int, settings: Settings, poll_interval_s: float) -> None:
@@ -148,11 +160,18 @@ def _events_main(conn: Connection, level: int, settings: Settings, poll_interval
     except Exception as exc:
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())  # finish the batch in hand, then exit
     runner.start()
     conn.send(("ready", ""))
-    with contextlib.suppress(EOFError, OSError):
-        conn.recv()  # None (stop) or EOF (the front is gone)
-    runner.stop()
+    while not stopping.is_set():
+        try:
+            if conn.poll(0.2):
+                conn.recv()  # None: stop
+                break
+        except (EOFError, OSError):  # the front is gone
+            break
+    runner.stop()  # the current batch (ingest, projection, retention) is finished first
 
 
 # ---------------------------------------------------------------------------- in the front
@@ -480,5 +499,5 @@ class EventSources:
             self._supervisor.join(5.0)
             self._supervisor = None
         if self._child is not None:
-            _stop([self._child])
+            _stop([self._child], grace_s=BATCH_GRACE_S)
             self._child = None
