@@ -285,7 +285,17 @@ def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
 
 def _retention(a: Adapters, settings: Settings) -> RetentionService:
     """Every adapter that keeps something for a while, and every file (each once)."""
-    parts = [a.store, a.turn_log, a.runtime_state, a.audit, a.idempotency, a.queue, a.index, a.graph]
+    parts = [
+        a.store,
+        a.turn_log,
+        a.runtime_state,
+        a.audit,
+        a.idempotency,
+        a.summaries,
+        a.queue,
+        a.index,
+        a.graph,
+    ]
     unique = list({id(p): p for p in parts if p is not None}.values())
     return RetentionService(
         settings.retention(),

@@ -161,3 +161,18 @@ def test_a_mostly_free_file_is_vacuumed_and_shrinks(tmp_path: Path) -> None:
     report = c.retention.run(T0 + timedelta(days=2))
     assert report.deleted["raw_turns"] == 400 and report.vacuumed >= 1
     assert path.stat().st_size < before / 2
+
+
+def test_scene_logs_expire_with_their_last_turn_and_summaries_stay(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    c = container_at(tmp_path, clock, turn_retention_days=30)
+    summaries = c.adapters.summaries
+    assert summaries is not None
+    summaries.record_turn(S1, "old", "m1", T0, ("mem-1",))
+    summaries.record_turn(S1, "live", "m2", T0, ("mem-2",))
+    summaries.record_turn(S1, "live", "m3", T0 + timedelta(days=20), ("mem-3",))
+    report = c.retention.run(T0 + timedelta(days=31))
+    assert report.deleted["scene_turns"] == 1
+    assert summaries.scene(S1, "old") is None
+    live = summaries.scene(S1, "live")
+    assert live is not None

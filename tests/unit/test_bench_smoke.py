@@ -209,7 +209,14 @@ def test_soak_samples_the_data_dir_past_the_retention_horizon() -> None:
     from agentmem_dev.bench import soak
 
     result = soak.run(
-        seconds=9, clients=1, users=2, workers=1, retention_s=3, retention_every_s=1, interval_s=1, progress=False
+        seconds=9,
+        clients=1,
+        users=2,
+        workers=1,
+        retention_s=3,
+        retention_every_s=1,
+        interval_s=1,
+        progress=False,
     )
     assert result["turns_accepted"] > 0 and result["errors_5xx"] == 0, result["statuses"]
     assert len(result["samples"]) >= 5 and result["samples"][-1]["turns"] == result["turns_accepted"]

@@ -23,6 +23,7 @@ import http.client
 import json
 import os
 import random
+import sqlite3
 import tempfile
 import threading
 import time
@@ -93,7 +94,7 @@ def _client(
                     return
                 sequence += 1
                 turn = {
-                    "session_id": f"s{index}-{sequence // 25}",
+                    "session_id": f"s{index}-{user}-{sequence // 200}",  # long chats
                     "user": rng.choice(facts[user]),
                     "assistant": "OK.",
                     "message_id": f"soak-{index}-{sequence}-{uuid.uuid4().hex[:6]}",
@@ -139,6 +140,23 @@ def _rss_bytes(pids: list[int]) -> int:
         except OSError:
             continue
     return total
+
+
+def _rows(data: Path) -> dict[str, int]:
+    """Rows per ``file:table`` at the end (what the space holds)."""
+    found: dict[str, int] = {}
+    for path in sorted(data.glob("*.db")):
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            for name in names:
+                if not name.startswith("sqlite_"):
+                    found[f"{path.stem}:{name}"] = int(
+                        conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0]
+                    )
+        finally:
+            conn.close()
+    return {k: v for k, v in found.items() if v}
 
 
 def _growth(samples: list[dict[str, Any]], start: int, end: int, what: str = "db_bytes") -> float | None:
@@ -217,6 +235,7 @@ def run(
                 thread.join(timeout=60)
             faults = service.faults()
             service.stop()
+        rows = _rows(data)
     # the horizon: retention_s plus one pass after it; "before" is the first stretch up to it
     horizon = retention_s + retention_every_s
     at_horizon = next((i for i, s in enumerate(samples) if s["t_s"] >= horizon), len(samples) - 1)
@@ -255,4 +274,5 @@ def run(
         "bounded": None if before is None or after is None else after <= max(before, 1) / 10,
         "rss_mib_per_minute": {str(m): round(v / 2**20, 1) for m, v in sorted(per_minute.items())},
         "faults_at_end": faults,
+        "rows_at_end": rows,
     }

@@ -20,6 +20,7 @@ from typing import Any
 from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
+from agentmem.adapters.aws.dynamodb_idempotency import DynamoIdempotencyStore
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
@@ -155,4 +156,5 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         summaries=DynamoSummaryStore(
             settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
         ),
+        idempotency=DynamoIdempotencyStore(settings.table_session, client=dynamodb),
     )
