@@ -618,6 +618,7 @@ def _soak(r: dict[str, Any]) -> list[str]:
                 f"{r['db_bytes_at_horizon'] / mib:.2f} MiB",
                 f"{r['db_bytes_at_end'] / mib:.2f} MiB",
                 f"{r['data_bytes_max'] / mib:.2f} MiB",
+                f"{r['retained_rows_at_horizon']} / {r['retained_rows_max_after_horizon']}",
                 r["bounded"],
             ]
         ],

@@ -11,9 +11,11 @@ must bound: the L0 log, the outbox, the audit trail), ask for context, and write
 
 Every ``interval_s`` it samples the data directory's size (every file, WAL included), the turns
 accepted so far (the database files alone too: the WAL files swing by megabytes with each
-checkpoint) and the resident memory of the server's processes (front + children, from
+checkpoint), the rows retention bounds (:data:`RETAINED`) and the resident memory of the server's processes (front + children, from
 ``/proc``). Reported: the samples, the growth per 1,000 turns before the retention horizon and
-after it (``bounded``: after it, under a tenth of before), and RSS per minute (the largest sample
+after it, ``bounded`` (the retention-bound rows at the end at most twice their level at the
+horizon, and fewer than the turns sent: they plateau instead of following the turns), the rows
+per table at the end, and RSS per minute (the largest sample
 of each minute). ``--seconds 600`` for a longer run.
 """
 
@@ -142,6 +144,43 @@ def _rss_bytes(pids: list[int]) -> int:
     return total
 
 
+# What retention bounds (rows that expire with the horizon or once applied), by file:table; the
+# rest (memories, their projections and the audit lines of writes) grows with distinct memories,
+# by design and as in AWS (consolidation dedups and evicts them, retention does not).
+RETAINED = (
+    "memory:raw_turns",
+    "memory:processed_turns",
+    "memory:outbox",
+    "memory:scene_turns",
+    "memory:idempotency_keys",
+    "queue:messages",
+)
+
+
+def _retained_rows(data: Path) -> int:
+    total = 0
+    for name in RETAINED:
+        stem, table = name.split(":")
+        path = data / f"{stem}.db"
+        if not path.exists():
+            continue
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            total += int(conn.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0])
+            if name == "memory:outbox":  # and the context lines retention compacts
+                total += int(
+                    conn.execute(
+                        "SELECT COUNT(*) FROM audit_events WHERE action = 'context_injected'"
+                        " AND COALESCE(reason, '') != 'compacted'"
+                    ).fetchone()[0]
+                )
+        except sqlite3.Error:  # not created yet
+            pass
+        finally:
+            conn.close()
+    return total
+
+
 def _rows(data: Path) -> dict[str, int]:
     """Rows per ``file:table`` at the end (what the space holds)."""
     found: dict[str, int] = {}
@@ -217,6 +256,7 @@ def run(
                         "turns": counts.accepted,
                         "data_bytes": _dir_bytes(data),
                         "db_bytes": _dir_bytes(data, wal=False),
+                        "retained_rows": _retained_rows(data),
                         "rss_bytes": _rss_bytes(pids),
                     }
                 )
@@ -271,7 +311,11 @@ def run(
         "data_bytes_at_horizon": samples[at_horizon]["data_bytes"],
         "data_bytes_at_end": samples[-1]["data_bytes"],
         "data_bytes_max": max(s["data_bytes"] for s in samples),
-        "bounded": None if before is None or after is None else after <= max(before, 1) / 10,
+        # what retention bounds: rows at the horizon (the plateau's height) and at the end
+        "retained_rows_at_horizon": samples[at_horizon]["retained_rows"],
+        "retained_rows_max_after_horizon": max(s["retained_rows"] for s in samples[at_horizon:]),
+        "bounded": samples[-1]["retained_rows"] <= 2 * max(1, samples[at_horizon]["retained_rows"])
+        and max(s["retained_rows"] for s in samples[at_horizon:]) < samples[-1]["turns"],
         "rss_mib_per_minute": {str(m): round(v / 2**20, 1) for m, v in sorted(per_minute.items())},
         "faults_at_end": faults,
         "rows_at_end": rows,
