@@ -198,6 +198,17 @@ def _rows(data: Path) -> dict[str, int]:
     return {k: v for k, v in found.items() if v}
 
 
+def _sample(elapsed: float, turns: int, data: Path) -> dict[str, Any]:
+    return {
+        "t_s": round(elapsed, 1),
+        "turns": turns,
+        "data_bytes": _dir_bytes(data),
+        "db_bytes": _dir_bytes(data, wal=False),
+        "retained_rows": _retained_rows(data),
+        "rss_bytes": _rss_bytes([os.getpid(), *_children(os.getpid())]),
+    }
+
+
 def _growth(samples: list[dict[str, Any]], start: int, end: int, what: str = "db_bytes") -> float | None:
     """Bytes of ``what`` per 1,000 accepted turns between two samples."""
     a, b = samples[start], samples[end]
@@ -249,17 +260,7 @@ def run(
                 thread.start()
             while True:
                 elapsed = time.monotonic() - started
-                pids = [os.getpid(), *_children(os.getpid())]
-                samples.append(
-                    {
-                        "t_s": round(elapsed, 1),
-                        "turns": counts.accepted,
-                        "data_bytes": _dir_bytes(data),
-                        "db_bytes": _dir_bytes(data, wal=False),
-                        "retained_rows": _retained_rows(data),
-                        "rss_bytes": _rss_bytes(pids),
-                    }
-                )
+                samples.append(_sample(elapsed, counts.accepted, data))
                 say(
                     progress,
                     f"soak: {elapsed:5.0f} s  {counts.accepted:6d} turns  "
@@ -273,6 +274,8 @@ def run(
             stop.set()
             for thread in threads:
                 thread.join(timeout=60)
+            if samples and samples[-1]["turns"] != counts.accepted:  # a turn answered after the last
+                samples.append(_sample(time.monotonic() - started, counts.accepted, data))
             faults = service.faults()
             service.stop()
         rows = _rows(data)
