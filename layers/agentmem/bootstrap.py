@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from agentmem.adapters import Adapters
 from agentmem.backends import builder
@@ -25,14 +27,20 @@ from agentmem.domain import lazy_re
 from agentmem.domain.scoring import Scorer
 from agentmem.ports import (
     LLM,
+    PROJECTOR_CHECKPOINT,
     AuditLog,
+    Backlog,
+    BacklogState,
     Clock,
+    Compactable,
     ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
+    Retained,
     RuntimeStateStore,
     SearchIndex,
+    StreamBacklog,
     TurnLog,
     TurnQueue,
 )
@@ -42,7 +50,9 @@ from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
+from agentmem.services.health import HealthService
 from agentmem.services.history import HistoryService
+from agentmem.services.idempotency import IdempotentRequests
 from agentmem.services.ingest import IngestService
 from agentmem.services.mcp import McpService
 from agentmem.services.observer import NullObserver, PipelineObserver
@@ -50,6 +60,7 @@ from agentmem.services.operator import DeadLetterService
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
+from agentmem.services.retention import RetentionService
 from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
 from agentmem.services.summaries import SummaryService
@@ -87,6 +98,9 @@ class Container:
     turn_status: TurnStatusService
     dead_letters: DeadLetterService
     transfer: TransferService
+    health: HealthService
+    idempotency: IdempotentRequests
+    retention: RetentionService
     summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
@@ -188,7 +202,9 @@ def bootstrap(
     summaries = (
         SummaryService(store=a.summaries, memories=a.store, llm=a.llm) if a.summaries is not None else None
     )
-    explicit = ExplicitWriter(store=a.store, audit=a.audit, embedder=a.embedder, guard=guard)
+    explicit = ExplicitWriter(
+        store=a.store, audit=a.audit, embedder=a.embedder, guard=guard, audited=a.audited_writes
+    )
     admin = AdminService(
         store=a.store,
         audit=a.audit,
@@ -201,6 +217,7 @@ def bootstrap(
         queue=a.queue,
         conflicts=conflicts.conflicts,
         summaries=a.summaries,
+        idempotency=a.idempotency,
     )
     return Container(
         settings=settings,
@@ -250,7 +267,43 @@ def bootstrap(
         ),
         dead_letters=DeadLetterService(audit=a.audit, queue=a.dead_letters),
         transfer=TransferService(store=a.store, writer=explicit),
+        health=HealthService(settings.health_max_backlog_age_s, _backlogs(a)),
+        idempotency=IdempotentRequests(a.idempotency, timedelta(hours=settings.idempotency_ttl_hours)),
+        retention=_retention(a, settings),
         summaries=summaries,
+    )
+
+
+def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
+    """What ``/v1/health`` watches: the ingest queue and the projector's stream, where the
+    adapters can say what waits in them (the embedded ones)."""
+    found: dict[str, Callable[[], BacklogState]] = {}
+    if isinstance(a.queue, Backlog):
+        found["ingest queue"] = a.queue.backlog
+    if isinstance(a.store, StreamBacklog):
+        store = a.store
+        found["projector stream"] = lambda: store.outbox_backlog(PROJECTOR_CHECKPOINT)
+    return found
+
+
+def _retention(a: Adapters, settings: Settings) -> RetentionService:
+    """Every adapter that keeps something for a while, and every file (each once)."""
+    parts = [
+        a.store,
+        a.turn_log,
+        a.runtime_state,
+        a.audit,
+        a.idempotency,
+        a.summaries,
+        a.queue,
+        a.index,
+        a.graph,
+    ]
+    unique = list({id(p): p for p in parts if p is not None}.values())
+    return RetentionService(
+        settings.retention(),
+        targets=[p for p in unique if isinstance(p, Retained)],
+        files=[p for p in unique if isinstance(p, Compactable)],
     )
 
 

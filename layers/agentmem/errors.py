@@ -44,6 +44,12 @@ class VersionConflict(AgentMemError):
     code = "version_conflict"
 
 
+class IdempotencyKeyReused(AgentMemError):
+    """An ``Idempotency-Key`` already stands for another request (another body, path or method)."""
+
+    code = "idempotency_key_reused"
+
+
 class QueueFull(AgentMemError):
     """The write-back queue is at capacity; the work was refused and counted, not dropped silently."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -131,3 +132,32 @@ class ChangeFeed(Protocol):
 
     def set_outbox_checkpoint(self, name: str, seq: int) -> None:
         """Reader ``name`` finished every change up to ``seq``."""
+
+
+PROJECTOR_CHECKPOINT = "projector"
+"""The change feed's reader that applies changes to both projections (search index and graph):
+the local stream reader's checkpoint, and the one the outbox is pruned behind."""
+
+
+@dataclass(frozen=True, slots=True)
+class BacklogState:
+    """What waits in a queue or a stream: how many items, and when the oldest was accepted."""
+
+    waiting: int
+    oldest_at: datetime | None
+
+
+@runtime_checkable
+class Backlog(Protocol):
+    """A turn queue that can say what waits in it (``/v1/health``; the embedded queue)."""
+
+    def backlog(self) -> BacklogState:
+        """Turns not yet acknowledged (queued or in flight; not the dead letters)."""
+
+
+@runtime_checkable
+class StreamBacklog(Protocol):
+    """A change feed that can say what its reader has not processed (the embedded outbox)."""
+
+    def outbox_backlog(self, name: str) -> BacklogState:
+        """Changes after reader ``name``'s checkpoint."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -18,12 +18,14 @@ __all__ = [
     "DeadLetterPage",
     "Edge",
     "Hit",
+    "IdempotencyRecord",
     "Neighbour",
     "Page",
     "ProjectionOutcome",
     "ProjectionState",
     "Put",
     "RawTurnRecord",
+    "RetentionPolicy",
 ]
 
 
@@ -136,3 +138,34 @@ class DeadLetterEntry:
 class DeadLetterPage:
     items: builtins.list[DeadLetterEntry]
     next_cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionPolicy:
+    """How long the embedded stores keep what AWS expires with TTLs (docs/data-at-rest.md):
+    L0 turns and processed marks ``turn_days``; audit lines by action (``audit_days``, absent:
+    kept); outbox rows once ``outbox_reader`` has applied them, and at most ``outbox_max_age``
+    whatever it has applied (DynamoDB Streams keep 24 hours; the reconciler repairs what a
+    projection missed); files vacuumed when ``vacuum_free_fraction`` of their pages are free."""
+
+    turn_days: float
+    audit_days: dict[str, float]
+    outbox_reader: str
+    outbox_max_age: timedelta
+    vacuum_free_fraction: float
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """What an ``Idempotency-Key`` stands for: the first request that used it (a hash of its
+    method, path and body; its request id and time, which a retry reuses so that it writes the
+    same ids), and that request's answer once it has one (``status`` None: not finished — the
+    request is in flight, or its worker died before answering)."""
+
+    key: str
+    fingerprint: str
+    request_id: str
+    first_at: datetime
+    expires_at: datetime
+    status: int | None = None
+    body: str | None = None

@@ -20,12 +20,16 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.scope_walk import ReconcileCursor
 from agentmem.event_ports import (  # the queue and change-feed ports, re-exported
+    PROJECTOR_CHECKPOINT,
+    Backlog,
+    BacklogState,
     ChangeFeed,
     DeadLetterQueue,
     OutboxChange,
     QueueConsumer,
     QueuedTurns,
     ReceivedMessage,
+    StreamBacklog,
     TurnQueue,
 )
 from agentmem.port_types import (  # the ports' value types, re-exported
@@ -34,6 +38,7 @@ from agentmem.port_types import (  # the ports' value types, re-exported
     DeadLetterPage,
     Edge,
     Hit,
+    IdempotencyRecord,
     Neighbour,
     Page,
     ProjectionOutcome,
@@ -41,14 +46,20 @@ from agentmem.port_types import (  # the ports' value types, re-exported
     Put,
     RawTurnRecord,
     Reading,
+    RetentionPolicy,
 )
 
 __all__ = [  # the protocols, and the value types they pass (from port_types)
     "LLM",
+    "PROJECTOR_CHECKPOINT",
     "AuditLog",
+    "AuditedWrites",
+    "Backlog",
+    "BacklogState",
     "Change",
     "ChangeFeed",
     "Clock",
+    "Compactable",
     "ConflictStore",
     "DeadLetterEntry",
     "DeadLetterPage",
@@ -57,6 +68,8 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Embedder",
     "GraphStore",
     "Hit",
+    "IdempotencyRecord",
+    "IdempotencyStore",
     "MemoryStore",
     "Neighbour",
     "OutboxChange",
@@ -69,9 +82,12 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "RawTurnRecord",
     "Reading",
     "ReceivedMessage",
+    "Retained",
+    "RetentionPolicy",
     "RuntimeStateStore",
     "SearchIndex",
     "SessionSummaryStore",
+    "StreamBacklog",
     "TurnLog",
     "TurnQueue",
 ]
@@ -406,6 +422,52 @@ class AuditLog(Protocol):
 
     def list(self, scope: Scope, limit: int = 100, action: str | None = None) -> builtins.list[AuditEvent]:
         """Newest first."""
+
+
+class IdempotencyStore(Protocol):
+    """The answers of explicit writes by ``Idempotency-Key``, per scope, until they expire."""
+
+    def claim(self, scope: Scope, candidate: IdempotencyRecord, now: datetime) -> IdempotencyRecord:
+        """The record of ``candidate.key`` in ``scope``: ``candidate`` itself when the key is new
+        or its record expired before ``now`` (it is stored), else the record stored first."""
+
+    def complete(self, scope: Scope, key: str, status: int, body: str) -> None:
+        """Keep the answer of the request that claimed ``key`` (until its record expires)."""
+
+    def prune_idempotency(self, now: datetime) -> int:
+        """Drop the records expired before ``now``; how many."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Drop the scope's records (an erase); how many."""
+
+
+@runtime_checkable
+class Retained(Protocol):
+    """An adapter that keeps something only for a while (the embedded ones; in AWS, TTLs and the
+    stream's 24 hours do it)."""
+
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """Drop what ``policy`` no longer keeps at ``now``; how many rows, by what they were."""
+
+
+@runtime_checkable
+class Compactable(Protocol):
+    """An adapter over a file whose space a retention pass may give back."""
+
+    def compact(self, min_free_fraction: float) -> bool:
+        """Checkpoint the file, and vacuum it when at least ``min_free_fraction`` of it is free;
+        True when it vacuumed."""
+
+
+@runtime_checkable
+class AuditedWrites(Protocol):
+    """A memory store that keeps the audit trail in its own transactions (the embedded store:
+    the trail is a table of its file). Where a store is not one, the write and its audit line are
+    two steps (DynamoDB: the audit table is appended right after the write)."""
+
+    def create_audited(self, record: MemoryRecord, events: Sequence[AuditEvent]) -> None:
+        """:meth:`MemoryStore.create` and the append of ``events`` in one transaction: both or
+        neither. Raises VersionConflict (nothing appended) if the id exists."""
 
 
 class Clock(Protocol):

@@ -12,8 +12,9 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,6 +24,9 @@ from agentmem.domain.consolidation import ConsolidationConfig
 from agentmem.domain.scoring import RelevanceFloor, Scorer, ScoringWeights
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from agentmem.ports import RetentionPolicy
 
 ENV_PREFIX = "AGENTMEM_"
 
@@ -111,6 +115,12 @@ class Settings(BaseSettings):
     # Local server: requests one user / one tenant may have in flight; beyond them, 429.
     http_user_concurrency: int = Field(2, ge=1, le=1000)
     http_tenant_concurrency: int = Field(8, ge=1, le=10000)
+    # Idempotency-Key (POST /v1/memories, /v1/import, /v1/mcp): how long the first answer is kept and
+    # replayed to a retry with the same key; after that the key may be used again.
+    idempotency_ttl_hours: float = Field(24.0, gt=0, le=24 * 30)
+    # /v1/health says "degraded" while the oldest turn of the ingest queue, or the oldest change the
+    # projector has not applied, has waited longer than this (seconds).
+    health_max_backlog_age_s: float = Field(60.0, gt=0, le=86400)
     session_window_turns: int = Field(5, ge=1, le=100)  # turns of the session window (chat context)
     # Task notes past this many tokens are compressed in the context (docs/session-memory.md).
     task_memory_tokens: int = Field(200, ge=16, le=8000)
@@ -126,6 +136,17 @@ class Settings(BaseSettings):
     queue_url: str | None = None  # ingest SQS queue (required with the aws backend)
     dlq_url: str | None = None  # its dead-letter queue (dead-letter routes, `agentmem dlq`)
     turn_retention_days: float = Field(30, gt=0)  # TTL of L0 turns and processed marks
+    # Audit lines kept per action, in days (an action not named is kept, as the AWS audit table
+    # keeps every line); context_injected lines past it are compacted into one line per user and
+    # day first. JSON, e.g. {"context_injected": 7, "rejected": 90}.
+    audit_retention_days: dict[str, float] = Field(default_factory=lambda: {"context_injected": 7.0})
+    # Local outbox: a row is pruned once the projector applied it, and after this many hours in
+    # any case (DynamoDB Streams keep 24 hours; the reconciler repairs what a projection missed).
+    outbox_max_age_hours: float = Field(24.0, gt=0, le=24 * 365)
+    # Local event sources: seconds between retention passes (the deletes above, then VACUUM of a
+    # file whose free pages reach vacuum_free_fraction of it, and a WAL checkpoint of each file).
+    retention_every_s: float = Field(60.0, gt=0, le=86400)
+    vacuum_free_fraction: float = Field(0.25, gt=0, le=1)
     search_backend: Literal["opensearch", "local"] = "opensearch"
     opensearch_endpoint: str | None = None  # https://... of the domain or collection
     # SigV4 service: managed domain | Serverless | none (unsigned: a self-managed cluster, the
@@ -154,6 +175,31 @@ class Settings(BaseSettings):
         of ``queue_capacity`` (at least 1), never more than the whole queue."""
         share = self.queue_tenant_capacity or max(1, self.queue_capacity // 4)
         return min(share, self.queue_capacity)
+
+    @field_validator("audit_retention_days")
+    @classmethod
+    def _known_audit_actions(cls, value: dict[str, float]) -> dict[str, float]:
+        from agentmem.domain.models import AuditAction
+
+        known = {a.value for a in AuditAction}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise ValueError(f"unknown audit actions {unknown}; expected some of {sorted(known)}")
+        if any(not days > 0 for days in value.values()):
+            raise ValueError("each retention must be a positive number of days")
+        return value
+
+    def retention(self) -> RetentionPolicy:
+        """The embedded stores' retention (:class:`~agentmem.ports.RetentionPolicy`)."""
+        from agentmem.ports import PROJECTOR_CHECKPOINT, RetentionPolicy
+
+        return RetentionPolicy(
+            turn_days=self.turn_retention_days,
+            audit_days=dict(self.audit_retention_days),
+            outbox_reader=PROJECTOR_CHECKPOINT,
+            outbox_max_age=timedelta(hours=self.outbox_max_age_hours),
+            vacuum_free_fraction=self.vacuum_free_fraction,
+        )
 
     @field_validator("backend")
     @classmethod

@@ -56,7 +56,7 @@ def _run_service(service: Any, shape: str) -> int:
     def _shutdown(*_: Any) -> None:
         if not serving.is_set():  # still starting: unwind start(), which stops what it started
             raise SystemExit(143)
-        if service.server is not None:
+        if service.server is not None:  # serve_forever returns; the drain follows it
             threading.Thread(target=service.server.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, _shutdown)
@@ -91,6 +91,10 @@ Ctrl-C stops the server.""",
     except KeyboardInterrupt:
         pass
     finally:
+        # Drain: no new connection, the requests in flight answered, then the workers stopped
+        # and the event sources' current batch finished (LocalService.drain, .stop).
+        if hasattr(service, "drain"):
+            service.drain()
         service.stop()
     return 0
 
@@ -174,7 +178,7 @@ def _bench(args: argparse.Namespace) -> int:
         options["embedder"] = args.embedder
     if args.repetitions:
         options["repetitions"] = args.repetitions
-    for name in ("clients", "seconds", "url", "data_dir", "workers"):
+    for name in ("clients", "seconds", "url", "data_dir", "workers", "max_turns", "retention_s"):
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
     if options.get("url") and not options.get("data_dir"):
@@ -327,9 +331,19 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=_eval)
 
     bench = sub.add_parser("bench", help="benchmarks: latency, throughput, cold start, cost")
-    bench.add_argument("name", choices=["recall", "ingest", "projector", "cold-start", "cost", "load", "all"])
+    bench.add_argument(
+        "name", choices=["recall", "ingest", "projector", "cold-start", "cost", "load", "soak", "all"]
+    )
     bench.add_argument("--clients", type=int, help="load: concurrent clients (default 8)")
-    bench.add_argument("--seconds", type=float, help="load: how long the clients send (default 20)")
+    bench.add_argument(
+        "--seconds",
+        type=float,
+        help="load / soak: how long the clients send (default 20 / 90; soak longer: 600)",
+    )
+    bench.add_argument("--max-turns", type=int, help="soak: stop after this many accepted turns")
+    bench.add_argument(
+        "--retention-s", type=float, help="soak: the retention horizon it runs past (default 20)"
+    )
     bench.add_argument("--url", help="load: a running server (e.g. make run's); needs --data-dir")
     bench.add_argument("--data-dir", help="load: that server's data directory, for the accounting")
     bench.add_argument(

@@ -242,6 +242,30 @@ def record_emf(function: str, metric_set: Mapping[str, Mapping[str, Any]]) -> No
         counter.labels(function).inc(max(total, 0.0))
 
 
+def record_restart(part: str) -> None:
+    """A supervised process of the server (``part``: ``api`` or ``events``) was started again
+    after it exited: ``agentmem_local_restarts_total{part}``."""
+    state = _recording()
+    if state is None:
+        return
+    from prometheus_client import Counter
+
+    counters: dict[str, Any] = state["counters"]
+    counter = counters.get("agentmem_local_restarts")
+    if counter is None:
+        with _lock:
+            counter = counters.setdefault(
+                "agentmem_local_restarts",
+                Counter(
+                    "agentmem_local_restarts",
+                    "Server processes started again after they exited",
+                    ("part",),
+                    registry=None,
+                ),
+            )
+    counter.labels(part).inc()
+
+
 def exposition() -> tuple[bytes, str]:
     """The Prometheus text exposition of every process of this server, and its content type."""
     from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest

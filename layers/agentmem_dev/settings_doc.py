@@ -55,6 +55,7 @@ NOTES = {
     "queue_capacity": "local turn queue: turns it holds before answering 429",
     "queue_max_receives": "local turn queue: receives before a turn is dead-lettered",
     "http_body_timeout_s": "local server: seconds a client has to send its body",
+    "vacuum_free_fraction": "retention pass: VACUUM a SQLite file when this share of its pages is free",
     "http_tenant_concurrency": "local server: requests one tenant may have in flight (beyond: 429)",
     "session_window_turns": "turns of the session an LLM extraction call sees as context (agentmem bench cost models it; the rule extractor reads none)",
     "search_backend": "aws backend: opensearch, or local (embedded search index)",

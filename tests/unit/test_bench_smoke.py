@@ -135,7 +135,7 @@ def test_cost_bench() -> None:
 
 
 def test_registry_and_corpus() -> None:
-    assert BENCHMARKS == ("recall", "ingest", "projector", "cold-start", "cost", "load")
+    assert BENCHMARKS == ("recall", "ingest", "projector", "cold-start", "cost", "load", "soak")
     with pytest.raises(ValueError):
         run_benchmark("nope")
     assert synthetic_facts(5, seed=1) == synthetic_facts(5, seed=1)
@@ -203,3 +203,26 @@ def test_load_accounts_for_every_accepted_turn() -> None:
     fairness = result["fairness"]  # the quiet user measured alone and under the flood, both answered
     assert fairness["quiet_idle"]["calls"] > 0 and fairness["quiet_flooded"]["calls"] > 0
     assert fairness["p50_ratio"] is not None and fairness["flood_served"] > 0
+
+
+def test_soak_samples_the_data_dir_past_the_retention_horizon() -> None:
+    from agentmem_dev.bench import soak
+
+    result = soak.run(
+        seconds=9,
+        clients=1,
+        users=2,
+        workers=1,
+        retention_s=3,
+        retention_every_s=1,
+        interval_s=1,
+        progress=False,
+    )
+    assert result["turns_accepted"] > 0 and result["errors_5xx"] == 0, result["statuses"]
+    assert len(result["samples"]) >= 5 and result["samples"][-1]["turns"] == result["turns_accepted"]
+    assert all(s["db_bytes"] > 0 and s["rss_bytes"] > 0 for s in result["samples"][1:])
+    assert result["growth_bytes_per_1000_turns_before_horizon"] is not None
+    assert result["growth_bytes_per_1000_turns_after_horizon"] is not None
+    assert result["rss_mib_per_minute"]["0"] > 0 and result["faults_at_end"] == []
+    json.dumps(result)
+    assert "## soak" in render("soak", result)

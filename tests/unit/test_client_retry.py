@@ -24,7 +24,6 @@ from agentmem.client import (
     NotFoundError,
     RateLimitedError,
     RetryPolicy,
-    ServerError,
     ServiceUnavailableError,
     UnexpectedResponseError,
 )
@@ -225,15 +224,31 @@ def test_turns_are_retried_on_a_5xx_with_the_same_client_generated_message_id() 
         assert bodies[0]["turns"][0]["user"] == "我住在青岛。"
 
 
-def test_a_non_idempotent_create_is_not_resent_after_a_5xx_or_a_lost_answer() -> None:
-    for result, seen, _ in run_both(lambda: (error(500, "internal_error"),), "create_memory", "I like tea."):
-        assert isinstance(result, ServerError) and len(seen) == 1
-    for result, seen, _ in run_both(lambda: (httpx.ReadError("reset"),), "create_memory", "I like tea."):
-        assert isinstance(result, AgentMemTransportError) and len(seen) == 1
-        assert isinstance(result.__cause__, httpx.ReadError)
+def test_a_create_is_resent_after_a_5xx_or_a_lost_answer_with_the_same_idempotency_key() -> None:
+    created = {"memory": MEMORY, "redacted": []}
+    for result, seen, _ in run_both(
+        lambda: (error(502, "bad_gateway"), httpx.ReadError("reset"), httpx.Response(201, json=created)),
+        "create_memory",
+        "I like tea.",
+    ):
+        assert result.memory.id == "mem-1" and len(seen) == 3
+        keys = {r.headers["Idempotency-Key"] for r in seen}
+        assert len(keys) == 1 and next(iter(keys)).startswith("agentmem-")
+    for _result, seen, _ in run_both(
+        lambda: (httpx.Response(201, json=created),), "create_memory", "I like tea.", idempotency_key="k-1"
+    ):
+        assert seen[0].headers["Idempotency-Key"] == "k-1"
 
 
-def test_a_non_idempotent_create_is_resent_after_a_429_or_a_refused_connection() -> None:
+def test_two_creates_send_two_keys() -> None:
+    created = {"memory": MEMORY, "redacted": []}
+    (_, first, _), (_, second, _) = run_both(
+        lambda: (httpx.Response(201, json=created),), "create_memory", "a"
+    )
+    assert first[0].headers["Idempotency-Key"] != second[0].headers["Idempotency-Key"]
+
+
+def test_a_create_is_resent_after_a_429_or_a_refused_connection() -> None:
     created = {"memory": MEMORY, "redacted": []}
     for result, seen, _ in run_both(
         lambda: (

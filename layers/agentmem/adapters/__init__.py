@@ -11,11 +11,13 @@ from dataclasses import dataclass
 
 from agentmem.ports import (
     LLM,
+    AuditedWrites,
     AuditLog,
     ConflictStore,
     DeadLetterQueue,
     Embedder,
     GraphStore,
+    IdempotencyStore,
     MemoryStore,
     PrototypeBanks,
     RuntimeStateStore,
@@ -45,3 +47,7 @@ class Adapters:
     dead_letters: DeadLetterQueue | None = None
     summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions
     prototype_banks: PrototypeBanks | None = None  # absent: each process embeds the guard's banks
+    # The store again when ``audit`` shares its transactions (embedded: both in memory.db), so an
+    # explicit write and its audit line commit together; None: two steps.
+    audited_writes: AuditedWrites | None = None
+    idempotency: IdempotencyStore | None = None  # None: Idempotency-Key is not kept (every request runs)

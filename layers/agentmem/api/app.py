@@ -25,7 +25,7 @@ from agentmem import __version__
 from agentmem.api import errors
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
 from agentmem.api.routes import audit, conflicts, history, mcp, memories, operator, read, sessions, turns, ui
-from agentmem.api.schemas import ErrorOut, HealthOut, responses
+from agentmem.api.schemas import BacklogOut, ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
 
 if TYPE_CHECKING:  # importing the API imports no service (nor numpy): each request brings its container
@@ -82,13 +82,22 @@ _req = RequestContext(meta)
 
 @meta.get(
     "/v1/health",
-    summary="Liveness, the configured backend and embedder",
-    responses=responses(200, HealthOut, "The service is up", auth=False),
+    summary="Liveness and readiness: ok, or degraded with the reasons; the backend, embedder, backlogs",
+    responses=responses(200, HealthOut, "The service is up (status says whether it is degraded)", auth=False),
     security=OPEN,
 )
 def health() -> HealthOut:
     c = _req.container()
-    return HealthOut(status="ok", backend=c.settings.backend, embedder=c.embedder.model_id)
+    report = c.health.report(c.clock.now())
+    return HealthOut(
+        status="degraded" if report.reasons else "ok",
+        backend=c.settings.backend,
+        embedder=c.embedder.model_id,
+        reasons=list(report.reasons),
+        backlogs=[
+            BacklogOut(name=b.name, waiting=b.waiting, oldest_age_s=b.oldest_age_s) for b in report.backlogs
+        ],
+    )
 
 
 @meta.get(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler.openapi import params
 
-__all__ = ["Body", "Query"]
+__all__ = ["Body", "Header", "Query"]
 
 
 def Body(*args: Any, **kwargs: Any) -> params.Body:
@@ -33,3 +33,10 @@ def Query(*args: Any, **kwargs: Any) -> params.Query:
     from aws_lambda_powertools.event_handler.openapi.params import Query as PowertoolsQuery
 
     return PowertoolsQuery(*args, **kwargs)
+
+
+def Header(*args: Any, **kwargs: Any) -> params.Header:
+    """``aws_lambda_powertools.event_handler.openapi.params.Header(*args, **kwargs)``."""
+    from aws_lambda_powertools.event_handler.openapi.params import Header as PowertoolsHeader
+
+    return PowertoolsHeader(*args, **kwargs)

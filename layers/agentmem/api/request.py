@@ -12,15 +12,25 @@ import json
 import math
 import re
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from agentmem.api.auth import Principal, principal_from
+from agentmem.domain.models import Scope
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+IDEMPOTENCY_DOC = (
+    "Makes a retry safe: a request repeated with the same key (1-255 printable ASCII characters, no"
+    " comma; per tenant and user; kept AGENTMEM_IDEMPOTENCY_TTL_HOURS, default 24) returns the first"
+    " answer (header Idempotent-Replayed: true) instead of writing again; the same key with another"
+    " body is refused with 422 idempotency_key_reused. The Python client sends one by default."
+)
 
 if TYPE_CHECKING:  # the services are built by the container, not imported by the routes
     from agentmem.bootstrap import Container
@@ -55,6 +65,32 @@ class RequestContext:
 
     def body(self) -> str:
         return self.event().body or ""
+
+    def header(self, name: str) -> str | None:
+        """A request header by name, any case (None when absent)."""
+        wanted = name.lower()
+        for key, value in (self.event().headers or {}).items():
+            if str(key).lower() == wanted:
+                return str(value)
+        return None
+
+    def idempotent(self, scope: Scope, work: Callable[[str, datetime], tuple[int, str]]) -> Response[str]:
+        """Run ``work(request_id, now)`` -> (status, JSON body) once per ``Idempotency-Key`` of
+        the caller (:class:`agentmem.services.idempotency.IdempotentRequests`); a replayed answer
+        carries ``Idempotent-Replayed: true``. Without the header, ``work`` simply runs."""
+        from agentmem.services.idempotency import fingerprint  # loaded with the container anyway
+
+        event = self.event()
+        answer = self.container().idempotency.run(
+            scope,
+            self.header(IDEMPOTENCY_HEADER),
+            fingerprint(event.http_method, event.path, self.body()),
+            request_id=self.request_id(),
+            now=self.now(),
+            work=work,
+        )
+        headers = {REPLAYED_HEADER: "true"} if answer.replayed else {}
+        return Response(answer.status, "application/json", answer.body, headers=headers)
 
 
 # ---------------------------------------------------------------------------- bounded input

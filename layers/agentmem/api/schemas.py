@@ -331,11 +331,27 @@ class JsonRpcResponse(ApiModel):
     error: JsonRpcError | None = None
 
 
+class BacklogOut(ApiModel):
+    name: str = Field(description="ingest queue | projector stream")
+    waiting: int = Field(description="items not processed yet")
+    oldest_age_s: float | None = Field(None, description="seconds the oldest of them has waited")
+
+
 class HealthOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["HealthOut"]})
-    status: str
+    status: Literal["ok", "degraded"] = Field(
+        description="degraded: the service answers but cannot do all of its work now (see reasons)"
+    )
     backend: str
     embedder: str
+    reasons: list[str] = Field(
+        default_factory=list,
+        description="why it is degraded: a backlog older than AGENTMEM_HEALTH_MAX_BACKLOG_AGE_S, a server"
+        " process down and being replaced (agentmem serve)",
+    )
+    backlogs: list[BacklogOut] = Field(
+        default_factory=list, description="what waits, where the backend can tell (the embedded one)"
+    )
 
 
 # Answered by resolve()'s gates, the validation and the 500 boundary on any route.

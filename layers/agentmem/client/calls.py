@@ -7,6 +7,7 @@ without a ``message_id`` gets one here, which makes ``POST /v1/turns`` safe to r
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, TypeVar
@@ -48,6 +49,8 @@ from agentmem.client.models import (
 )
 from agentmem.client.protocol import Call, Poll
 from agentmem.domain.models import Category
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 M = TypeVar("M", bound=BaseModel)
 Mode = Literal["chat", "tool", "react", "rag"]
@@ -100,7 +103,7 @@ class Requests:
             self.headers["X-User-Id"] = user_id
 
     def request(self, call: Call[Any]) -> httpx.Request:
-        headers = dict(self.headers)
+        headers = {**self.headers, **call.headers}
         if call.body is not None:
             headers["Content-Type"] = "application/json"
         return httpx.Request(
@@ -220,9 +223,12 @@ class Requests:
         pinned: bool = False,
         permanent: bool = False,
         tags: Sequence[str] = (),
+        idempotency_key: str | None = None,
     ) -> Call[MemoryCreated]:
-        """``POST /v1/memories``: write one memory (guards apply; PII is redacted first). Not
-        idempotent: retried only when the server refused it (429) or nothing was sent."""
+        """``POST /v1/memories``: write one memory (guards apply; PII is redacted first). Sent
+        with an ``Idempotency-Key`` (``idempotency_key``, else a new random one per call), so a
+        retry after a 5xx or a lost connection returns the first answer, never a second memory;
+        pass your own key to make a retry of your own (after a crash) safe too."""
         body = MemoryIn.model_validate(
             {
                 "content": content,
@@ -233,7 +239,10 @@ class Requests:
                 "tags": list(tags),
             }
         )
-        return Call("POST", "/v1/memories", _model(MemoryCreated), body=_json(body), idempotent=False)
+        key = idempotency_key or f"agentmem-{uuid.uuid4().hex}"
+        return Call(
+            "POST", "/v1/memories", _model(MemoryCreated), body=_json(body), headers={IDEMPOTENCY_HEADER: key}
+        )
 
     def get_memory(self, memory_id: str) -> Call[MemoryOut]:
         return Call("GET", f"/v1/memories/{_segment(memory_id)}", _model(MemoryOut))

@@ -45,6 +45,7 @@ class Call(Generic[T]):
     params: Mapping[str, str] = field(default_factory=dict)
     body: bytes | None = None
     idempotent: bool = True
+    headers: Mapping[str, str] = field(default_factory=dict)  # this call's own (Idempotency-Key)
 
     def steps(
         self, build: RequestBuilder, policy: RetryPolicy, monotonic: Callable[[], float]

@@ -28,6 +28,7 @@ from agentmem.ports import (
     ConflictStore,
     Embedder,
     GraphStore,
+    IdempotencyStore,
     MemoryStore,
     Page,
     RuntimeStateStore,
@@ -85,6 +86,7 @@ class AdminService:
     queue: TurnQueue | None = None
     conflicts: ConflictStore | None = None
     summaries: SessionSummaryStore | None = None
+    idempotency: IdempotencyStore | None = None  # the answers kept by Idempotency-Key
 
     def list(
         self,
@@ -226,6 +228,8 @@ class AdminService:
         if self.conflicts is not None:  # pending proposals hold the user's words too
             self.conflicts.erase_scope(scope)
         summaries = self.summaries.erase_scope(scope) if self.summaries else 0
+        if self.idempotency is not None:  # kept answers may quote the user's memories
+            self.idempotency.erase_scope(scope)
         degraded: list[str] = []
         docs = vertices = 0
         try:

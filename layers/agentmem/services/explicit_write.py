@@ -24,6 +24,7 @@ from agentmem.domain.extraction import EXCHANGE_IMPORTANCE, USER_IMPORTANCE
 from agentmem.domain.guards.gate import PII_IMPORTANCE_CAP, has_placeholder, only_placeholders
 from agentmem.domain.models import (
     AuditAction,
+    AuditEvent,
     Category,
     Confidence,
     ImportanceSource,
@@ -33,8 +34,8 @@ from agentmem.domain.models import (
     Source,
     SourceRefs,
 )
-from agentmem.errors import Forbidden
-from agentmem.ports import AuditLog, Embedder, MemoryStore
+from agentmem.errors import Forbidden, VersionConflict
+from agentmem.ports import AuditedWrites, AuditLog, Embedder, MemoryStore
 from agentmem.services.audit_trail import append_audit
 from agentmem.services.guard import WriteGuard
 from agentmem.services.outcome import TurnOutcome, TurnStatus
@@ -48,6 +49,7 @@ class ExplicitWriter:
     audit: AuditLog
     embedder: Embedder
     guard: WriteGuard = field(default_factory=WriteGuard)
+    audited: AuditedWrites | None = None  # the store, when it commits the audit line with the write
 
     def write(
         self,
@@ -113,13 +115,32 @@ class ExplicitWriter:
         )
         existing = self.store.get(scope, record.memory_id)
         if existing is None:
-            self.store.create(record)
-            self.store.mark_pending(scope, 1)
-            append_audit(
-                self.audit, scope, AuditAction.WRITTEN, now, memory_id=record.memory_id, message_id=request_id
-            )
+            try:
+                self._create(record, request_id, now)
+            except VersionConflict:  # a concurrent try of the same request stored it first
+                existing = self.store.get(scope, record.memory_id)
+                if existing is None:
+                    raise
+            else:
+                self.store.mark_pending(scope, 1)
         outcome.written.append(record.memory_id)
         return existing or record, outcome
+
+    def _create(self, record: MemoryRecord, request_id: str, now: datetime) -> None:
+        """The record and its ``written`` line: one transaction where the store keeps the trail
+        (a worker killed between them leaves neither or both), else two steps."""
+        written = AuditEvent(
+            scope=record.scope,
+            action=AuditAction.WRITTEN,
+            at=now,
+            memory_id=record.memory_id,
+            details={"message_id": request_id},
+        )
+        if self.audited is not None:
+            self.audited.create_audited(record, [written])
+            return
+        self.store.create(record)
+        self.audit.append(written)
 
     def _reject(self, scope: Scope, outcome: TurnOutcome, reasons: list[str], now: datetime) -> TurnOutcome:
         outcome.status = TurnStatus.REJECTED

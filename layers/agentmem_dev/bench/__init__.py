@@ -9,7 +9,9 @@ shared machines; ratios travel better).
 - ``cold-start``: handler import times and the dependency footprint;
 - ``cost``: LLM calls, tokens and embedding calls per turn and per context request;
 - ``load``: concurrent clients against the local server, then every accepted turn accounted for,
-  then a quiet user's context latency alone and under one user's flood of long queries.
+  then a quiet user's context latency alone and under one user's flood of long queries;
+- ``soak``: a steady load past short retention horizons: data-dir growth per 1,000 turns before
+  and after them (bounded?) and the server's RSS per minute.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from agentmem_dev.bench.common import machine, say
 
-BENCHMARKS = ("recall", "ingest", "projector", "cold-start", "cost", "load")
+BENCHMARKS = ("recall", "ingest", "projector", "cold-start", "cost", "load", "soak")
 
 
 def _runner(name: str) -> Callable[..., dict[str, Any]]:
@@ -48,6 +50,10 @@ def _runner(name: str) -> Callable[..., dict[str, Any]]:
         from agentmem_dev.bench import load
 
         return load.run
+    if name == "soak":
+        from agentmem_dev.bench import soak
+
+        return soak.run
     raise ValueError(f"unknown benchmark {name!r}; expected one of {', '.join(BENCHMARKS)} or all")
 
 

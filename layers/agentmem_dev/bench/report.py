@@ -588,6 +588,50 @@ def _peer(r: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def _soak(r: dict[str, Any]) -> list[str]:
+    s = r["settings"]
+    mib = 2**20
+    lines = [
+        "## soak: the data dir past the retention horizon",
+        "",
+        f"{s['clients']} clients for {s['seconds']} s over {s['users']} users, {s['workers']} api worker"
+        f" process(es), embedder `{s['embedder']}`; retention horizon {s['retention_s']} s (turns,"
+        f" context_injected audit lines, idempotency keys), a pass every {s['retention_every_s']} s.",
+        "",
+    ]
+    lines += _table(
+        [
+            "turns",
+            "5xx",
+            "growth / 1,000 turns before horizon",
+            "after",
+            "data at horizon",
+            "at end",
+            "bounded",
+        ],
+        [
+            [
+                r["turns_accepted"],
+                r["errors_5xx"],
+                f"{(r['growth_bytes_per_1000_turns_before_horizon'] or 0) / 1024:.0f} KiB",
+                f"{(r['growth_bytes_per_1000_turns_after_horizon'] or 0) / 1024:.0f} KiB",
+                f"{r['db_bytes_at_horizon'] / mib:.2f} MiB",
+                f"{r['db_bytes_at_end'] / mib:.2f} MiB",
+                f"{r['data_bytes_max'] / mib:.2f} MiB",
+                f"{r['retained_rows_at_horizon']} / {r['retained_rows_max_after_horizon']}",
+                r["bounded"],
+            ]
+        ],
+    )
+    lines += [
+        "",
+        "RSS of the server's processes per minute (MiB): "
+        + ", ".join(f"minute {m}: {v}" for m, v in r["rss_mib_per_minute"].items()),
+        "",
+    ]
+    return lines
+
+
 SECTIONS = {
     "recall": _recall,
     "ingest": _ingest,
@@ -595,6 +639,7 @@ SECTIONS = {
     "cold-start": _cold,
     "cost": _cost,
     "load": _load,
+    "soak": _soak,
     "peer": _peer,
 }
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from agentmem.bootstrap import Container
 from agentmem.errors import ConfigurationError
-from agentmem.ports import ChangeFeed, QueueConsumer
+from agentmem.ports import PROJECTOR_CHECKPOINT, ChangeFeed, QueueConsumer
 from agentmem_dev.emulator import events, lambdas
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 BATCH = 10
 STREAM_BATCH = 100
 VISIBILITY_S = 30
-CHECKPOINT = "projector"
+CHECKPOINT = PROJECTOR_CHECKPOINT
 
 
 @dataclass
@@ -35,6 +35,7 @@ class PumpStats:
     stream_failures: int = 0
     consolidations: int = 0
     reconciliations: int = 0
+    retention_passes: int = 0
 
 
 @dataclass
@@ -43,6 +44,7 @@ class LocalRunner:
     poll_interval_s: float = 0.1
     consolidate_every_s: float = 60.0
     reconcile_every_s: float = 600.0
+    retention_every_s: float | None = None  # None: the container's settings.retention_every_s
     stats: PumpStats = field(default_factory=PumpStats)
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
@@ -121,7 +123,16 @@ class LocalRunner:
             self.stats.stream_failures += len(failed)
             return len(rows) if not failed else max(0, checkpoint - after)
 
+    def retain(self) -> Any:
+        """One retention pass over the embedded stores (no λ: in AWS, TTLs do this)."""
+        with self._lock:  # not while a batch moves the checkpoint
+            report = self.container.retention.run(self.container.clock.now())
+        self.stats.retention_passes += 1
+        return report
+
     def tick(self, rule: str) -> Any:
+        if rule == "retention":
+            return self.retain()
         name = "consolidate" if rule == "consolidate" else "reconcile"
         event = events.scheduled_event(rule, at=self.container.clock.now())
         result = lambdas.invoke(name, event, self.container)
@@ -159,10 +170,17 @@ class LocalRunner:
         for thread in self._threads:
             thread.start()
 
-    def stop(self) -> None:
+    def down(self) -> list[str]:
+        """The event-source threads that are not running though they were started."""
+        if self._stop.is_set():
+            return []
+        return [f"the {t.name} thread has stopped" for t in self._threads if not t.is_alive()]
+
+    def stop(self, timeout_s: float = 50.0) -> None:
+        """Stop polling; each thread finishes the batch in hand first (up to ``timeout_s``)."""
         self._stop.set()
         for thread in self._threads:
-            thread.join(timeout=5)
+            thread.join(timeout=timeout_s)
 
     def _loop(self, step: Any, idle_s: float) -> None:
         while not self._stop.is_set():
@@ -175,8 +193,12 @@ class LocalRunner:
                 self._stop.wait(idle_s)
 
     def _timer(self) -> None:
-        elapsed = {"consolidate": 0.0, "reconcile": 0.0}
-        period = {"consolidate": self.consolidate_every_s, "reconcile": self.reconcile_every_s}
+        elapsed = {"consolidate": 0.0, "reconcile": 0.0, "retention": 0.0}
+        period = {
+            "consolidate": self.consolidate_every_s,
+            "reconcile": self.reconcile_every_s,
+            "retention": self.retention_every_s or self.container.settings.retention_every_s,
+        }
         step = 1.0
         while not self._stop.wait(step):
             for rule in elapsed:

@@ -46,6 +46,7 @@ import ipaddress
 import json
 import logging
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -72,6 +73,58 @@ _HEADER_DEADLINES = Deadlines()  # one watcher thread for every connection's hea
 # An API Gateway event in, the handler's result and the pid of the worker that ran it (None in
 # this process) out; raises WorkerFailed when no worker could answer.
 InvokeApi = Callable[[dict[str, Any]], tuple[Any, int | None]]
+# Why a part of the server is down now (an event source, an api worker); empty when all run.
+ServerFaults = Callable[[], list[str]]
+HEALTH_PATH = "/v1/health"
+
+
+class InFlight:
+    """The connections the front is serving now (from accept to close: a request that arrived on
+    one is never cut), and whether it is draining (SIGTERM): a draining front answers what it is
+    sent with ``Connection: close`` and :meth:`wait_idle` tells the service when the last
+    connection has closed (an idle keep-alive one closes within ``http_header_timeout_s``)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = threading.Condition()
+        self.draining = False
+
+    def __enter__(self) -> InFlight:
+        with self._idle:
+            self._count += 1
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with self._idle:
+            self._count -= 1
+            if self._count == 0:
+                self._idle.notify_all()
+
+    @property
+    def count(self) -> int:
+        with self._idle:
+            return self._count
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Block until no request is in flight (True) or ``timeout_s`` passed (False)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._count == 0, timeout=timeout_s)
+
+
+def with_faults(body: str, faults: list[str]) -> str:
+    """The api λ's health answer with the server's own faults added: ``degraded`` and the reasons
+    (the λ knows its stores and backlogs; only the server knows which of its processes run)."""
+    if not faults:
+        return body
+    try:
+        health = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(health, dict):
+        return body
+    health["status"] = "degraded"
+    health["reasons"] = [*faults, *(health.get("reasons") or [])]
+    return json.dumps(health, ensure_ascii=False, separators=(",", ":"))
 
 
 def authorize(
@@ -128,6 +181,8 @@ class _Handler(BaseHTTPRequestHandler):
     body_timeout_s: float = 10.0
     max_body_bytes: int = MAX_BODY_BYTES
     share: ConcurrencyShare
+    faults: ServerFaults
+    inflight: InFlight
     _request_id = _trace_id = ""  # per request (_begin): X-Request-Id = the event's requestId
     _status, _tenant, _worker, _started = 0, None, None, 0.0
 
@@ -196,6 +251,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         if "content-type" not in sent:
             self.send_header("Content-Type", "application/json")
+        if self.inflight.draining:  # the client must open its next request elsewhere (or later)
+            self.close_connection = True
+            self.send_header("Connection", "close")
         self.send_header("Content-Length", str(len(payload)))
         self._done()  # before the answer leaves: a client that has it finds it logged and counted
         # Headers and body in one write (end_headers + write would be two sends, and the client
@@ -294,7 +352,10 @@ class _Handler(BaseHTTPRequestHandler):
             response_headers[WORKER_HEADER] = str(worker)
         for key, values in (result.get("multiValueHeaders") or {}).items():
             response_headers[key] = ",".join(values)
-        return int(result.get("statusCode", 500)), result.get("body") or "", response_headers
+        status, answer = int(result.get("statusCode", 500)), result.get("body") or ""
+        if status == 200 and self.command == "GET" and split.path == HEALTH_PATH:
+            answer = with_faults(answer, self.faults())
+        return status, answer, response_headers
 
     def _safe(self) -> None:
         self._begin()
@@ -358,16 +419,20 @@ def make_server(
     *,
     header_timeout_s: float | None = None,
     body_timeout_s: float | None = None,
+    faults: ServerFaults | None = None,
 ) -> ThreadingHTTPServer:
     """A threaded server invoking the api λ in this process over ``container``, one invocation at
-    a time (the emulator's per-function lock); the timeouts default to its settings."""
+    a time (the emulator's per-function lock); the timeouts default to its settings. ``faults``:
+    what of the server is down, added to ``/v1/health`` (none when not given)."""
 
     def invoke_here(event: dict[str, Any]) -> tuple[Any, int | None]:
         return lambdas.invoke("api", event, container), None
 
     settings = container.settings
     share = ConcurrencyShare(settings.http_user_concurrency, settings.http_tenant_concurrency)
-    return _build(host, port, settings, invoke_here, share, header_timeout_s, body_timeout_s)
+    return _build(
+        host, port, settings, invoke_here, share, header_timeout_s, body_timeout_s, faults or (lambda: [])
+    )
 
 
 def make_front(
@@ -378,13 +443,16 @@ def make_front(
     *,
     header_timeout_s: float | None = None,
     body_timeout_s: float | None = None,
+    faults: ServerFaults | None = None,
 ) -> ThreadingHTTPServer:
     """A threaded front handing each event to ``pool`` (started); a user's share of requests in
     flight is ``http_user_concurrency`` but at most ``pool.size - 1`` (never below 1), so one user
     cannot take every worker; the tenant share is ``http_tenant_concurrency``."""
     per_user = min(settings.http_user_concurrency, max(1, pool.size - 1))
     share = ConcurrencyShare(per_user, settings.http_tenant_concurrency)
-    return _build(host, port, settings, pool.invoke, share, header_timeout_s, body_timeout_s)
+    return _build(
+        host, port, settings, pool.invoke, share, header_timeout_s, body_timeout_s, faults or (lambda: [])
+    )
 
 
 def _build(
@@ -395,6 +463,7 @@ def _build(
     share: ConcurrencyShare,
     header_timeout_s: float | None,
     body_timeout_s: float | None,
+    faults: ServerFaults,
 ) -> ThreadingHTTPServer:
     handler = type(
         "Handler",
@@ -405,8 +474,29 @@ def _build(
             "header_timeout_s": header_timeout_s or settings.http_header_timeout_s,
             "body_timeout_s": body_timeout_s or settings.http_body_timeout_s,
             "share": share,
+            "faults": staticmethod(faults),
+            "inflight": InFlight(),
         },
     )
-    server = ThreadingHTTPServer((host, port), handler)
+    server = _Front((host, port), handler)
     server.daemon_threads = True
     return server
+
+
+class _Front(ThreadingHTTPServer):
+    """Counts each connection in its handler's :class:`InFlight` from accept to close."""
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        inflight: InFlight = self.RequestHandlerClass.inflight  # type: ignore[attr-defined]
+        inflight.__enter__()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            inflight.__exit__()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.RequestHandlerClass.inflight.__exit__()  # type: ignore[attr-defined]

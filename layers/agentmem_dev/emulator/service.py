@@ -13,6 +13,8 @@ Either way every process warms its embedder and the guard's banks before the fir
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
@@ -22,7 +24,10 @@ from agentmem.settings import Settings
 from agentmem_dev import observability
 from agentmem_dev.emulator.runner import LocalRunner
 from agentmem_dev.emulator.server import make_front, make_server
-from agentmem_dev.emulator.workers import EventSources, WorkerPool
+from agentmem_dev.emulator.workers import REQUEST_TIMEOUT_S, EventSources, WorkerPool
+
+log = logging.getLogger(__name__)
+DRAIN_TIMEOUT_S = REQUEST_TIMEOUT_S + 1.0  # the longest a request may take, and its answer's write
 
 
 @dataclass
@@ -66,7 +71,7 @@ class LocalService:
         self.pool = WorkerPool(self.settings, self.workers).start()
         self.events.wait_ready()
         self.model_id = self.pool.model_id
-        self.server = make_front(self.host, self.port, self.settings, self.pool)
+        self.server = make_front(self.host, self.port, self.settings, self.pool, faults=self.faults)
 
     def _start_in_process(self) -> None:
         container = self.container or bootstrap(self.settings)
@@ -75,7 +80,18 @@ class LocalService:
         self.model_id = container.embedder.model_id
         self.runner = self.runner or LocalRunner(container)
         self.runner.start()
-        self.server = make_server(self.host, self.port, container)
+        self.server = make_server(self.host, self.port, container, faults=self.faults)
+
+    def faults(self) -> list[str]:
+        """What of the server is down now (``/v1/health`` reports it as degraded)."""
+        found: list[str] = []
+        for part in (self.events, self.pool):
+            reason = part.down() if part is not None else None
+            if reason:
+                found.append(reason)
+        if self.runner is not None:
+            found += self.runner.down()
+        return found
 
     def serve_forever(self) -> None:
         if self.server is None:
@@ -86,6 +102,27 @@ class LocalService:
         self._thread = threading.Thread(target=self.serve_forever, name="local-http", daemon=True)
         self._thread.start()
         return self
+
+    def drain(self, timeout_s: float = DRAIN_TIMEOUT_S) -> bool:
+        """SIGTERM's first half: stop accepting (the listening socket is closed, so a new
+        connection is refused at once rather than left waiting), then wait up to ``timeout_s``
+        for the requests in flight to be answered (each with ``Connection: close``). True when
+        none was left. :meth:`stop` next: the event sources finish their current batch."""
+        server = self.server
+        if server is None:
+            return True
+        inflight = server.RequestHandlerClass.inflight  # type: ignore[attr-defined]
+        inflight.draining = True
+        if self._thread is not None:  # serve_in_background: its loop is ours to end
+            server.shutdown()
+            self._thread.join(timeout=5)
+            self._thread = None
+        with contextlib.suppress(OSError):
+            server.socket.close()
+        drained = bool(inflight.wait_idle(timeout_s))
+        if not drained:
+            log.warning("local.drain_timed_out", extra={"count": inflight.count})
+        return drained
 
     def stop(self) -> None:
         """Stop serving, then the workers and the event sources; safe to call more than once."""

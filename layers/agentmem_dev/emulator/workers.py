@@ -47,6 +47,7 @@ STARTUP_TIMEOUT_S = 600.0  # a cold start that embeds the guard's banks on a slo
 REQUEST_TIMEOUT_S = 29.0  # API Gateway's integration timeout
 ACQUIRE_TIMEOUT_S = 29.0
 STOP_GRACE_S = 5.0
+BATCH_GRACE_S = 60.0  # the event sources' current batch (ingest of 10 turns, a retention pass)
 
 
 class WorkerFailed(Exception):
@@ -120,13 +121,22 @@ def _api_worker_main(conn: Connection, level: int, settings: Settings) -> None:
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
     conn.send(("ready", container.embedder.model_id))
-    while True:
+    busy, stopping = threading.Event(), threading.Event()
+
+    def _terminate(*_: Any) -> None:  # SIGTERM (a service manager signals the whole group)
+        if not busy.is_set():
+            raise SystemExit(0)
+        stopping.set()  # the request in hand is answered first
+
+    signal.signal(signal.SIGTERM, _terminate)
+    while not stopping.is_set():
         try:
             event = conn.recv()
         except (EOFError, OSError):
             return  # the front is gone
         if event is None:
             return
+        busy.set()
         try:
             result = lambdas.invoke("api", event, container)
         except Exception:  # the front answers 500, as the in-process server does
@@ -136,6 +146,8 @@ def _api_worker_main(conn: Connection, level: int, settings: Settings) -> None:
             conn.send(result)
         except (BrokenPipeError, OSError):
             return
+        finally:
+            busy.clear()
 
 
 def _events_main(conn: Connection, level: int, settings: Settings, poll_interval_s: float) -> None:
@@ -148,11 +160,18 @@ def _events_main(conn: Connection, level: int, settings: Settings, poll_interval
     except Exception as exc:
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())  # finish the batch in hand, then exit
     runner.start()
     conn.send(("ready", ""))
-    with contextlib.suppress(EOFError, OSError):
-        conn.recv()  # None (stop) or EOF (the front is gone)
-    runner.stop()
+    while not stopping.is_set():
+        try:
+            if conn.poll(0.2):
+                conn.recv()  # None: stop
+                break
+        except (EOFError, OSError):  # the front is gone
+            break
+    runner.stop()  # the current batch (ingest, projection, retention) is finished first
 
 
 # ---------------------------------------------------------------------------- in the front
@@ -240,6 +259,7 @@ class WorkerPool:
         self.acquire_timeout_s = acquire_timeout_s
         self.model_id = ""
         self.replaced = 0  # workers that died or timed out and were started again
+        self._replacing = 0  # replacements not ready yet
         self._idle: queue.Queue[_Child] = queue.Queue()
         self._children: set[_Child] = set()
         self._lock = threading.Lock()
@@ -269,6 +289,14 @@ class WorkerPool:
         """The worker processes' ids (alive or being replaced)."""
         with self._lock:
             return sorted(c.pid for c in self._children)
+
+    def down(self) -> str | None:
+        """Why the pool is short of workers now (None when every worker is up)."""
+        with self._lock:
+            short = self._replacing
+        if short <= 0 or self._closed.is_set():
+            return None
+        return f"{short} of {self.size} api workers exited and are being replaced"
 
     def invoke(self, event: dict[str, Any]) -> tuple[Any, int]:
         """Run ``event`` on a free worker; returns (the handler's result, the worker's pid).
@@ -312,6 +340,7 @@ class WorkerPool:
         with self._lock:
             self._children.discard(child)
             self.replaced += 1
+            self._replacing += 1
         if child.alive():
             child.process.kill()
         child.process.join(1.0)
@@ -332,9 +361,14 @@ class WorkerPool:
                 self._closed.wait(backoff)
                 backoff = min(backoff * 2, 30.0)
                 continue
+            with self._lock:
+                self._replacing -= 1
             if self._closed.is_set():
                 _stop([child], grace_s=1.0)
             else:
+                from agentmem_dev import observability
+
+                observability.record_restart("api")
                 self._idle.put(child)
             return
 
@@ -349,7 +383,15 @@ class WorkerPool:
 
 class EventSources:
     """The event sources (queue poller, stream reader, timers) in one process of their own, so
-    they run once however many api workers there are and off the front's interpreter."""
+    they run once however many api workers there are and off the front's interpreter.
+
+    Supervised like the api workers: a thread watches the process and, when it exits (killed,
+    crashed), logs ``local.events_died``, starts another and waits for it to be ready, retrying
+    with a doubling backoff (``restart_backoff_s`` up to ``max_backoff_s``) while it fails to
+    start. Every replacement is counted (:attr:`restarts`, the ``agentmem_local_restarts_total``
+    metric); :meth:`down` says why the sources are not running while they are not, which
+    ``/v1/health`` reports as ``degraded``. A batch the dead process held is redelivered after its
+    visibility timeout (the queue) or read again from the checkpoint (the stream)."""
 
     def __init__(
         self,
@@ -357,22 +399,41 @@ class EventSources:
         *,
         poll_interval_s: float = 0.1,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        restart_backoff_s: float = 0.5,
+        max_backoff_s: float = 30.0,
     ) -> None:
         self.settings = settings
         self.poll_interval_s = poll_interval_s
         self.startup_timeout_s = startup_timeout_s
+        self.restart_backoff_s = restart_backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.restarts = 0  # processes started again after one exited
         self._child: _Child | None = None
+        self._down: str | None = "starting"
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._supervisor: threading.Thread | None = None
 
     @property
     def pid(self) -> int | None:
-        return self._child.pid if self._child is not None else None
+        child = self._child
+        return child.pid if child is not None else None
+
+    def down(self) -> str | None:
+        """Why the event sources are not running now (None while they run)."""
+        with self._lock:
+            return self._down
 
     def spawn(self) -> EventSources:
         """Start the process (it warms in parallel with the workers); :meth:`wait_ready` next."""
-        self._child = _spawn(_events_main, "agentmem-events", self.settings, self.poll_interval_s)
+        self._child = self._new()
         return self
 
+    def _new(self) -> _Child:
+        return _spawn(_events_main, "agentmem-events", self.settings, self.poll_interval_s)
+
     def wait_ready(self) -> None:
+        """Wait for the first process, then supervise it."""
         if self._child is None:
             raise StartupFailed("the event sources were not started")
         try:
@@ -380,8 +441,63 @@ class EventSources:
         except StartupFailed:
             self._child = None
             raise
+        with self._lock:
+            self._down = None
+        self._supervisor = threading.Thread(
+            target=self._supervise, name="local-events-supervisor", daemon=True
+        )
+        self._supervisor.start()
+
+    def _supervise(self) -> None:
+        while not self._closed.is_set():
+            child = self._child
+            if child is None:
+                return
+            child.process.join(0.2)
+            if self._closed.is_set() or child.alive():
+                continue
+            code = child.process.exitcode
+            log.warning("local.events_died", extra={"pid": child.pid, "code": code})
+            with self._lock:
+                self._down = f"the event-source process exited (code {code}); restarting"
+            with contextlib.suppress(OSError):
+                child.conn.close()
+            self._restart()
+
+    def _restart(self) -> None:
+        from agentmem_dev import observability
+
+        backoff = self.restart_backoff_s
+        while not self._closed.is_set():
+            child = self._new()
+            self._child = child
+            try:
+                _await_ready(child, self.startup_timeout_s)
+            except StartupFailed as exc:
+                log.warning("local.events_restart_failed", extra={"error": type(exc).__name__})
+                with self._lock:
+                    self._down = (
+                        f"the event-source process could not start again; retrying in {backoff:.1f} s"
+                    )
+                if self._closed.wait(backoff):
+                    return
+                backoff = min(backoff * 2, self.max_backoff_s)
+                continue
+            if self._closed.is_set():
+                _stop([child], grace_s=1.0)
+                return
+            with self._lock:
+                self.restarts += 1
+                self._down = None
+            observability.record_restart("events")
+            log.warning("local.events_replaced", extra={"pid": child.pid, "code": self.restarts})
+            return
 
     def close(self) -> None:
+        self._closed.set()
+        if self._supervisor is not None:
+            self._supervisor.join(5.0)
+            self._supervisor = None
         if self._child is not None:
-            _stop([self._child])
+            _stop([self._child], grace_s=BATCH_GRACE_S)
             self._child = None

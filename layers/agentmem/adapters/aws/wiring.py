@@ -23,6 +23,7 @@ from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
 from agentmem.adapters.aws.dynamodb_banks import DynamoPrototypeBanks
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
+from agentmem.adapters.aws.dynamodb_idempotency import DynamoIdempotencyStore
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
@@ -181,4 +182,5 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
             settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
         ),
         prototype_banks=DynamoPrototypeBanks(settings.table_session, client=dynamodb, clock=clock.now),
+        idempotency=DynamoIdempotencyStore(settings.table_session, client=dynamodb),
     )

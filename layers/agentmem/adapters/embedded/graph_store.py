@@ -99,6 +99,10 @@ class LocalGraphStore:
         self._walks: dict[tuple[Any, ...], list[Neighbour]] = {}  # under the db lock
         self._walks_stamp: tuple[int, int] | None = None
 
+    def compact(self, min_free_fraction: float) -> bool:
+        """:class:`agentmem.ports.Compactable`: this adapter's file."""
+        return self._db.compact(min_free_fraction)
+
     def close(self) -> None:
         self._db.close()
 

@@ -51,12 +51,12 @@ from agentmem.adapters.codec import (
     memory_sort_key,
     parse_datetime,
 )
-from agentmem.adapters.embedded import bookkeeping, rows
+from agentmem.adapters.embedded import audit_log, bookkeeping, rows
 from agentmem.adapters.embedded.bookkeeping import ScopeBookkeeping
 from agentmem.adapters.embedded.outbox import OutboxReader, image_json
 from agentmem.adapters.embedded.read_cache import ReadCache
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, bump_generation, chunks, placeholders
-from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
 from agentmem.ports import Page, Put
 
@@ -96,6 +96,7 @@ CREATE TABLE IF NOT EXISTS erase_barriers (pk TEXT PRIMARY KEY, erased_at TEXT N
 CREATE INDEX IF NOT EXISTS outbox_by_pk ON outbox (pk);
 """
 _SCHEMA += bookkeeping.SCHEMA
+_SCHEMA += audit_log.SCHEMA  # the audit trail shares the file: a write and its line, one transaction
 _ALL_STATUSES = frozenset(s.value for s in Status)
 
 
@@ -166,6 +167,11 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
         self._outbox(conn, event, record.scope.key, record.memory_id, image_json(record), old_image)
 
     def create(self, record: MemoryRecord) -> None:
+        self.create_audited(record, ())
+
+    def create_audited(self, record: MemoryRecord, events: Sequence[AuditEvent]) -> None:
+        """:class:`agentmem.ports.AuditedWrites`: the record and its audit lines (the trail's
+        ``audit_events`` table in this file, :mod:`.audit_log`) in one transaction."""
         with self._db.write() as conn:
             if self._version(conn, record.scope.key, record.memory_id) is not None:
                 raise VersionConflict(
@@ -173,6 +179,8 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
                 )
             self._check_barrier(conn, [record])
             self._write(conn, record, None, bump_generation(conn, record.scope.key))
+            for event in events:
+                audit_log.insert_event(conn, event)
 
     def update(self, record: MemoryRecord, expected_version: int) -> None:
         with self._db.write() as conn:

@@ -26,12 +26,15 @@ from agentmem.adapters.codec import (
     OPTIONAL_STR_FIELDS,
     STR_TUPLE_FIELDS,
     format_datetime,
+    format_sortable,
     image_to_record,
     memory_sort_key,
     parse_datetime,
 )
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import MemoryRecord
+from agentmem.event_ports import BacklogState
+from agentmem.port_types import RetentionPolicy
 
 __all__ = ["OutboxReader", "OutboxRow", "image_json"]
 
@@ -185,6 +188,34 @@ class OutboxReader:
                 (name,),
             ).fetchone()
         return int(row[0])
+
+    def outbox_backlog(self, name: str) -> BacklogState:
+        """:class:`agentmem.ports.StreamBacklog`: changes after reader ``name``'s checkpoint."""
+        with self._db.read() as conn:
+            count, oldest = conn.execute(
+                "SELECT COUNT(*), MIN(created_at) FROM outbox WHERE seq > COALESCE("
+                "(SELECT seq FROM outbox_checkpoints WHERE name = ?), 0)",
+                (name,),
+            ).fetchone()
+        return BacklogState(int(count), None if oldest is None else parse_datetime(str(oldest)))
+
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """:class:`agentmem.ports.Retained`: the rows ``policy.outbox_reader`` (the projector,
+        which applies each change to both projections before it moves its checkpoint) has
+        applied, and any row older than ``policy.outbox_max_age`` though it has not (as DynamoDB
+        Streams drop records after 24 hours: the reconciler repairs what a projection missed)."""
+        applied = self.prune_outbox(self.outbox_checkpoint(policy.outbox_reader))
+        with self._db.write() as conn:
+            expired = int(
+                conn.execute(
+                    "DELETE FROM outbox WHERE created_at < ?", (format_sortable(now - policy.outbox_max_age),)
+                ).rowcount
+            )
+        return {"outbox_applied": applied, "outbox_expired_unapplied": expired}
+
+    def compact(self, min_free_fraction: float) -> bool:
+        """:class:`agentmem.ports.Compactable` (the whole ``memory.db``)."""
+        return self._db.compact(min_free_fraction)
 
     def prune_outbox(self, through_seq: int) -> int:
         """Drop changes with ``seq <= through_seq`` (every reader is past them); returns how many."""

@@ -21,6 +21,7 @@ import sqlite3
 from typing import Any
 
 from agentmem.adapters.codec import format_sortable, image_to_record
+from agentmem.adapters.embedded.sqlite_base import statements
 from agentmem.adapters.record_json import decode, encode
 from agentmem.domain.models import MemoryRecord
 
@@ -61,9 +62,8 @@ def migrate_v1(conn: sqlite3.Connection, schema: str) -> None:
         conn.execute("ALTER TABLE memories RENAME TO memories_v1")
         for index in ("memories_by_status", "memories_by_key", "memories_by_category"):
             conn.execute(f"DROP INDEX IF EXISTS {index}")
-        for statement in schema.split(";"):
-            if statement.strip():
-                conn.execute(statement)
+        for statement in statements(schema):  # whole statements: a trigger's body keeps its ';'
+            conn.execute(statement)
         for (item,) in conn.execute("SELECT item FROM memories_v1").fetchall():
             conn.execute(INSERT_ROW, row_values(image_to_record(json.loads(item)), 0))
         conn.execute("DROP TABLE memories_v1")

@@ -147,6 +147,10 @@ class LocalSearchIndex:
         self._caches: OrderedDict[str, _ScopeCache] = OrderedDict()
         self._max_cached = max(1, max_cached_scopes)
 
+    def compact(self, min_free_fraction: float) -> bool:
+        """:class:`agentmem.ports.Compactable`: this adapter's file."""
+        return self._db.compact(min_free_fraction)
+
     def close(self) -> None:
         with self._lock:
             for cache in self._caches.values():

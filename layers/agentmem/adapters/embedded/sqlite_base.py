@@ -71,7 +71,7 @@ def _file_format(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     """The statements of a schema script, each whole (a trigger's body keeps its semicolons)."""
     out: list[str] = []
     pending = ""
@@ -202,7 +202,7 @@ class SqliteDatabase:
             conn.execute(f"PRAGMA user_version = {int(self._format)}")
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
-        for statement in _statements(self._schema):
+        for statement in statements(self._schema):
             conn.execute(statement)
 
     def _checked(self, conn: sqlite3.Connection, step: Callable[[sqlite3.Connection], Any]) -> None:
@@ -280,6 +280,34 @@ class SqliteDatabase:
             except sqlite3.Error as exc:
                 raise self._unavailable(exc) from exc
             return int(busy) == 0
+
+    def compact(self, min_free_fraction: float) -> bool:
+        """The file's space policy, run after a retention pass: ``VACUUM`` when at least
+        ``min_free_fraction`` of its pages are free (rows deleted by retention or an erase; SQLite
+        reuses free pages for new rows, so a file in steady state needs none), then the WAL
+        checkpointed and truncated. True when it vacuumed. ``VACUUM`` holds the write lock while it
+        rewrites the file (other processes wait, up to the busy timeout)."""
+        if self._path == MEMORY:
+            return False
+        with self.lock:
+            conn = self._connection()
+            if conn.in_transaction:
+                return False
+            try:
+                pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+                free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+                vacuum = pages > 0 and free / pages >= min_free_fraction
+                if vacuum:
+                    conn.execute("VACUUM")
+                    self._writes += 1
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.OperationalError as exc:  # busy: the next pass tries again
+                if "locked" in str(exc) or "busy" in str(exc):
+                    return False
+                raise self._unavailable(exc) from exc
+            except sqlite3.Error as exc:
+                raise self._unavailable(exc) from exc
+            return vacuum
 
     def close(self) -> None:
         with self.lock:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.models import Scope
 from agentmem.domain.summary import MAX_SCENE_TURNS, LatestSession, SceneLog, SceneSummary
+from agentmem.ports import RetentionPolicy
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,19 @@ class SqliteSummaryStore:
         except (ValueError, KeyError, TypeError):
             log.warning("summaries.unreadable_row", extra={"store": "sqlite", "session_id": session_id})
             return None
+
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """:class:`agentmem.ports.Retained`: the scene logs whose last turn is older than
+        ``policy.turn_days`` (the AWS scene item's TTL: last turn + retention). Summaries and the
+        latest-session marker hold ids, not text, and are kept, as in AWS."""
+        cutoff = format_sortable(now - timedelta(days=policy.turn_days))
+        with self._db.write() as conn:
+            removed = conn.execute(
+                "DELETE FROM scene_turns WHERE (pk, session_id) IN (SELECT pk, session_id FROM scene_turns"
+                " GROUP BY pk, session_id HAVING MAX(at) < ?)",
+                (cutoff,),
+            ).rowcount
+        return {"scene_turns": int(removed)}
 
     def erase_scope(self, scope: Scope) -> int:
         """Deleted with ``secure_delete`` and the WAL truncated, like the turn log."""

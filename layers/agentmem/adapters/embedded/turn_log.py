@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.models import Scope
 from agentmem.domain.runtime_state import RuntimeState
-from agentmem.ports import RawTurnRecord
+from agentmem.ports import RawTurnRecord, RetentionPolicy
 
 _TURN_SCHEMA = """
 CREATE TABLE IF NOT EXISTS raw_turns (
@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS raw_turns (
     UNIQUE (pk, message_id)
 );
 CREATE INDEX IF NOT EXISTS raw_turns_by_session ON raw_turns (pk, session_id, at);
+CREATE INDEX IF NOT EXISTS raw_turns_by_age ON raw_turns (at);
 CREATE TABLE IF NOT EXISTS processed_turns (
     pk TEXT NOT NULL,
     message_id TEXT NOT NULL,
@@ -71,6 +72,15 @@ class SqliteTurnLog:
 
     def close(self) -> None:
         self._db.close()
+
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """:class:`agentmem.ports.Retained`: L0 turns and processed marks older than
+        ``policy.turn_days`` (the AWS session table's TTL, ``AGENTMEM_TURN_RETENTION_DAYS``)."""
+        cutoff = format_sortable(now - timedelta(days=policy.turn_days))
+        with self._db.write() as conn:
+            turns = int(conn.execute("DELETE FROM raw_turns WHERE at < ?", (cutoff,)).rowcount)
+            marks = int(conn.execute("DELETE FROM processed_turns WHERE at < ?", (cutoff,)).rowcount)
+        return {"raw_turns": turns, "processed_marks": marks}
 
     def append_raw(self, scope: Scope, turn: RawTurnRecord) -> bool:
         with self._db.write() as conn:
@@ -195,6 +205,10 @@ class SqliteRuntimeState:
             removed = int(conn.execute("DELETE FROM runtime_state WHERE pk = ?", (scope.key,)).rowcount)
         self._db.checkpoint()
         return removed
+
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """:class:`agentmem.ports.Retained`: expired session/task states."""
+        return {"runtime_states": self.purge_expired()}
 
     def purge_expired(self) -> int:
         """Drop every expired state of every scope (not part of the port); returns how many."""

@@ -50,6 +50,7 @@ from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.guards import redact
 from agentmem.domain.models import Scope
 from agentmem.errors import QueueFull, ValidationFailed
+from agentmem.event_ports import BacklogState
 from agentmem.messages import TurnMessage, scope_of_body
 from agentmem.port_types import DeadLetterEntry, DeadLetterPage
 
@@ -153,6 +154,10 @@ class SqliteTurnQueue:
     @property
     def tenant_capacity(self) -> int:
         return self._tenant_capacity
+
+    def compact(self, min_free_fraction: float) -> bool:
+        """:class:`agentmem.ports.Compactable`: this adapter's file."""
+        return self._db.compact(min_free_fraction)
 
     def close(self) -> None:
         self._db.close()
@@ -432,6 +437,12 @@ class SqliteTurnQueue:
                 redriven.append(str(message_id))
             self._count(conn, "redriven", len(redriven))
         return redriven
+
+    def backlog(self) -> BacklogState:
+        """:class:`agentmem.ports.Backlog`: turns not acknowledged yet, and the oldest one's send time."""
+        with self._db.read() as conn:
+            count, oldest = conn.execute("SELECT COUNT(*), MIN(sent_at) FROM messages").fetchone()
+        return BacklogState(int(count), None if oldest is None else parse_datetime(str(oldest)))
 
     def stats(self) -> dict[str, int]:
         now = self._clock().timestamp()

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentmem.adapters import Adapters
-from agentmem.adapters.embedded.audit_log import SqliteAuditLog
+from agentmem.adapters.embedded.audit_log import SqliteAuditLog, import_legacy_file
 from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
+from agentmem.adapters.embedded.idempotency import SqliteIdempotencyStore
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
@@ -38,11 +39,16 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         clock=clock.now,
         tenant_capacity=settings.tenant_queue_capacity(),
     )
+    store = SqliteMemoryStore(data / "memory.db")
+    audit = SqliteAuditLog(data / "memory.db")  # the trail shares the store's transactions
+    import_legacy_file(audit.database, data / "audit.db")  # a data dir from before: once
     return Adapters(
-        store=SqliteMemoryStore(data / "memory.db"),
+        store=store,
+        audited_writes=store,
+        idempotency=SqliteIdempotencyStore(data / "memory.db"),
         turn_log=SqliteTurnLog(data / "memory.db"),
         runtime_state=SqliteRuntimeState(data / "memory.db", clock=clock.now),
-        audit=SqliteAuditLog(data / "audit.db"),
+        audit=audit,
         embedder=embedder,
         index=LocalSearchIndex(data / "search.db"),
         graph=LocalGraphStore(data / "graph.db"),

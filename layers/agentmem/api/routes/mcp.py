@@ -4,12 +4,15 @@ live in :class:`agentmem.services.mcp.McpService`."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from datetime import datetime
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
+from agentmem.api.auth import Principal
 from agentmem.api.errors import error_response
-from agentmem.api.request import RequestContext
+from agentmem.api.params import Header
+from agentmem.api.request import IDEMPOTENCY_DOC, IDEMPOTENCY_HEADER, RequestContext
 from agentmem.api.schemas import ErrorOut, responses
 
 router = Router()
@@ -20,7 +23,7 @@ req = RequestContext(router)
     "/v1/mcp",
     summary="MCP endpoint: JSON-RPC 2.0 tools memory_write/read/search/delete",
     responses={
-        **responses(200, None, "JSON-RPC response (or batch of responses)", 403, 413, 415),
+        **responses(200, None, "JSON-RPC response (or batch of responses)", 403, 413, 415, 422),
         202: {"description": "Only notifications were sent: no response body"},
         400: {
             "description": "Not JSON, or an empty or oversized batch (a JSON-RPC error object), or"
@@ -28,23 +31,32 @@ req = RequestContext(router)
         },
     },
 )
-def mcp() -> Response[Any]:
+def mcp(
+    idempotency_key: Annotated[
+        str | None, Header(alias=IDEMPOTENCY_HEADER, max_length=255, description=IDEMPOTENCY_DOC)
+    ] = None,
+) -> Response[Any]:
     p = req.principal()
+    if idempotency_key is not None and p.can("memory:write"):  # the whole answer, kept once it is 2xx
+        return req.idempotent(p.scope, lambda request_id, now: _answer(p, request_id, now))
+    status, body = _answer(p, req.request_id(), req.now())
+    if not body:
+        return Response(status_code=status, body="")  # notifications only: no body, so no content type
+    return Response(status_code=status, content_type="application/json", body=body)
+
+
+def _answer(p: Principal, request_id: str, now: datetime) -> tuple[int, str]:
     reply = req.container().mcp.handle_body(
         p.scope,
         req.body(),
-        now=req.now(),
-        request_id=req.request_id(),
+        now=now,
+        request_id=request_id,
         actor=p.principal_id,
         can_write=p.can("memory:write"),
     )
     if reply.payload is None:
-        return Response(status_code=202, body="")  # no body, so no content type
-    return Response(
-        status_code=400 if reply.malformed else 200,
-        content_type="application/json",
-        body=json.dumps(reply.payload, ensure_ascii=False, default=str),
-    )
+        return 202, ""
+    return 400 if reply.malformed else 200, json.dumps(reply.payload, ensure_ascii=False, default=str)
 
 
 @router.get(

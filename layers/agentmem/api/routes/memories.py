@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 from pydantic import Field
 
-from agentmem.api.params import Body, Query
-from agentmem.api.request import RequestContext
+from agentmem.api.params import Body, Header, Query
+from agentmem.api.request import IDEMPOTENCY_DOC, IDEMPOTENCY_HEADER, RequestContext
 from agentmem.api.schemas import (
     DeletedOut,
     EraseReportOut,
@@ -60,26 +61,36 @@ def list_memories(
     status_code=201,
     responses=responses(201, MemoryCreated, "Stored (PII redacted first)", 400, 403, 413, 415, 422, 503),
 )
-def create_memory(body: Annotated[MemoryIn, Body()]) -> MemoryCreated:
+def create_memory(
+    body: Annotated[MemoryIn, Body()],
+    idempotency_key: Annotated[
+        str | None, Header(alias=IDEMPOTENCY_HEADER, max_length=255, description=IDEMPOTENCY_DOC)
+    ] = None,
+) -> Response[str]:
     p = req.principal("memory:write")
     if body.permanent:
         p.require("memory:permanent")
-    record, outcome = req.container().explicit.write(
-        p.scope,
-        body.content,
-        now=req.now(),
-        category=body.category,
-        importance=body.importance,
-        pinned=body.pinned,
-        permanent=body.permanent,
-        source=Source.EXPLICIT,
-        tags=body.tags,
-        request_id=req.request_id(),
-        may_write_policy=p.can(POLICY_PERMISSION),
-    )
-    if record is None:
-        raise ValidationFailed("memory rejected", details={"reasons": outcome.reasons})
-    return MemoryCreated(memory=MemoryOut.of(record), redacted=outcome.redacted_kinds)
+
+    def write(request_id: str, now: datetime) -> tuple[int, str]:
+        record, outcome = req.container().explicit.write(
+            p.scope,
+            body.content,
+            now=now,
+            category=body.category,
+            importance=body.importance,
+            pinned=body.pinned,
+            permanent=body.permanent,
+            source=Source.EXPLICIT,
+            tags=body.tags,
+            request_id=request_id,
+            may_write_policy=p.can(POLICY_PERMISSION),
+        )
+        if record is None:
+            raise ValidationFailed("memory rejected", details={"reasons": outcome.reasons})
+        created = MemoryCreated(memory=MemoryOut.of(record), redacted=outcome.redacted_kinds)
+        return 201, created.model_dump_json()
+
+    return req.idempotent(p.scope, write)
 
 
 @router.get(

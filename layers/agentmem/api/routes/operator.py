@@ -4,12 +4,13 @@ memories (``docs/operations.md``). The logic is in :mod:`agentmem.services.opera
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
-from agentmem.api.params import Body, Query
-from agentmem.api.request import RequestContext
+from agentmem.api.params import Body, Header, Query
+from agentmem.api.request import IDEMPOTENCY_DOC, IDEMPOTENCY_HEADER, RequestContext
 from agentmem.api.schemas import MemoryOut, responses
 from agentmem.api.schemas_operator import (
     DeadLetterOut,
@@ -84,17 +85,27 @@ def export_memories(
 @router.post(
     "/v1/import",
     summary="Import memories (at most 100) through the same guards as POST /v1/memories",
-    responses=responses(200, ImportOut, "What was stored and what was refused", 400, 403, 413, 415, 503),
+    responses=responses(200, ImportOut, "What was stored and what was refused", 400, 403, 413, 415, 422, 503),
 )
-def import_memories(body: Annotated[ImportIn, Body()]) -> ImportOut:
+def import_memories(
+    body: Annotated[ImportIn, Body()],
+    idempotency_key: Annotated[
+        str | None, Header(alias=IDEMPOTENCY_HEADER, max_length=255, description=IDEMPOTENCY_DOC)
+    ] = None,
+) -> Response[str]:
     from agentmem.services.transfer import ImportItem  # the service's module: loaded with the container
 
     p = req.principal("memory:write")
     items = [ImportItem(m.content, m.category, m.importance, m.pinned, tuple(m.tags)) for m in body.memories]
-    report = req.container().transfer.import_items(
-        p.scope, items, now=req.now(), request_id=req.request_id(), may_write_policy=p.can(POLICY_PERMISSION)
-    )
-    return ImportOut(
-        imported=report.imported,
-        rejected=[ImportRejectedOut(index=i, reasons=reasons) for i, reasons in report.rejected],
-    )
+
+    def run(request_id: str, now: datetime) -> tuple[int, str]:
+        report = req.container().transfer.import_items(
+            p.scope, items, now=now, request_id=request_id, may_write_policy=p.can(POLICY_PERMISSION)
+        )
+        out = ImportOut(
+            imported=report.imported,
+            rejected=[ImportRejectedOut(index=i, reasons=reasons) for i, reasons in report.rejected],
+        )
+        return 200, out.model_dump_json()
+
+    return req.idempotent(p.scope, run)
