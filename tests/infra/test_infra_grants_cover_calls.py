@@ -60,8 +60,13 @@ def world(tmp_path: Path) -> Iterator[tuple[Tables, Container, ManualClock]]:
         yield tables, bootstrap(settings, clock=clock, embedder=HashEmbedder()), clock
 
 
-def api(container: Container, scope: Scope, method: str, path: str, body: Any = None) -> Any:
+def api(
+    container: Container, scope: Scope, method: str, path: str, body: Any = None, key: str | None = None
+) -> Any:
     event = events.api_event_as(scope.tenant_id, scope.user_id, method, path, body, WRITE)
+    if key is not None:  # Idempotency-Key: the keyed write's own reads and writes are checked too
+        event["headers"]["Idempotency-Key"] = key
+        event["multiValueHeaders"]["Idempotency-Key"] = [key]
     result = lambdas.invoke("api", event, container)
     status = int(result["statusCode"])
     assert status < 400, (method, path, status, result.get("body"))
@@ -115,6 +120,8 @@ def live(tables: Tables, container: Container, clock: ManualClock, recorder: Cal
     api(container, ALICE, "PATCH", f"/v1/memories/{memory_id}", {"content": "I prefer aisle seats."})
     api(container, ALICE, "GET", f"/v1/memories/{memory_id}/history")
     api(container, ALICE, "POST", "/v1/import", {"memories": [{"content": "I am allergic to peanuts."}]})
+    for _ in range(2):  # a keyed write and its retry (the answer replayed)
+        api(container, ALICE, "POST", "/v1/memories", {"content": "I drive a blue van."}, key="k-1")
     project(reader, container)
     api(container, ALICE, "POST", "/v1/context", {"query": "Where do I live?"})
     api(container, ALICE, "POST", "/v1/recall", {"query": "seats"})
