@@ -51,6 +51,7 @@ def build_app(app: App) -> AgentMemStack:
             "agentmem:nag",
             "agentmem:alarmEmail",
             "agentmem:bedrockLlmEnabled",
+            "agentmem:embedCalibration",
             "agentmem:createServiceLinkedRole",
         )
     }

@@ -89,6 +89,11 @@ def settings_environment(
         "AGENTMEM_BEDROCK_EMBED_WORKERS": str(config.bedrock_embed_workers),
         "AGENTMEM_BEDROCK_LLM_ENABLED": "true" if config.bedrock_llm_enabled else "false",
         "AGENTMEM_BEDROCK_LLM_MODEL": config.bedrock_llm_model,
+        **(
+            {"AGENTMEM_BEDROCK_EMBED_CALIBRATION": config.bedrock_embed_calibration}
+            if config.bedrock_embed_calibration
+            else {}
+        ),
     }
 
 

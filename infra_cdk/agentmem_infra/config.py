@@ -2,7 +2,8 @@
 
 Everything an operator may want to tune per environment lives in :class:`EnvConfig`; the three
 instances below are the defaults. A few values can be overridden with CDK context (see
-``infra_cdk/README.md``): ``agentmem:alarmEmail``, ``agentmem:bedrockLlmEnabled``.
+``infra_cdk/README.md``): ``agentmem:alarmEmail``, ``agentmem:bedrockLlmEnabled``,
+``agentmem:embedCalibration``.
 
 Every environment has the alarms (``monitoring.py``): dev too, since a deployment that loses
 turns or stops projecting is broken whatever it costs. ``opensearch_replicas`` must leave every
@@ -155,6 +156,9 @@ class EnvConfig:
     bedrock_embed_dimension: int = 1024
     bedrock_embed_workers: int = 4
     bedrock_llm_enabled: bool = False
+    # Titan's calibration anchors measured on the account (`agentmem calibrate --embedder bedrock`),
+    # -c agentmem:embedCalibration=...; None: the library's placeholders
+    bedrock_embed_calibration: str | None = None
     bedrock_llm_model: str = "amazon.nova-lite-v1:0"
     opensearch_index: str = "agentmem-memories"
     # reconcile runs in this many parallel segments, one schedule target each ({"segment": i,
@@ -314,4 +318,10 @@ def load_config(env: str | None, context: dict[str, Any] | None = None) -> EnvCo
         overrides["alarm_email"] = str(context["agentmem:alarmEmail"])
     if context.get("agentmem:bedrockLlmEnabled") is not None:
         overrides["bedrock_llm_enabled"] = _bool(context["agentmem:bedrockLlmEnabled"])
+    if context.get("agentmem:embedCalibration"):
+        from agentmem.domain.similarity import Calibration
+
+        text = str(context["agentmem:embedCalibration"])
+        Calibration.parse("bedrock", text)  # refuses a malformed value at synth, not at first traffic
+        overrides["bedrock_embed_calibration"] = text
     return replace(config, **overrides) if overrides else config

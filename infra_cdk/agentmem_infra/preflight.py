@@ -140,6 +140,17 @@ def prerequisites(template: Mapping[str, Any]) -> list[str]:
             f" + the {UNRESERVED_MINIMUM} Lambda keeps unreserved); new accounts often start at 10: Service Quotas >"
             " AWS Lambda > Concurrent executions"
         )
+    uncalibrated = [
+        f
+        for f in _of_type(template, "AWS::Lambda::Function").values()
+        if f["Properties"].get("Environment", {}).get("Variables", {}).get("AGENTMEM_EMBEDDER") == "bedrock"
+        and "AGENTMEM_BEDROCK_EMBED_CALIBRATION" not in f["Properties"]["Environment"]["Variables"]
+    ]
+    if uncalibrated:
+        found.append(
+            "Titan's calibration anchors (the library ships placeholders): run `agentmem calibrate --embedder"
+            " bedrock` with the account's credentials, then deploy with -c agentmem:embedCalibration=<anchors>"
+        )
     policies = len(_of_type(template, "AWS::Logs::ResourcePolicy"))
     if policies:
         found.append(

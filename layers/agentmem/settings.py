@@ -167,6 +167,9 @@ class Settings(BaseSettings):
     bedrock_embed_model: str = "amazon.titan-embed-text-v2:0"
     bedrock_embed_dimension: int = 1024  # Titan v2: 256, 512 or 1024 (checked by the aws backend)
     bedrock_embed_workers: int = Field(4, ge=1, le=32)
+    # Titan's calibration anchors as `agentmem calibrate --embedder bedrock` prints them on an account
+    # ("unrelated,paraphrase,query_unrelated,query_paraphrase"); unset: placeholders, said in the log
+    bedrock_embed_calibration: str | None = None
     bedrock_llm_enabled: bool = False
     bedrock_llm_model: str = "amazon.nova-lite-v1:0"
 

@@ -296,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     smoke.add_argument("--json", action="store_true")
     smoke.set_defaults(func=_smoke)
 
+    from agentmem_dev.calibrate import add_parser as add_calibrate
+
+    add_calibrate(sub)
     from agentmem_dev.engines.command import add_parser as add_engines
 
     add_engines(sub)

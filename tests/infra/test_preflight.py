@@ -70,3 +70,15 @@ def test_agentmem_deploy_check_prints_the_report(
     assert main(["deploy", "check", "--env", "staging", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["env"] == "staging" and report["monthly_floor_usd"] > 0 and report["problems"] == []
+
+
+def test_titan_anchors_travel_from_the_context_to_the_functions(synth: Any) -> None:
+    from agentmem_infra.config import load_config
+
+    assert any(
+        "agentmem calibrate --embedder bedrock" in p for p in preflight.prerequisites(synth("dev").template)
+    )
+    config = load_config("dev", {"agentmem:embedCalibration": "0.1,0.8,0.05,0.7"})
+    assert config.bedrock_embed_calibration == "0.1,0.8,0.05,0.7"
+    with pytest.raises(ValueError, match="four numbers"):
+        load_config("dev", {"agentmem:embedCalibration": "0.1,0.8"})

@@ -38,6 +38,22 @@ class Calibration:
             if not -1.0 <= low < high <= 1.0:
                 raise ValueError("calibration needs -1 <= unrelated < paraphrase <= 1")
 
+    @classmethod
+    def parse(cls, model_id: str, text: str) -> Calibration:
+        """The anchors written as ``agentmem calibrate`` prints them: ``"unrelated,paraphrase,
+        query_unrelated,query_paraphrase"``. Raises ValueError on anything else."""
+        parts = [p.strip() for p in text.split(",")]
+        if len(parts) != 4:
+            raise ValueError(
+                "a calibration is four numbers: unrelated,paraphrase,query_unrelated,query_paraphrase"
+            )
+        unrelated, paraphrase, query_unrelated, query_paraphrase = (float(p) for p in parts)
+        return cls(model_id, unrelated, paraphrase, query_unrelated, query_paraphrase)
+
+    def text(self) -> str:
+        """The four anchors as :meth:`parse` reads them."""
+        return f"{self.unrelated:.4f},{self.paraphrase:.4f},{self.query_unrelated:.4f},{self.query_paraphrase:.4f}"
+
     def documents(self, cosine: float) -> float:
         """Calibrated similarity of two stored memories."""
         return _scale(cosine, self.unrelated, self.paraphrase)

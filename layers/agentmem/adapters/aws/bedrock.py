@@ -6,10 +6,11 @@ for the optional LLM steps of the write path (extraction, classification, confli
 ``normalize: true``. The model id recorded on memories is ``bedrock/<model>/<dimension>``, so
 vectors of two dimensions never mix. Failures raise :class:`~agentmem.errors.EmbedderUnavailable`.
 
-**Calibration is a placeholder, NOT measured** (this project had no Bedrock access): the anchors
-in :data:`PLACEHOLDER_CALIBRATION` are rough guesses for a normalised Titan v2 space. Run the
-calibration pairs (``agentmem calibrate`` with the bedrock embedder, on an account with Bedrock)
-and replace them before trusting dedup / merge / conflict thresholds on Titan vectors.
+**Calibration**: ``agentmem calibrate --embedder bedrock``, run on an account with Bedrock
+access, measures the anchors on the project's calibration pairs and prints them for
+``AGENTMEM_BEDROCK_EMBED_CALIBRATION`` (the stack: ``-c agentmem:embedCalibration=…``). Without
+it the anchors are :data:`PLACEHOLDER_CALIBRATION`, rough guesses for a normalised Titan v2 space
+(this project had no Bedrock access), and the embedder says so in the log once.
 
 :class:`BedrockLLM` answers ``extract`` / ``classify`` / ``judge_conflict`` through ``Converse``
 (temperature 0, JSON-only replies validated with pydantic into
@@ -75,6 +76,7 @@ class BedrockEmbedder:
         dimension: int = 1024,
         workers: int = 4,
         region: str | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         if dimension not in TITAN_DIMENSIONS:
             raise ConfigurationError(f"Titan v2 dimension must be one of {TITAN_DIMENSIONS}, not {dimension}")
@@ -84,6 +86,9 @@ class BedrockEmbedder:
         self._workers = max(1, workers)
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._calibration = calibration
+        if calibration is None:
+            log.warning("bedrock.calibration_placeholder", extra={"model": self.model_id})
 
     @property
     def model_id(self) -> str:
@@ -95,6 +100,8 @@ class BedrockEmbedder:
 
     @property
     def calibration(self) -> Calibration:
+        if self._calibration is not None:
+            return self._calibration
         return Calibration(self.model_id, **PLACEHOLDER_CALIBRATION)
 
     def _embed_one(self, text: str) -> np.ndarray:

@@ -31,6 +31,7 @@ from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.aws.sqs_dead_letters import SqsDeadLetterQueue
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
 from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
+from agentmem.domain.similarity import Calibration
 from agentmem.errors import ConfigurationError
 from agentmem.ports import Clock, Embedder, GraphStore, SearchIndex
 from agentmem.settings import Settings
@@ -51,11 +52,22 @@ def _embedder(settings: Settings) -> Embedder:
                 f"AGENTMEM_BEDROCK_EMBED_DIMENSION must be one of {TITAN_DIMENSIONS}",
                 details={"setting": "AGENTMEM_BEDROCK_EMBED_DIMENSION"},
             )
+        model_id = f"bedrock/{settings.bedrock_embed_model}/{settings.bedrock_embed_dimension}"
+        calibration = None
+        if settings.bedrock_embed_calibration:
+            try:
+                calibration = Calibration.parse(model_id, settings.bedrock_embed_calibration)
+            except ValueError as exc:
+                raise ConfigurationError(
+                    f"AGENTMEM_BEDROCK_EMBED_CALIBRATION: {exc}",
+                    details={"setting": "AGENTMEM_BEDROCK_EMBED_CALIBRATION"},
+                ) from None
         return BedrockEmbedder(
             model=settings.bedrock_embed_model,
             dimension=settings.bedrock_embed_dimension,
             workers=settings.bedrock_embed_workers,
             region=settings.aws_region,
+            calibration=calibration,
         )
     from agentmem.adapters.embedders import build_embedder
 
