@@ -102,7 +102,9 @@ def grant_policy(permitted: bool, stated: Category | None) -> PolicyGrant | None
     return None
 
 
-def written_category(stated: Category | None, inferred: InferredCategory, grant: PolicyGrant | None) -> Written:
+def written_category(
+    stated: Category | None, inferred: InferredCategory, grant: PolicyGrant | None
+) -> Written:
     """What a write stores: the stated category, else the inferred one (never ``policy``); a
     stated ``policy`` needs ``grant``, and is then marked as an instruction. Raises
     :class:`PolicyNotGranted` for a stated policy without a grant."""
