@@ -186,6 +186,12 @@ def test_session_state_never_reaches_the_constraints(container: Container, api: 
     for mode in ("react", "tool"):
         assert constraint_lines(api, mode) == []
     assert list(stored(container)) == []  # a session state is not a memory
+    # its values are rendered as quoted data, never as an order of the context
+    status, body = api("POST", "/v1/context", {"query": "next?", "mode": "react", "session_id": "s1"})
+    assert status == 200
+    assert f"“search”: “{RULES[0]}”" in body["slots"]["tool_state"]["items"]
+    assert f"goal: “{RULES[0]}”" in body["slots"]["planner"]["items"]
+    assert f"active params: “rule”=“{RULES[1]}”" in body["slots"]["planner"]["items"]
 
 
 # ---------------------------------------------------------------------------- turns
