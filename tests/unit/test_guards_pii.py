@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from agentmem.domain.guards import PiiFinding, RedactionResult, normalize_for_scan, redact
-from agentmem.domain.guards.normalize import fold_chinese_digits, fold_digit_separators, strip_keycaps
+from agentmem.domain.guards.normalize import (
+    ScanView,
+    fold_chinese_digits,
+    fold_digit_separators,
+    strip_keycaps,
+)
 from agentmem.domain.guards.pii import PII_RULES, PLACEHOLDERS, iter_base64_digit_payloads
 from agentmem.domain.guards.pii.numbers import hkid_valid, twid_valid
 
@@ -259,7 +264,8 @@ def test_offsets_refer_to_normalised_source() -> None:
     assert [result.source_text[f.start : f.end] for f in result.findings] == ["13812345678", "a@b.co"]
     assert result.findings[0] == PiiFinding("phone", 2, 13)
     assert result.kinds == ("email", "phone")
-    assert result.text == "手机[PHONE] 邮箱 [EMAIL]"
+    # the view is judged, the input kept: only the found spans leave it
+    assert result.text == "手机\u200b[PHONE] 邮箱 [EMAIL]"
 
 
 def test_findings_do_not_overlap_and_prefer_the_longer_match() -> None:
@@ -292,7 +298,7 @@ def test_base64_payload_without_pii_is_kept() -> None:
 
 
 def test_empty_text() -> None:
-    assert redact("") == RedactionResult(text="", findings=(), source_text="")
+    assert redact("") == RedactionResult(text="", findings=(), view=ScanView("", ""))
 
 
 # ---------------------------------------------------------------- the corpus (tests/unit/data/pii_cases.jsonl)
