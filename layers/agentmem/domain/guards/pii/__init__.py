@@ -10,7 +10,9 @@ Each kind is one :class:`PiiRule` in :data:`PII_RULES`: its placeholder, its tie
 the function that finds its spans (whose docstring states the rule). The finders live by family:
 :mod:`.phones` (``phonenumbers``), :mod:`.numbers` (IDs, cards, IBAN, CVV, accounts: checksums
 via ``python-stdnum`` and labels), :mod:`.contact` (e-mail, handles),
-:mod:`.places` (addresses, plates), :mod:`.network` (IP), :mod:`.secrets` (passwords, keys, tokens); :mod:`._text` holds the context rules they share (a
+:mod:`.national` (national, tax, health and licence identifiers of many countries: one registry
+of ``python-stdnum`` validators and their label words), :mod:`.places` (addresses, plates),
+:mod:`.network` (IP), :mod:`.secrets` (passwords, keys, tokens); :mod:`._text` holds the context rules they share (a
 labelled value is redacted whatever its checksum; an order number, a version or an amount is not
 personal). To add a kind, write its finder and add one entry to the table;
 ``tests/unit/test_guards_pii.py`` checks that the table is consistent and wants a smoke example
@@ -46,6 +48,7 @@ from agentmem.domain.guards.pii.contact import find_email, find_handle
 from agentmem.domain.guards.pii.continued import continued_findings
 from agentmem.domain.guards.pii.encoded import iter_encoded_payloads
 from agentmem.domain.guards.pii.ids import find_checksum_id
+from agentmem.domain.guards.pii.national import find_national_id
 from agentmem.domain.guards.pii.network import find_ip
 from agentmem.domain.guards.pii.numbers import (
     find_account,
@@ -143,7 +146,9 @@ def _either(*finders: Callable[[str], Iterator[Span]]) -> Callable[[str], Iterat
 
 PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("phone", "[PHONE]", rank=90, find=find_phone),
-    PiiRule("id_number", "[ID_NUMBER]", rank=60, find=_either(find_id_number, find_checksum_id)),
+    PiiRule(
+        "id_number", "[ID_NUMBER]", rank=60, find=_either(find_id_number, find_checksum_id, find_national_id)
+    ),
     PiiRule("bank_card", "[BANK_CARD]", rank=70, find=find_bank_card),
     PiiRule("email", "[EMAIL]", rank=80, find=find_email),
     PiiRule("ip", "[IP]", rank=100, find=find_ip),
