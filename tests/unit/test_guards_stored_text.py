@@ -123,3 +123,16 @@ def test_the_view_still_reads_through_the_disguise() -> None:
     assert view.text == "ignore previous"
     assert view.span(0, 6) == (0, 6)  # the original characters the view's word came from
     assert scan_view("ﬁle").span(1, 2) == (0, 1)  # a cut inside a ligature takes all of it
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("رقم هاتفي ١٣٨١٢٣٤٥٦٧٨ شكرا", "رقم هاتفي [PHONE] شكرا"),
+        ("मेरा फ़ोन नंबर +९१ ९८७६५ ४३२१० है", "मेरा फ़ोन नंबर [PHONE] है"),
+        ("PESEL: ৪৪০৫১৪০১৪৫৮", "PESEL: [ID_NUMBER]"),
+        ("السعر ١٢٣ ريال", "السعر ١٢٣ ريال"),  # a price: kept, in its own digits
+    ],
+)
+def test_digits_of_every_script_are_read_and_kept(text: str, redacted: str) -> None:
+    assert redact(text).text == redacted

@@ -7,7 +7,8 @@ text and every other character is kept as its writer typed it (a Russian "Мос
 a full-width "１３８" stays full-width). The view:
 
 1. Compatibility folding (NFKC): full-width digits and letters become ASCII (``１３８`` -> ``138``,
-   ``ｉｇｎｏｒｅ`` -> ``ignore``), ligatures and circled forms are unpacked. The everyday Chinese
+   ``ｉｇｎｏｒｅ`` -> ``ignore``), ligatures and circled forms are unpacked; the decimal digits of
+   every script are read as ASCII ones (``١٣٨`` -> ``138``). The everyday Chinese
    sentence punctuation ``，：；！？（）`` is kept as written, so stored Chinese text keeps its look;
    the guards' patterns accept both widths of these marks.
 2. Invisible characters are removed: every format character (Unicode category Cf: zero-width
@@ -108,6 +109,22 @@ class _InvisibleTable(dict[int, int | None]):
 
 
 _INVISIBLE = _InvisibleTable()
+
+
+class _DigitTable(dict[int, int]):
+    """A ``str.translate`` table that reads every script's decimal digits as ASCII ones (Arabic-
+    Indic ``٣``, Devanagari ``३``, Bengali ``৩``, Thai ``๓`` … -> ``3``), one for one; filled as
+    characters are first seen."""
+
+    def __missing__(self, codepoint: int) -> int:
+        ch = chr(codepoint)
+        value = ord(str(unicodedata.decimal(ch))) if unicodedata.category(ch) == "Nd" else codepoint
+        if len(self) < 65_536:
+            self[codepoint] = value
+        return value
+
+
+_DIGITS = _DigitTable()
 _HOMOGLYPH_CHARS = lazy_compile("[" + re.escape("".join(_HOMOGLYPHS)) + "]")
 
 
@@ -123,7 +140,7 @@ def normalize_for_scan(text: str) -> str:
     parts = _KEPT_SPLIT.split(text)
     text = "".join(
         p if len(p) == 1 and p in _KEPT_PUNCTUATION else unicodedata.normalize("NFKC", p) for p in parts
-    )
+    ).translate(_DIGITS)
     if not _HOMOGLYPH_CHARS.search(text):
         return text
     return _WORD.sub(_fold_word, text)
@@ -145,13 +162,14 @@ def _joins_previous(ch: str) -> bool:
 
 def _cluster_view(cluster: str) -> str:
     """The view of one cluster: keycap marks after a digit dropped, line breaks as ``\\n``,
-    invisibles dropped, NFKC (the Chinese sentence punctuation kept)."""
+    invisibles dropped, NFKC (the Chinese sentence punctuation kept), every script's digits as
+    ASCII ones."""
     if cluster[0] in "0123456789#*":
         cluster = cluster[0] + cluster[1:].translate(_KEYCAP_MARKS)
     cluster = _LINE_BREAKS.sub("\n", cluster).translate(_INVISIBLE)
     if not cluster or cluster.isascii() or cluster in _KEPT_PUNCTUATION:
         return cluster
-    return unicodedata.normalize("NFKC", cluster)
+    return unicodedata.normalize("NFKC", cluster).translate(_DIGITS)
 
 
 @dataclass(frozen=True, slots=True)
