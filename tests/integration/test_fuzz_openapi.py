@@ -9,7 +9,9 @@ code behind authentication."""
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,3 +103,61 @@ def test_no_server_errors_and_every_answer_as_documented(case: Any, fuzz_contain
         else:
             assert payload.get("error") and payload.get("message"), payload
         assert "Traceback (most recent call last)" not in response.text
+
+
+def _with_lone_surrogate(body: Any, pick: random.Random) -> tuple[Any, bool]:
+    """``body`` with one of its strings (a key or a value, chosen by ``pick``) carrying a lone
+    surrogate; False when the body holds no string."""
+    paths: list[tuple[Any, Any, bool]] = []  # (container, key or index, is the key itself)
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                paths.append((item, key, True))
+                if isinstance(value, str):
+                    paths.append((item, key, False))
+                stack.append(value)
+        elif isinstance(item, list):
+            for index, value in enumerate(item):
+                if isinstance(value, str):
+                    paths.append((item, index, False))
+                stack.append(value)
+    if not paths:
+        return body, False
+    container, key, is_key = pick.choice(paths)
+    bad = pick.choice(["\ud800", "\udfff", "x\udc00y", "\ud83d"])  # lone high or low halves
+    if is_key:
+        container[f"{key}{bad}"] = container.pop(key)
+    else:
+        container[key] = f"{container[key]}{bad}"
+    return body, True
+
+
+@schema.parametrize()
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+def test_invalid_unicode_in_any_field_is_refused_never_a_server_error(
+    case: Any, fuzz_container: None
+) -> None:
+    """The schema's bodies with a lone surrogate in one key or value (issue 37): refused at the
+    edge with a 4xx — a JSON-RPC error object on ``/v1/mcp`` — never a 5xx."""
+    if not isinstance(case.body, dict | list):
+        return
+    body, changed = _with_lone_surrogate(copy.deepcopy(case.body), random.Random(repr(case.body)))
+    if not changed:
+        return
+    event = events.api_gateway_event(  # the body as a client's JSON encoder writes it: \\ud800
+        case.method.upper(),
+        case.formatted_path,
+        query={k: v if isinstance(v, list) else [str(v)] for k, v in (case.query or {}).items()},
+        headers={"Content-Type": "application/json"},
+        body=json.dumps(body),
+        authorizer=AUTH,
+    )
+    result = resolve(event, LambdaContext(function_name="api"), _CONTAINER[0])
+    status, payload = int(result["statusCode"]), json.loads(result["body"])
+    assert 400 <= status < 500, (status, payload)
+    if case.path == "/v1/mcp":
+        assert payload["jsonrpc"] == "2.0" and payload["error"]["code"] == -32700, payload
+    elif status == 400:
+        assert payload["error"] and payload["message"], payload

@@ -340,9 +340,12 @@ def test_react_mode_renders_the_session_state(container: Container, runner: Loca
     assert api("PUT", "/v1/sessions/s1/state", state)[0] == 200
     status, body = api("POST", "/v1/context", {"query": "what next?", "mode": "react", "session_id": "s1"})
     assert status == 200
-    assert body["slots"]["planner"]["items"][:2] == ["goal: plan a trip to Kyoto", "current step: book hotel"]
+    assert body["slots"]["planner"]["items"][:2] == [
+        "goal: “plan a trip to Kyoto”",
+        "current step: “book hotel”",
+    ]
     assert body["slots"]["task_mem"]["items"] == ["hotel A is full"]
-    assert "search_hotels: ok" in body["slots"]["tool_state"]["items"]
+    assert "“search_hotels”: “ok”" in body["slots"]["tool_state"]["items"]
     assert "## Current plan" in body["context"]
 
 

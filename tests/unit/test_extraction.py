@@ -270,7 +270,8 @@ def test_policy_statements_are_marked() -> None:
     assert len(zh) == 1 and zh[0].is_policy and zh[0].key == "answer_language" and zh[0].value == "简体中文"
     en = extract_from_user("Never use bullet points in your replies.")
     assert len(en) == 1 and en[0].is_policy
-    assert classify(en[0].content, en[0].category_hint) is Category.POLICY
+    # a rule the user sets for their own answers is their preference: the service never infers a policy
+    assert classify(en[0].content, en[0].category_hint) is Category.PREFERENCE
     assert not extract_from_user("我住在青岛")[0].is_policy
 
 
@@ -410,9 +411,9 @@ def test_exchange_anchor_ignores_question_words() -> None:
     [
         ("调用天气接口超时了", Category.TOOL_FAILURE),
         ("The payment endpoint returned 503 twice", Category.TOOL_FAILURE),
-        ("以后回答都用英文", Category.POLICY),
-        ("From now on always reply in French", Category.POLICY),
-        ("不要编造数据", Category.POLICY),
+        ("以后回答都用英文", Category.PREFERENCE),
+        ("From now on always reply in French", Category.PREFERENCE),
+        ("不要编造数据", Category.PREFERENCE),
         ("我叫周杰", Category.IDENTITY),
         ("I work at a bank", Category.IDENTITY),
         ("我住在苏州", Category.IDENTITY),
@@ -430,6 +431,7 @@ def test_classify_rules(text: str, category: Category) -> None:
 
 
 def test_classify_hint_wins_unless_unknown() -> None:
-    assert classify("我喜欢猫", "policy") is Category.POLICY
+    assert classify("我喜欢猫", "fact") is Category.FACT
+    assert classify("我喜欢猫", "policy") is Category.PREFERENCE  # a hint cannot make a policy
     assert classify("我喜欢猫", "not-a-category") is Category.PREFERENCE
     assert classify("我喜欢猫", None) is Category.PREFERENCE

@@ -257,6 +257,21 @@ def _refusal(status: int, error: str, message: str) -> dict[str, Any]:
     }
 
 
+_RPC_PARSE_ERROR = -32700  # JSON-RPC 2.0: invalid JSON was received
+
+
+def _rpc_refusal(message: str) -> dict[str, Any]:
+    """A body the gates refused on ``/v1/mcp``: a JSON-RPC parse error (400), as a malformed body
+    of that endpoint is answered (the request's id cannot be trusted, so it is null)."""
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": _RPC_PARSE_ERROR, "message": message}}
+    return {
+        "statusCode": 400,
+        "headers": {"Content-Type": "application/json"},
+        "body": json.dumps(error),
+        "isBase64Encoded": False,
+    }
+
+
 def resolve(event: dict[str, Any], context: Any, container: Container) -> dict[str, Any]:
     """Entry point for the Lambda handler and the local server: one request against ``container``."""
     body = event.get("body") or ""
@@ -271,6 +286,8 @@ def resolve(event: dict[str, Any], context: Any, container: Container) -> dict[s
         try:
             check_json_body(body)
         except BodyRefused as exc:
+            if str(event.get("path", "")).rstrip("/") == "/v1/mcp":  # a JSON-RPC client gets JSON-RPC
+                return _rpc_refusal(str(exc))
             return _refusal(400, "invalid_request", str(exc))
     query = event.get("multiValueQueryStringParameters") or event.get("queryStringParameters") or {}
     unknown = unknown_query_parameters(

@@ -4,7 +4,8 @@ route module, bound to that module's router.
 
 Bounded input: :func:`check_json_body` and :func:`unknown_query_parameters` are the gates
 :func:`agentmem.api.app.resolve` runs before any route, so hostile shapes (deep nesting, huge
-number literals, NaN, unknown parameters) come back as a 400 with a reason, never a 500."""
+number literals, NaN, invalid Unicode, unknown parameters) come back as a 400 with a reason, never
+a 500."""
 
 from __future__ import annotations
 
@@ -136,22 +137,57 @@ def _finite_float(literal: str) -> float:
 
 def check_json_body(body: str) -> None:
     """Refuse (:class:`BodyRefused`) a body that is JSON no model could take and that would
-    otherwise fail deep in a parser: nesting beyond :data:`MAX_JSON_DEPTH` (Python's json raises
-    RecursionError), number literals longer than :data:`MAX_NUMBER_CHARS` (ValueError past 4,300
-    digits), ``NaN`` / ``Infinity`` and numbers that overflow to infinity. A body that is simply
+    otherwise fail deep in a parser or a store: nesting beyond :data:`MAX_JSON_DEPTH` (Python's
+    json raises RecursionError), number literals longer than :data:`MAX_NUMBER_CHARS` (ValueError
+    past 4,300 digits), ``NaN`` / ``Infinity`` and numbers that overflow to infinity, and a lone
+    surrogate anywhere — raw or as a ``\\ud800`` escape, in a key or a value of any field — which
+    is no Unicode text (UTF-8 cannot encode it: a store would fail on it). A body that is simply
     not JSON is left to the route's validation (its own 400)."""
     if not body.strip():
         return
     if _depth(body) > MAX_JSON_DEPTH:
         raise BodyRefused(f"the body is nested deeper than {MAX_JSON_DEPTH} levels")
+    if not _is_unicode(body):
+        raise BodyRefused(_SURROGATE_REASON)
     try:
-        json.loads(body, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
+        parsed = json.loads(
+            body, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float
+        )
     except BodyRefused:
         raise
     except RecursionError as exc:  # belt and braces: the depth scan should have caught it
         raise BodyRefused("the body is nested too deeply") from exc
     except ValueError:
         return  # not JSON (JSONDecodeError) or a bad literal: the route answers its own 400/422
+    if "\\u" in body and not all(_is_unicode(text) for text in _strings(parsed)):
+        raise BodyRefused(_SURROGATE_REASON)
+
+
+_SURROGATE_REASON = "the body holds invalid Unicode (a lone surrogate)"
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` is Unicode text UTF-8 can encode (no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string of parsed JSON, object keys included (no recursion: depth is bounded, but a
+    wide body is walked with a stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            yield from item.keys()
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def unknown_query_parameters(

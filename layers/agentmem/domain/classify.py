@@ -1,15 +1,21 @@
-"""Rule classification (seed 000 §4.4): identity / preference / fact / episodic / policy /
-tool_failure / general. Rules first: zero cost, explainable; an LLM may refine what they leave
-as ``general`` when one is configured."""
+"""Rule classification (seed 000 §4.4): identity / preference / fact / episodic / tool_failure /
+general. Rules first: zero cost, explainable; an LLM may refine what they leave as ``general``
+when one is configured.
+
+Never ``policy`` (:data:`~agentmem.domain.authority.InferredCategory`): a text shaped like a
+standing rule ("from now on always answer in French", "以后都用简体中文") is the writer's
+``preference``. Only an authorised write that states the category makes a policy
+(:mod:`agentmem.domain.authority`)."""
 
 from __future__ import annotations
 
 import re
 
+from agentmem.domain.authority import InferredCategory, conversational_category
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Category
 
-_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
+_RULES: tuple[tuple[InferredCategory, re.Pattern[str]], ...] = (
     (
         Category.TOOL_FAILURE,
         re.compile(
@@ -19,7 +25,7 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        Category.POLICY,
+        Category.PREFERENCE,  # a standing rule the writer sets for their own answers
         re.compile(
             r"(?:以后|今后|往后|从现在(?:开始|起)|每次|一律|务必|必须|始终|总是).{0,20}(?:用|回答|回复|写|报告|输出|给|按|不要|别)|"
             r"所有.{0,10}都(?:要|用|得)|(?:不要|别|禁止|不许|不准).{0,6}(?:编造|使用|用|提到|写|回答|透露)|"
@@ -69,11 +75,12 @@ _RULES: tuple[tuple[Category, re.Pattern[str]], ...] = (
 _FACT_HINT = lazy_compile(r"是|有|在|为|\b(?:is|are|was|were|has|have)\b|\d", re.IGNORECASE)
 
 
-def classify(text: str, hint: str | None = None) -> Category:
-    """The category of one fact. ``hint`` (from a key pattern or the extractor) wins when given."""
+def classify(text: str, hint: str | None = None) -> InferredCategory:
+    """The category of one fact. ``hint`` (from a key pattern or the extractor) wins when given,
+    ``policy`` read as ``preference``."""
     if hint:
         try:
-            return Category(hint)
+            return conversational_category(Category(hint))
         except ValueError:
             pass
     for category, pattern in _RULES:

@@ -19,6 +19,7 @@ shows it; ``tests/unit/test_context_assembler.py`` checks that these agree.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -152,14 +153,35 @@ _LINK_TARGET = lazy_compile(r"\]\s*\(")
 _FENCE = lazy_compile(r"`{3,}|~{3,}")
 _HEADING = lazy_compile(r"(^|\s)#{1,6}(?=\s)")
 _SPACE = lazy_compile(r"\s+")
+_JOINERS = "\u200c\u200d"  # zero-width (non-)joiner: spelling in Persian, Indic scripts, emoji
+
+
+class _HiddenTable(dict[int, int | None]):
+    """A ``str.translate`` table that drops what a reader cannot see but a model reads: format
+    characters (bidi overrides, zero-width spaces, tag characters) but the joiners, and control
+    characters; filled as characters are first seen."""
+
+    def __missing__(self, codepoint: int) -> int | None:
+        ch = chr(codepoint)
+        hidden = unicodedata.category(ch) in ("Cf", "Cc") and ch not in _JOINERS and not ch.isspace()
+        value = None if hidden else codepoint
+        if len(self) < 65_536:
+            self[codepoint] = value
+        return value
+
+
+_HIDDEN = _HiddenTable()
 
 
 def as_data(text: str) -> str:
     """``text`` as one line of quoted data: whitespace (newlines included) folded to single
     spaces, so it cannot open a line of its own (a heading, a role header), and chat-template
     markup defused (special-token brackets, ``[INST]``-style tags, link targets, code fences,
-    heading marks)."""
+    heading marks) and hidden characters dropped (stored text keeps every character its writer
+    typed; a prompt gets none it cannot show)."""
     text = _SPACE.sub(" ", text).strip().translate(_ANGLE)
+    if not text.isascii() or not text.isprintable():
+        text = text.translate(_HIDDEN)
     text = _TAG.sub(lambda m: f"({m.group(1)})", text)
     text = _LINK_TARGET.sub("] (", text)
     text = _FENCE.sub("'", text)

@@ -10,7 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from agentmem.domain.authority import POLICY_PERMISSION, touches_policy
+from agentmem.domain.authority import (
+    POLICY_PERMISSION,
+    conversational_category,
+    grant_policy,
+    touches_policy,
+    written_category,
+)
 from agentmem.domain.guards.gate import has_placeholder, only_placeholders
 from agentmem.domain.models import (
     AuditAction,
@@ -179,8 +185,10 @@ class AdminService:
                 embedding=tuple(float(x) for x in vector),
                 embedding_model=self.embedder.model_id,
             )
-        if patch.category is not None:
-            changes["category"] = patch.category
+        if patch.category is not None:  # into the policy category only under a grant, which marks it
+            grant = grant_policy(may_write_policy, patch.category)
+            written = written_category(patch.category, conversational_category(current.category), grant)
+            changes.update(category=written.category, slot_hint=written.slot_hint)
         if patch.importance is not None:
             changes.update(importance=patch.importance, importance_source=ImportanceSource.EXPLICIT)
         if patch.pinned is not None:

@@ -149,22 +149,31 @@ def _recall(fetched: SlotInputs) -> list[SlotItem]:
     return [_item(s, query=fetched.query) for s in fetched.recalled if s.record.memory_id not in shown]
 
 
+def _quoted(text: str) -> str:
+    """A session state's value as quoted data: the caller's text between quotes it cannot close
+    (its own curly quotes become straight ones), so a goal, a parameter or a call status reads as
+    what the state holds, never as an order of the context."""
+    return "“" + text.replace("“", '"').replace("”", '"') + "”"
+
+
 def _planner(fetched: SlotInputs) -> list[SlotItem]:
-    """The task slot of the session state, one line per part that is set."""
+    """The task slot of the session state, one line per part that is set, every value quoted."""
     plan = fetched.state.plan if fetched.state is not None else None
     if plan is None:
         return []
     lines = []
     if plan.goal:
-        lines.append(f"goal: {plan.goal}")
+        lines.append(f"goal: {_quoted(plan.goal)}")
     if plan.step:
-        lines.append(f"current step: {plan.step}")
+        lines.append(f"current step: {_quoted(plan.step)}")
     if plan.done:
-        lines.append("done: " + "; ".join(plan.done))
+        lines.append("done: " + "; ".join(_quoted(d) for d in plan.done))
     if plan.pending:
-        lines.append("pending: " + "; ".join(plan.pending))
+        lines.append("pending: " + "; ".join(_quoted(p) for p in plan.pending))
     if plan.params:
-        lines.append("active params: " + ", ".join(f"{k}={v}" for k, v in plan.params.items()))
+        lines.append(
+            "active params: " + ", ".join(f"{_quoted(k)}={_quoted(str(v))}" for k, v in plan.params.items())
+        )
     return [SlotItem(text=line) for line in lines]
 
 
@@ -233,11 +242,10 @@ def _tool_state(fetched: SlotInputs) -> list[SlotItem]:
         return []
     lines = []
     if tools.available:
-        lines.append("available: " + ", ".join(tools.available))
+        lines.append("available: " + ", ".join(_quoted(t) for t in tools.available))
     for call in tools.recent_calls[-RECENT_CALLS_SHOWN:]:
-        lines.append(
-            f"{'?' if call.tool is None else call.tool}: {'?' if call.status is None else call.status}"
-        )
+        tool = "?" if call.tool is None else _quoted(call.tool)
+        lines.append(f"{tool}: {'?' if call.status is None else _quoted(call.status)}")
     return [SlotItem(text=line) for line in lines]
 
 

@@ -1,14 +1,20 @@
 """The memory API's write entrance (``POST /memories``, the MCP ``remember`` tool): one fact the
 caller states outright, through the same guards as a turn.
 
+The category is the caller's when stated, else the rule classifier's, which never says
+``policy``: a rule-shaped text written without the policy category is stored as a preference.
+A policy memory (an instruction the Constraints slot shows) needs the
+caller's ``memory:policy`` permission *and* the stated category
+(:func:`~agentmem.domain.authority.grant_policy`); a stated policy without the permission is
+refused. The record's category comes from :func:`~agentmem.domain.authority.written_category`,
+the one way a policy is made.
+
 The content and every tag go through the one guard (:class:`~agentmem.services.guard.WriteGuard`):
 an injection, by the rules or by meaning, is rejected (never stored, audited); PII is redacted,
-and text that is nothing but placeholders afterwards is rejected as empty. A policy memory (an
-instruction the Constraints slot shows) needs ``may_write_policy`` — the caller's
-``memory:policy`` permission (:mod:`agentmem.domain.authority`); without it the write is refused. Importance is honest about its source: the
-caller's own number when given (``importance_source`` explicit), otherwise the weight of a user
-statement for explicit and admin writes and of an exchange fact for the rest, capped when PII
-was found. The memory id comes from the request id, so a retried request stores nothing twice.
+and text that is nothing but placeholders afterwards is rejected as empty. Importance is honest
+about its source: the caller's own number when given (``importance_source`` explicit), otherwise
+the weight of a user statement for explicit and admin writes and of an exchange fact for the
+rest, capped when PII was found. The memory id comes from the request id, so a retried request stores nothing twice.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from agentmem.domain import ids
-from agentmem.domain.authority import POLICY_PERMISSION
+from agentmem.domain.authority import POLICY_PERMISSION, grant_policy, written_category
 from agentmem.domain.classify import classify
 from agentmem.domain.extraction import EXCHANGE_IMPORTANCE, USER_IMPORTANCE
 from agentmem.domain.guards.gate import PII_IMPORTANCE_CAP, has_placeholder, only_placeholders
@@ -69,7 +75,8 @@ class ExplicitWriter:
         """The stored record (or the one an earlier try of ``request_id`` stored) and the
         outcome; no record when the guards refused the content (``outcome.reasons`` says why).
         Raises :class:`Forbidden` for a policy memory without ``may_write_policy``."""
-        if category is Category.POLICY and not may_write_policy:
+        grant = grant_policy(may_write_policy, category)
+        if category is Category.POLICY and grant is None:
             raise Forbidden(f"a policy memory needs the {POLICY_PERMISSION!r} permission")
         outcome = TurnOutcome(message_id=request_id)
         screened = self.guard.screen(content)
@@ -92,11 +99,13 @@ class ExplicitWriter:
         semantic = self.guard.semantic(vector.reshape(1, -1))[0]
         if semantic is not None:
             return None, self._reject(scope, outcome, ["injection:" + semantic], now)
+        written = written_category(category, classify(cleaned.text), grant)
         record = MemoryRecord(
             scope=scope,
             memory_id=ids.memory_id(now, f"explicit:{request_id}"),
             content=cleaned.text,
-            category=category or classify(cleaned.text),
+            category=written.category,
+            slot_hint=written.slot_hint,
             layer=Layer.PERMANENT if permanent else Layer.LONG_TERM,
             tags=clean_tags,
             importance=importance if importance is not None else scored,

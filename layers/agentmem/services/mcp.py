@@ -200,6 +200,8 @@ class McpService:
         can_write: bool,
     ) -> dict[str, Any]:
         name = params.get("name")
+        if not isinstance(name, str):  # a number, a list, an object: no tool's name
+            raise ValidationFailed("params.name must be a string naming a tool")
         if name in WRITE_TOOLS and not can_write:
             return _tool_result(
                 {"error": "forbidden", "message": "this tool needs the 'memory:write' permission"},
@@ -208,11 +210,11 @@ class McpService:
         args = params.get("arguments") or {}
         if not isinstance(args, dict):
             raise ValidationFailed("arguments must be an object")
-        unknown = sorted(set(args) - _ARGUMENTS.get(str(name), set(args)))
+        unknown = sorted(set(args) - _ARGUMENTS.get(name, set(args)))
         if unknown:  # never silently ignored (the tools' inputSchema: additionalProperties false)
             raise ValidationFailed(f"unknown arguments for {name}: " + ", ".join(map(repr, unknown))[:200])
         try:
-            payload = self._tool(scope, str(name), args, now=now, request_id=request_id, actor=actor)
+            payload = self._tool(scope, name, args, now=now, request_id=request_id, actor=actor)
         except NotFound as exc:
             return _tool_result({"error": "not_found", "message": exc.message}, is_error=True)
         except AgentMemError as exc:

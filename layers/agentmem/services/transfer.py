@@ -73,7 +73,9 @@ class TransferService:
         may_write_policy: bool = False,
     ) -> ImportReport:
         """Write each item through the guards (item ``i`` with the request id
-        ``<request_id>:i``); a refused item is reported with its index, never raised."""
+        ``<request_id>:i``); a refused item is reported with its index, never raised. The items
+        are the operator's (``Source.ADMIN``) only for a caller holding the policy permission;
+        a plain caller's import is their own explicit write."""
         report = ImportReport()
         stored = {r.content for r in self.store.scan_active(scope, DUPLICATE_SCAN, embeddings=False)}
         for index, item in enumerate(items):
@@ -88,7 +90,7 @@ class TransferService:
                     category=item.category,
                     importance=item.importance,
                     pinned=item.pinned,
-                    source=Source.ADMIN,
+                    source=Source.ADMIN if may_write_policy else Source.EXPLICIT,
                     tags=item.tags,
                     request_id=f"{request_id}:{index}",
                     may_write_policy=may_write_policy,

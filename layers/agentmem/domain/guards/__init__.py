@@ -1,7 +1,8 @@
 """Write-time guards: normalisation, PII/secret redaction and prompt-injection detection.
 
 Everything here is pure (no I/O, environment, clock or logging) and bilingual (Chinese and English).
-Both guards work on :func:`normalize_for_scan` output; see each module for its rules.
+Both guards judge :func:`normalize_for_scan` output (a view; redaction cuts its findings out of the
+text as written, :func:`~agentmem.domain.guards.normalize.scan_view`); see each module for its rules.
 """
 
 from __future__ import annotations

@@ -1,10 +1,14 @@
 """Text normalisation shared by the write-time guards (PII redaction and injection detection).
 
-Both guards scan, and redaction returns, the *normalised* text, so evasions that only change how a
-string looks cannot slip past the patterns:
+Both guards *judge* the normalised text — a view — so evasions that only change how a string looks
+cannot slip past the patterns; nothing *stores* it. :func:`scan_view` builds the view with a map
+back to the original, so the spans the PII rules find on the view are cut out of the original
+text and every other character is kept as its writer typed it (a Russian "Москва" stays Cyrillic,
+a full-width "１３８" stays full-width). The view:
 
 1. Compatibility folding (NFKC): full-width digits and letters become ASCII (``１３８`` -> ``138``,
-   ``ｉｇｎｏｒｅ`` -> ``ignore``), ligatures and circled forms are unpacked. The everyday Chinese
+   ``ｉｇｎｏｒｅ`` -> ``ignore``), ligatures and circled forms are unpacked; the decimal digits of
+   every script are read as ASCII ones (``١٣٨`` -> ``138``). The everyday Chinese
    sentence punctuation ``，：；！？（）`` is kept as written, so stored Chinese text keeps its look;
    the guards' patterns accept both widths of these marks.
 2. Invisible characters are removed: every format character (Unicode category Cf: zero-width
@@ -35,7 +39,14 @@ from typing import Any
 
 from agentmem.domain.lazy_re import lazy_compile
 
-__all__ = ["Base64Payload", "iter_base64_payloads", "normalize_for_scan", "simplified_view"]
+__all__ = [
+    "Base64Payload",
+    "ScanView",
+    "iter_base64_payloads",
+    "normalize_for_scan",
+    "scan_view",
+    "simplified_view",
+]
 
 # Full-width punctuation that Chinese prose uses every day; NFKC would turn it into ASCII.
 _KEPT_PUNCTUATION = "，：；！？（）"
@@ -98,6 +109,22 @@ class _InvisibleTable(dict[int, int | None]):
 
 
 _INVISIBLE = _InvisibleTable()
+
+
+class _DigitTable(dict[int, int]):
+    """A ``str.translate`` table that reads every script's decimal digits as ASCII ones (Arabic-
+    Indic ``٣``, Devanagari ``३``, Bengali ``৩``, Thai ``๓`` … -> ``3``), one for one; filled as
+    characters are first seen."""
+
+    def __missing__(self, codepoint: int) -> int:
+        ch = chr(codepoint)
+        value = ord(str(unicodedata.decimal(ch))) if unicodedata.category(ch) == "Nd" else codepoint
+        if len(self) < 65_536:
+            self[codepoint] = value
+        return value
+
+
+_DIGITS = _DigitTable()
 _HOMOGLYPH_CHARS = lazy_compile("[" + re.escape("".join(_HOMOGLYPHS)) + "]")
 
 
@@ -113,10 +140,82 @@ def normalize_for_scan(text: str) -> str:
     parts = _KEPT_SPLIT.split(text)
     text = "".join(
         p if len(p) == 1 and p in _KEPT_PUNCTUATION else unicodedata.normalize("NFKC", p) for p in parts
-    )
+    ).translate(_DIGITS)
     if not _HOMOGLYPH_CHARS.search(text):
         return text
     return _WORD.sub(_fold_word, text)
+
+
+# Characters that belong to the character before them (combining marks of every script, the
+# medial and final Hangul jamo): a view is built cluster by cluster, never splitting one.
+_JOINING_CATEGORIES = frozenset({"Mn", "Mc", "Me"})
+_KEYCAP_MARKS = str.maketrans("", "", "\ufe0f\u20e3")
+
+
+def _joins_previous(ch: str) -> bool:
+    return (
+        unicodedata.category(ch) in _JOINING_CATEGORIES
+        or "\u1160" <= ch <= "\u11ff"
+        or "\ud7b0" <= ch <= "\ud7ff"
+    )
+
+
+def _cluster_view(cluster: str) -> str:
+    """The view of one cluster: keycap marks after a digit dropped, line breaks as ``\\n``,
+    invisibles dropped, NFKC (the Chinese sentence punctuation kept), every script's digits as
+    ASCII ones."""
+    if cluster[0] in "0123456789#*":
+        cluster = cluster[0] + cluster[1:].translate(_KEYCAP_MARKS)
+    cluster = _LINE_BREAKS.sub("\n", cluster).translate(_INVISIBLE)
+    if not cluster or cluster.isascii() or cluster in _KEPT_PUNCTUATION:
+        return cluster
+    return unicodedata.normalize("NFKC", cluster).translate(_DIGITS)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanView:
+    """The text the detectors read (``text``) and, for each of its characters, the span of the
+    ``original`` it came from (``starts``/``ends``; both empty when the view is the original)."""
+
+    original: str
+    text: str
+    starts: tuple[int, ...] = ()
+    ends: tuple[int, ...] = ()
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the original that view ``[start, end)`` came from, widened to whole
+        clusters (a span that cuts a ligature or a keycap takes all of it)."""
+        if not self.starts:
+            return start, end
+        if start >= end:
+            at = self.starts[start] if start < len(self.starts) else len(self.original)
+            return at, at
+        return self.starts[start], self.ends[end - 1]
+
+
+def scan_view(text: str) -> ScanView:
+    """The view of ``text`` the guards judge (what :func:`normalize_for_scan` makes of it, cluster
+    by cluster: keycaps, line breaks, invisibles, NFKC, then the homoglyph fold, which keeps
+    lengths) with the map back to ``text``."""
+    if normalize_for_scan(text) == text and "\u20e3" not in text and "\ufe0f" not in text:
+        return ScanView(text, text)
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        while j < n and (_joins_previous(text[j]) or (text[j] == "\n" and text[j - 1] == "\r")):
+            j += 1
+        out = _cluster_view(text[i:j])
+        parts.append(out)
+        starts += [i] * len(out)
+        ends += [j] * len(out)
+        i = j
+    view = "".join(parts)
+    if _HOMOGLYPH_CHARS.search(view):
+        view = _WORD.sub(_fold_word, view)  # one character for one: the map holds
+    return ScanView(text, view, tuple(starts), tuple(ends))
 
 
 _HAN = lazy_compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")

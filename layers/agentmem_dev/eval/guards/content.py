@@ -103,6 +103,8 @@ def _side_channel(api: Api, case: dict[str, Any]) -> list[Response]:
         return _post_turns(api, case)
     if channel == "rest":
         return [api.call("POST", "/v1/memories", case["memory"])]
+    if channel == "import":
+        return [api.call("POST", "/v1/import", {"memories": [case["memory"]]})]
     if channel == "patch":
         created = api.call("POST", "/v1/memories", case["memory"])
         memory_id = ((created.body or {}).get("memory") or {}).get("id") if created.ok else None

@@ -1,14 +1,18 @@
 """PII and secret redaction, applied to every text before it is written to memory.
 
-``redact`` normalises the text (:func:`normalize_for_scan`), finds the spans of every rule in
-:data:`PII_RULES`, and replaces each with the rule's placeholder such as ``[PHONE]``. Offsets in
-the findings refer to ``source_text``, the normalised input.
+``redact`` builds the view the rules judge (:func:`~agentmem.domain.guards.normalize.scan_view`:
+the normalised text, with a map back to the input), finds the spans of every rule in
+:data:`PII_RULES` on the view, and replaces the input's characters each span came from with the
+rule's placeholder such as ``[PHONE]``: the result is the input as written minus its redactions,
+never the view. Offsets in the findings refer to ``source_text``, the view.
 
 Each kind is one :class:`PiiRule` in :data:`PII_RULES`: its placeholder, its tie-break rank and
 the function that finds its spans (whose docstring states the rule). The finders live by family:
 :mod:`.phones` (``phonenumbers``), :mod:`.numbers` (IDs, cards, IBAN, CVV, accounts: checksums
 via ``python-stdnum`` and labels), :mod:`.contact` (e-mail, handles),
-:mod:`.places` (addresses, plates), :mod:`.network` (IP), :mod:`.secrets` (passwords, keys, tokens); :mod:`._text` holds the context rules they share (a
+:mod:`.national` (national, tax, health and licence identifiers of many countries: one registry
+of ``python-stdnum`` validators and their label words), :mod:`.places` (addresses, plates),
+:mod:`.network` (IP), :mod:`.secrets` (passwords, keys, tokens); :mod:`._text` holds the context rules they share (a
 labelled value is redacted whatever its checksum; an order number, a version or an amount is not
 personal). To add a kind, write its finder and add one entry to the table;
 ``tests/unit/test_guards_pii.py`` checks that the table is consistent and wants a smoke example
@@ -34,9 +38,9 @@ from dataclasses import dataclass
 
 from agentmem.domain.guards.normalize import (
     Base64Payload,
+    ScanView,
     fold_digit_separators,
-    normalize_for_scan,
-    strip_keycaps,
+    scan_view,
 )
 from agentmem.domain.guards.pii._text import Span
 from agentmem.domain.guards.pii.codes import find_named_code, find_named_secret, find_qualified_password
@@ -44,6 +48,7 @@ from agentmem.domain.guards.pii.contact import find_email, find_handle
 from agentmem.domain.guards.pii.continued import continued_findings
 from agentmem.domain.guards.pii.encoded import iter_encoded_payloads
 from agentmem.domain.guards.pii.ids import find_checksum_id
+from agentmem.domain.guards.pii.national import find_national_id
 from agentmem.domain.guards.pii.network import find_ip
 from agentmem.domain.guards.pii.numbers import (
     find_account,
@@ -105,9 +110,16 @@ class PiiFinding:
 
 @dataclass(frozen=True, slots=True)
 class RedactionResult:
+    """``text``: the input as written with each finding's characters replaced by its placeholder;
+    ``findings``: spans on the view (``source_text``) the rules judged."""
+
     text: str
     findings: tuple[PiiFinding, ...]
-    source_text: str
+    view: ScanView
+
+    @property
+    def source_text(self) -> str:
+        return self.view.text
 
     @property
     def redacted(self) -> bool:
@@ -134,7 +146,9 @@ def _either(*finders: Callable[[str], Iterator[Span]]) -> Callable[[str], Iterat
 
 PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("phone", "[PHONE]", rank=90, find=find_phone),
-    PiiRule("id_number", "[ID_NUMBER]", rank=60, find=_either(find_id_number, find_checksum_id)),
+    PiiRule(
+        "id_number", "[ID_NUMBER]", rank=60, find=_either(find_id_number, find_checksum_id, find_national_id)
+    ),
     PiiRule("bank_card", "[BANK_CARD]", rank=70, find=find_bank_card),
     PiiRule("email", "[EMAIL]", rank=80, find=find_email),
     PiiRule("ip", "[IP]", rank=100, find=find_ip),
@@ -223,10 +237,10 @@ def _find(text: str, depth: int = 0) -> tuple[PiiFinding, ...]:
 
 
 def redact(text: str) -> RedactionResult:
-    """Normalise ``text`` (keycap emoji digits read as digits: :func:`strip_keycaps`) and replace
-    every PII or secret span with its placeholder."""
-    source = normalize_for_scan(strip_keycaps(text))
-    return _render(source, _find(source))
+    """``text`` with every PII or secret span the rules find on its view (normalised; keycap emoji
+    digits read as digits) replaced by its placeholder; every other character kept."""
+    view = scan_view(text)
+    return _render(view, _find(view.text))
 
 
 def _found(text: str) -> tuple[tuple[str, int, int], ...]:
@@ -246,14 +260,18 @@ def redact_continued(previous: str, current: RedactionResult) -> RedactionResult
             added = True
     if not added:
         return current
-    return _render(source, tuple(sorted(taken, key=lambda f: f.start)))
+    return _render(current.view, tuple(sorted(taken, key=lambda f: f.start)))
 
 
-def _render(source: str, findings: tuple[PiiFinding, ...]) -> RedactionResult:
+def _render(view: ScanView, findings: tuple[PiiFinding, ...]) -> RedactionResult:
+    """The original of ``view`` with the characters each finding came from replaced."""
+    original = view.original
     pieces: list[str] = []
     cursor = 0
     for finding in findings:  # sorted and disjoint, so one left-to-right pass rebuilds the text
-        pieces += (source[cursor : finding.start], PLACEHOLDERS[finding.kind])
-        cursor = finding.end
-    pieces.append(source[cursor:])
-    return RedactionResult(text="".join(pieces), findings=findings, source_text=source)
+        start, end = view.span(finding.start, finding.end)
+        start = max(start, cursor)  # two findings in one cluster (a ligature): one cut
+        pieces += (original[cursor:start], PLACEHOLDERS[finding.kind])
+        cursor = max(end, cursor)
+    pieces.append(original[cursor:])
+    return RedactionResult(text="".join(pieces), findings=findings, view=view)

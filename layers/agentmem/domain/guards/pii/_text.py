@@ -255,3 +255,15 @@ def digit_count(text: str) -> int:
     """How many ASCII digits ``text`` holds; finders of numbers skip a text with too few (the
     finders of one text share the count)."""
     return sum(map(str.isdigit, text))
+
+
+@lru_cache(maxsize=256)
+def is_barcode(value: str) -> bool:
+    """Whether an unlabelled number is rather an EAN-13 barcode: 13 digits in one run (no payment
+    card has been issued with 13 digits for decades, and a barcode is printed as one run), valid
+    by the GS1 check digit (``python-stdnum``'s ``ean``)."""
+    if len(value) != 13 or not value.isdigit():
+        return False
+    from stdnum import ean
+
+    return bool(ean.is_valid(value))

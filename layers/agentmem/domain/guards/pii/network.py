@@ -109,22 +109,31 @@ _IP_CONTEXT_WORDS = frozenset(
 _VERSION_AFTER = lazy_compile(r"[ \t]*(?:版本|バージョン|버전|(?i:release|version|build)(?![A-Za-z]))")
 
 
+# Ranges reserved for documentation and examples (RFC 5737, RFC 3849, RFC 9637): no one's address.
+_DOCUMENTATION = tuple(
+    ipaddress.ip_network(n)
+    for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32", "3fff::/20")
+)
+
+
+def _personal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return not any(address in network for network in _DOCUMENTATION)
+
+
 def _valid_ipv4(candidate: str) -> bool:
     try:
-        ipaddress.IPv4Address(candidate)
+        return _personal(ipaddress.IPv4Address(candidate))
     except ValueError:
         return False
-    return True
 
 
 def _valid_ipv6(candidate: str) -> bool:
     if candidate.count(":") < 2 or sum(ch not in ":." for ch in candidate) < 4:
         return False
     try:
-        ipaddress.IPv6Address(candidate)
+        return _personal(ipaddress.IPv6Address(candidate))
     except ValueError:
         return False
-    return True
 
 
 def _is_version(text: str, start: int, end: int) -> bool:
@@ -139,7 +148,9 @@ def _is_version(text: str, start: int, end: int) -> bool:
 
 def find_ip(text: str) -> Iterator[Span]:
     """IPv4 with four octets 0-255 (``1.2.3`` and ``999.1.1.1`` are not addresses), and IPv6
-    validated by :mod:`ipaddress` (at least two colons and four hex digits, so ``12:30:45`` is not).
+    validated by :mod:`ipaddress` (at least two colons and four hex digits, so ``12:30:45`` is not),
+    outside the ranges reserved for documentation (``192.0.2.0/24``, ``198.51.100.0/24``,
+    ``203.0.113.0/24``, ``2001:db8::/32``, ``3fff::/20``).
     A dotted quad is a version, not an address, when a version word (``version``/``v``/``build``/
     ``firmware``/``release``/``版本``/``固件``/``バージョン``/``ファームウェア``/``버전``/``펌웨어`` ...)
     stands anywhere before it in its clause and no address word (``IP``/``address``/``host``/``at``/

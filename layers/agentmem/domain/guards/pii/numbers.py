@@ -24,6 +24,7 @@ from agentmem.domain.guards.pii._text import (
     NOT_ALNUM_BEFORE,
     Span,
     digit_count,
+    is_barcode,
     labelled_values,
     lower_case_labels,
     not_personal,
@@ -331,12 +332,12 @@ def _card_spans(text: str) -> Iterator[Span]:
 def find_bank_card(text: str) -> Iterator[Span]:
     """A payment card: 13-19 digits, contiguous or in groups joined by spaces or dashes, starting
     with a card network's prefix (2-6, 81/88) and passing Luhn, unless labelled as an order, a
-    tracking number or an amount; and any 12-19 digits after ``卡号``/``银行卡``/``card number`` ...
+    tracking number or an amount, or a run of 13 digits that is a valid EAN-13 barcode; and any 12-19 digits after ``卡号``/``银行卡``/``card number`` ...
     whatever their checksum."""
     if digit_count(text) < 12:
         return
     for span in _card_spans(text):
-        if not not_personal(text, *span):
+        if not not_personal(text, *span) and not is_barcode(text[span[0] : span[1]]):
             yield span
     yield from labelled_values(text, _CARD_LABEL, _CARD_VALUE, gap=12, lowered=True)
 

@@ -7,7 +7,10 @@ The rule, in order of evidence:
 2. National, for the default regions (CN, US, GB) and the regions the text implies: kana imply JP,
    Hangul KR, and a phone label in another language its country (``携帯``/``電話番号`` JP,
    ``휴대폰``/``전화번호`` KR, ``portable`` FR, ``Handy`` DE, ``móvil`` ES, ``celular`` MX/BR ...):
-   mobiles and landlines valid there (``010-12345678``, ``(0755) 8888 6666``, ``080-9876-5432``).
+   mobiles and landlines valid there (``010-12345678``, ``(0755) 8888 6666``, ``080-9876-5432``),
+   written in groups or with the trunk prefix ``0``. One bare run of digits with neither (and no
+   label, rule 4) is a count, an ID or a limit (``2147483647``), not a number to call; a Chinese
+   mobile is its own shape (``13812345678``).
 3. Shaped like a North American number (``555-123-4567``, ``(555) 123-4567``), valid or fictional.
 4. Labelled (``手机``/``电话``/``phone``/``tel``/``call me at``/``WhatsApp``/``携帯``/``휴대폰``/
    ``portable``/``Handy``/``móvil`` ..., then the lead-in and particles ``は``/``는``/``est le``/
@@ -71,6 +74,8 @@ _CN_MOBILE = lazy_compile(
     r"(?:(?:\+|00)?86[ -]?)?"
     r"1[3-9]\d(?:\d{8}|([ -./])\d{4}\1\d{4})" + NOT_ALNUM_AFTER + r"(?![-.]\d)"
 )
+# A link whose target is a phone number (the digits after it are one, with their country code).
+_PHONE_LINK = lazy_compile(r"(?i:wa\.me/|tel:|sms:|callto:|[?&]phone=)\+?$")
 _NANP = lazy_compile(
     r"(?<![\d.\-/])(?:\+?1[ .\-]?)?(?:\(\d{3}\)[ .\-]?|\d{3}[ .\-])\d{3}[ .\-]\d{4}(?![\d\-/]|\.\d)"
 )
@@ -161,6 +166,9 @@ def _matched(text: str, regions: tuple[str, ...]) -> Iterator[Span]:
         left = max(0, start - _CONTEXT)
         window = text[left : end + _CONTEXT]
         international = run.group(0).lstrip("(").startswith(("+", "00"))
+        bare = run.group(0).isdigit() and not run.group(0).startswith("0")
+        if bare and not international and not _PHONE_LINK.search(text, max(0, start - 40), start):
+            continue  # one bare run, no trunk prefix, no label (rule 4's), no link: a count or a limit
         for region in regions[:1] if international else regions:
             matches = pn.PhoneNumberMatcher(window, region, leniency=pn.Leniency.VALID)
             found = [
