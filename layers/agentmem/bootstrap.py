@@ -19,6 +19,7 @@ import threading
 from dataclasses import dataclass
 
 from agentmem.adapters import Adapters
+from agentmem.adapters.reader_heads import load_heads
 from agentmem.backends import builder
 from agentmem.clock import SystemClock
 from agentmem.domain import lazy_re
@@ -171,6 +172,7 @@ def bootstrap(
         observer=observer or NullObserver(),
         guard=guard,
         conflicts=conflicts,
+        reader_heads=load_heads(),
     )
     recall = RecallService(
         store=a.store,
