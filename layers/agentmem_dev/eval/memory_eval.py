@@ -53,6 +53,7 @@ class ProbeResult:
     unwanted: list[str] = field(default_factory=list)
     top: list[str] = field(default_factory=list)
     split: str | None = None  # the case's "split" ("dev" / "holdout") where the data names one
+    klass: str | None = None  # the case's or probe's "class" (third_party, wish, retraction, ...)
 
 
 def _check(probe: dict[str, Any], texts: list[str]) -> tuple[bool, list[str], list[str]]:
@@ -112,6 +113,7 @@ def run_case(
                 unwanted,
                 top[:k],
                 case.get("split"),
+                probe.get("class") or case.get("class"),
             )
         )
     return results
@@ -148,6 +150,18 @@ def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
                 )
             }
             for name in splits
+        }
+    classes = sorted({r.klass for r in results if r.klass})
+    if classes:  # per-class figures: which kinds of statement the memory reads right
+        summary["by_class"] = {
+            name: {
+                "n": sum(1 for r in results if r.klass == name),
+                "pass_rate": rate([r.passed for r in results if r.klass == name]),
+                "false_supersedes": sum(
+                    1 for r in results if r.klass == name and r.kind == "keep" and not r.passed
+                ),
+            }
+            for name in classes
         }
     summary["seconds"] = round(seconds, 2)
     summary["failures"] = [
@@ -205,6 +219,8 @@ def render(summary: dict[str, Any]) -> str:
         "by language: "
         + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_language"].items())
     )
+    for name, part in summary.get("by_class", {}).items():
+        lines.append(f"class {name}: " + ", ".join(f"{k} {v}" for k, v in part.items()))
     for name, part in summary.get("by_split", {}).items():
         lines.append(f"split {name}: " + ", ".join(f"{k} {v}" for k, v in part.items() if v is not None))
     for failure in summary["failures"]:
