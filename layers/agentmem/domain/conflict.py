@@ -10,20 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
 from agentmem.domain.attributes import infer_all, is_multi_valued, same_attribute_conflict
+from agentmem.domain.endings import Said, ended_by, shares_topic
 from agentmem.domain.keys import MULTI_VALUED_KEYS, SINGLE_VALUED_KEYS
 from agentmem.domain.lazy_re import lazy_compile
-from agentmem.domain.models import Category, MemoryRecord, Source
-from agentmem.domain.reading import Reading, Stance, may_end, may_supersede
+from agentmem.domain.models import Category, MemoryRecord
+from agentmem.domain.reading import Reading, may_supersede
 from agentmem.domain.reading.stored import reading_of, rules_reading
 from agentmem.domain.similarity import Calibration, SimilarityThresholds
-from agentmem.domain.text import normalize, terms
+from agentmem.domain.text import normalize
 
 CONFLICT_CATEGORIES = frozenset({Category.IDENTITY, Category.PREFERENCE, Category.FACT, Category.POLICY})
 _NEGATION = lazy_compile(
@@ -49,6 +50,7 @@ class NewFact:
     message_id: str | None = None  # the turn it comes from: facts of one turn never replace each other
     reading: Reading | None = None  # the statement reader's reading: None reads the content by rules
     at: datetime | None = None  # when it was said (a correction amends what was said shortly before)
+    session_id: str | None = None  # the conversation it was said in
 
     @property
     def read(self) -> Reading:
@@ -134,26 +136,6 @@ def subject_of(text: str) -> str | None:
     if _SELF_EN.match(body) or body.startswith(("我", "咱")):
         return "self"
     return None
-
-
-_GENERIC_TERMS = frozenset(
-    (
-        "每天 每周 每月 每年 现在 最近 目前 今天 明天 昨天 上周 下周 上个 下个 这周 这个 那个 一个 已经 早上 晚上 "
-        "下午 上午 时候 感觉 觉得 可能 应该 还是 终于 一下 now new today week month year day time really just "
-        "also still going get got make made thing things lot bit"
-    ).split()
-)
-
-
-def shares_topic(a: str, b: str) -> bool:
-    """Whether two facts share a topic term (numbers, speaker prefixes and generic words aside)."""
-
-    def topical(text: str) -> set[str]:
-        return {
-            t for t in terms(_SPEAKER_PREFIX.sub("", text)) if not t.isdigit() and t not in _GENERIC_TERMS
-        }
-
-    return bool(topical(a) & topical(b))
 
 
 def _different_attributes(a: str, b: str) -> bool:
@@ -265,78 +247,12 @@ def decide(
     for sim, other in nearest:
         if judge_update(fact, other, sim, thresholds) and allowed(fact, other):
             return Judgement.SUPERSEDE, other
-    ended = ended_by(fact, ranked, thresholds)
+    ended = ended_by(
+        Said(fact.read, fact.content, fact.at, fact.session_id, fact.message_id), ranked, thresholds
+    )
     if ended is not None:
         return Judgement.SUPERSEDE, ended
     return Judgement.KEEP_BOTH, None
-
-
-CORRECTION_WINDOW = timedelta(hours=2)  # a correction amends what was said this long before it
-
-
-def ended_by(
-    fact: NewFact, ranked: Sequence[tuple[float, MemoryRecord]], thresholds: SimilarityThresholds
-) -> MemoryRecord | None:
-    """The earlier fact a retraction or a correction ends, when it names no new value the other
-    paths could match: for a retraction, the nearest user fact of the same topic (a shared topic
-    term and some similarity, or a close paraphrase) that is not multi-valued; for a correction,
-    the newest user fact said within :data:`CORRECTION_WINDOW` before it (the statement it
-    amends), preferring one that states a value of the same shape (a date, a number, a name)."""
-    reading = fact.read
-    if reading.stance not in {Stance.RETRACTS, Stance.CORRECTS}:
-        return None
-    for sim, old in ranked[:NEAREST] if reading.stance is Stance.RETRACTS else ():
-        if old.pinned or old.source is not Source.USER or not may_end(reading, reading_of(old)):
-            continue
-        if reading_of(old).stance is Stance.RETRACTS:
-            continue  # an earlier retraction is history already
-        topical = shares_topic(fact.content, old.content) and sim >= thresholds.update_topic
-        if topical or sim >= thresholds.update_alone:
-            return old
-    if reading.stance is not Stance.CORRECTS or fact.at is None:
-        return None
-    recent = [
-        o
-        for _, o in ranked
-        if o.source is Source.USER
-        and not o.pinned
-        and o.valid_from is not None
-        and fact.at - CORRECTION_WINDOW <= o.valid_from < fact.at
-        and (fact.message_id is None or fact.message_id not in o.source_refs.message_ids)
-        and may_end(reading, reading_of(o))
-    ]
-    if not recent:
-        return None
-    shape = _value_shape(fact.content)
-    recent.sort(
-        key=lambda o: (shape is not None and _value_shape(o.content) == shape, o.valid_from), reverse=True
-    )
-    return recent[0]
-
-
-_SHAPES = (
-    (
-        "date",
-        lazy_compile(
-            r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}(?:st|nd|rd|th)\b|周[一二三四五六日天]|星期|礼拜|\d+[号日]|[上下]周",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "time",
-        lazy_compile(
-            r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\d{1,2}:\d{2}|[零一二三四五六七八九十\d]+点", re.IGNORECASE
-        ),
-    ),
-    ("number", lazy_compile(r"\d|[一二两三四五六七八九十百千万]+(?:岁|块|元|公斤|斤|万|千)")),
-)
-
-
-def _value_shape(text: str) -> str | None:
-    for name, pattern in _SHAPES:
-        if pattern.search(text):
-            return name
-    return None
 
 
 def in_conflict_band(

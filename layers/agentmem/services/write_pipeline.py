@@ -33,13 +33,14 @@ import numpy as np
 from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
 from agentmem.domain.conflict import Judgement, NewFact, allowed, decide, doubtful_pairs, rank
+from agentmem.domain.endings import amended
 from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
 from agentmem.domain.extraction import Candidate, attribute, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.guards.pii import redact_continued
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
-from agentmem.domain.reading import Heads, Reading, read
+from agentmem.domain.reading import Heads, Reading, Stance, read
 from agentmem.domain.reading.apply import with_reading
 from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.replies import asked_of_answerer, with_question
@@ -305,6 +306,7 @@ class WritePipeline:
                     outcome.drop("pending_confirmation")
                     continue
                 if decision is Judgement.SUPERSEDE and other is not None:
+                    record = self._amend(record, reading, other)
                     stored = self._supersede(other, record, turn.at)
                     outcome.written.append(record.memory_id)
                     if stored.is_active:  # else a late, older statement went into the history
@@ -328,6 +330,16 @@ class WritePipeline:
         the heads run only for the model they were trained on."""
         heads = self.reader_heads.for_model(self.embedder.model_id) if self.reader_heads else None
         return [read(c.content, vector=v, heads=heads) for c, v in zip(candidates, vectors, strict=True)]
+
+    def _amend(self, record: MemoryRecord, reading: Reading, old: MemoryRecord) -> MemoryRecord:
+        """A correction that names only the new value ("I meant 8pm") is stored as the statement it
+        corrects with that value in place (:func:`~agentmem.domain.conflict.amended`), embedded
+        again, so that a question about the topic finds it."""
+        text = amended(record.content, old.content) if reading.stance is Stance.CORRECTS else None
+        if text is None:
+            return record
+        vector = self.embedder.embed_documents([text])[0]
+        return record.revised(content=text, embedding=tuple(float(x) for x in vector))
 
     def _semantic_gate(
         self, turn: Turn, candidates: list[Candidate], vectors: np.ndarray, outcome: TurnOutcome
@@ -389,6 +401,7 @@ class WritePipeline:
             message_id=record.source_refs.message_ids[0] if record.source_refs.message_ids else None,
             reading=reading,
             at=record.valid_from,
+            session_id=record.source_refs.session_id,
         )
         cosines = nearby.similarities(record.scope, vector, pool, self.embedder.model_id)
         ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id, cosines)

@@ -51,7 +51,7 @@ _NAME_EN = lazy_compile(
     r"Today|Tomorrow|Yesterday|Last|Next|Every|Each|Some|Most|All|What|When|Where|Which|Who|How|Why|If|"
     r"Got|Just|Finally|Sold|Moved|Started|Switched|Bought|First|Now|Still|Since|After|Before|Monday|"
     r"Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)[A-Z][a-z]+)"
-    r"(?:\s+(?:from|at)\s+\w+)?(?:'s|,|\s+(?:is|was|has|had|just|got|moved|lives|works|bought|started|"
+    r"(?:\s+(?:from|at)\s+(?:the\s+)?\w+)?(?:'s|,|\s+(?:is|was|has|had|just|got|moved|lives|works|bought|started|"
     r"switched|quit|left|joined|finally|now|and|'s))\b",
 )
 _POSSESSED_RELATION_ZH = lazy_compile(
@@ -188,7 +188,7 @@ _CORRECTS = lazy_compile(
 )
 _ACCEPTS = lazy_compile(
     r"\b(?:you (?:sold|convinced|talked) me|go(?:ing)? with (?:your|that|the one you|it)|the one you "
-    r"(?:recommended|suggested|mentioned)|you (?:recommended|suggested)|your (?:suggestion|recommendation|"
+    r"(?:recommended|suggested|mentioned)|(?<=\w )you (?:recommended|suggested)|your (?:suggestion|recommendation|"
     r"pick|plan)|it is\b[.!]?$|that settles it|deal[,!.]|sold[.!]$|great pick|adding it to the cart|"
     r"(?:i'll|i will) (?:take|book|order|buy|get) (?:it|that|the \w+ (?:one|you))|let's do (?:it|that))"
     r"|^(?:i chose|i went with|i picked)\b"
@@ -213,6 +213,16 @@ _REPLACES = lazy_compile(
     r"现在|現在|如今|开始在|開始在|转学|轉學|拿到.*钥匙|涨到|降到|终于|終於",
     _I,
 )
+
+
+_NEGATORS = lazy_compile(
+    r"\b(?:i|we|don't|do not|doesn't|not|no|never|any ?more|completely|it|was|too|much)\b", _I
+)
+
+
+def retraction_topic(text: str) -> str:
+    """What a retraction is about: the clause without its retraction markers and negators."""
+    return _NEGATORS.sub(" ", _RETRACTS.sub(" ", body(text)))
 
 
 def stance(text: str) -> Stance:
