@@ -271,6 +271,13 @@ def _keep(text: str, reading: tuple[Attribute, ...]) -> None:
         _KNOWN[text] = reading
 
 
+def forget_readings() -> None:
+    """Forget every kept reading (a benchmark that times reading texts as if new)."""
+    with _KNOWN_LOCK:
+        _KNOWN.clear()
+    _infer_all.cache_clear()
+
+
 def known_reading(text: str, reading: tuple[Attribute, ...]) -> None:
     """Take ``reading`` as :func:`infer_all` of ``text`` from now on. For a store that keeps each
     memory's reading with it (the embedded store does): reading a memory back then runs none of

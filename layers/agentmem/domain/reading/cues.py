@@ -158,9 +158,9 @@ _NEGATED = lazy_compile(
 )
 
 
-def modality(text: str) -> tuple[Modality, bool]:
+def modality(text: str, read_stance: Stance | None = None) -> tuple[Modality, bool]:
     """The statement's modality and whether the rule is exact (a question's form, a conditional
-    opener: no head overrules those)."""
+    opener: no head overrules those). ``read_stance``: :func:`stance` of ``text`` when known."""
     lead = body(text)
     if _QUESTION_END.search(lead) or _QUESTION_START_EN.match(lead):
         return Modality.QUESTION, True
@@ -168,7 +168,7 @@ def modality(text: str) -> tuple[Modality, bool]:
         return Modality.WISH, False
     if _HYPOTHETICAL.search(lead):
         return Modality.HYPOTHETICAL, True
-    if stance(text) in {Stance.RETRACTS, Stance.CORRECTS}:
+    if (read_stance or stance(text)) in {Stance.RETRACTS, Stance.CORRECTS}:
         return Modality.ASSERTED, False  # "I don't go any more" asserts an end
     if _PLAN.search(lead) and not _PLAN_DONE.search(lead):
         return Modality.PLAN, False

@@ -75,7 +75,7 @@ def read(
     rule_stance = cues.stance(text)
     # "you sold me, buying that one": the choice is the user's, whoever the clause opens with
     rule_subject = Subject.SPEAKER if rule_stance is Stance.ACCEPTS else cues.subject(text)
-    rule_modality, exact_modality = cues.modality(text)
+    rule_modality, exact_modality = cues.modality(text, rule_stance)
     who, p_who = _decide(Subject, rule_subject, False, probs("subject"))
     how, p_how = _decide(Modality, rule_modality, exact_modality, probs("modality"))
     toward, p_toward = _decide(Stance, rule_stance, False, probs("stance"))
