@@ -90,15 +90,17 @@ def read(
 
 def may_supersede(new: Reading, old: Reading | None, *, by_attribute: bool = False) -> bool:
     """Whether ``new`` may retire an earlier fact (read as ``old``): asserted (or a plan that
-    replaces a plan), sure, and not the assistant's; an earlier wish, hypothetical or question
+    replaces a plan, or a denial of an asserted fact), sure, and not the assistant's; an earlier wish, hypothetical or question
     is never retired (it stays true as what it was). ``by_attribute``: the two facts state the
     same attribute of the same subject (the tables' subject, re-read by the readings), so the
     subject classes need not agree ("my daughter goes to Maple" / "we moved her to Riverside");
     otherwise the user's fact and a third party's never retire each other."""
     if new.confidence < SUPERSEDE_CONFIDENCE or new.subject is Subject.ASSISTANT:
         return False
-    old_plan = old is not None and old.modality is Modality.PLAN
-    if new.modality is not Modality.ASSERTED and not (new.modality is Modality.PLAN and old_plan):
+    before = old.modality if old is not None else None
+    replaces_plan = new.modality is Modality.PLAN and before is Modality.PLAN
+    denies = new.modality is Modality.NEGATED and before is Modality.ASSERTED  # "I don't … any more"
+    if new.modality is not Modality.ASSERTED and not (replaces_plan or denies):
         return False
     if old is None:
         return True
