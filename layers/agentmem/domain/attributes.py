@@ -107,6 +107,7 @@ _RELATIONS_ZH = (
 _RELATION_ZH = lazy_compile(rf"(?:^|[，,。；\s]|我|我们|的|家|给|把|大|小|二)({_RELATIONS_ZH})(?!子)")
 _MANY_MEMBERS = frozenset(
     {"friend", "colleague", "coworker", "cousin", "neighbour", "neighbor", "kid", "朋友", "同事", "邻居"}
+    | {"someone", "world"}  # the statement reader's unnamed third party, and the world at large
 )
 _NAMED = _MANY_MEMBERS | {"son", "daughter", "sister", "brother", "dog", "cat"}  # "my son Leo", "my son Max"
 _LEADING_NAME = lazy_compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\s+(?:is|was|has|goes|attends|lives|works))\b")

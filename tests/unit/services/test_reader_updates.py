@@ -89,3 +89,10 @@ def test_one_fact_of_a_multi_fact_sentence_retires_alone(world: World) -> None:
     world.c.pipeline.ingest(turn("m2", "I work at Ericsson now.", hours=24))
     contents = " | ".join(_contents(world))
     assert "Ericsson" in contents and "Kia" in contents and "Nokia" not in contents
+
+
+def test_two_unnamed_third_parties_never_retire_each_other(world: World) -> None:
+    world.c.pipeline.ingest(turn("m1", "我同学上个月搬去了无锡。"))
+    outcome = world.c.pipeline.ingest(turn("m2", "我同事刚搬到了苏州。", hours=24))
+    assert outcome.superseded == []
+    assert len(world.active()) == 2
