@@ -63,7 +63,6 @@ _NAME_ZH = lazy_compile(
 _OTHER_PRONOUN_ZH = lazy_compile(r"^(?:他|她|他们|她们|它)")
 _SELF_ZH = lazy_compile(r"^(?:我|咱)")
 _ASSISTANT_ZH = lazy_compile(r"^(?:你|您)(?!们)")
-_PERSONLESS_ZH = lazy_compile(r"^[^我咱你您他她]")
 
 
 # Relations that name an attribute of the user's own ("my manager is Alice" states the user's
@@ -114,10 +113,8 @@ def subject(text: str) -> Subject:
         if re.match(r"^(?:the|a|an|this|that|these|those|it|there)\b", lead, _I):
             return Subject.SPEAKER if _SELF_OBJECT_EN.search(lead) else Subject.GENERIC
         return Subject.SPEAKER
-    if _PERSONLESS_ZH.match(lead) and "我" not in lead[:12]:
-        # "房租现在每月四千五" (subject dropped: the speaker's), "里斯本物价很高" (the world's): a
-        # Chinese clause drops its subject freely; the heads decide, the rules lean to the speaker.
-        return Subject.SPEAKER
+    # A Chinese clause drops its subject freely: "房租现在每月四千五" is the speaker's, "里斯本物价很高"
+    # the world's; the rules lean to the speaker and leave the world to the heads.
     return Subject.SPEAKER
 
 
