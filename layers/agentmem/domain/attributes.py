@@ -411,6 +411,15 @@ STALE_FACTOR = 0.5  # a memory a newer user statement replaces keeps half its sc
 STALE_CHANNEL = "stale"  # the label it carries: "stale:<id of the newer memory>"
 
 
+_ASIDE = ("subject:", "modality:wish", "modality:plan", "modality:hypothetical", "modality:question")
+
+
+def _read_aside(record: MemoryRecord) -> bool:
+    """A record the statement reader marked as another's fact, or as wished, planned, supposed or
+    asked (its tags): it neither replaces nor is replaced by the user's own statements here."""
+    return any(tag.startswith(_ASIDE) for tag in record.tags)
+
+
 def stale_pairs(records: Sequence[MemoryRecord]) -> dict[str, str]:
     """The read-time safety net: among ``records`` (recalled, active), each one that a newer
     user-stated record replaces (same subject, same single-valued attribute, another value),
@@ -418,7 +427,9 @@ def stale_pairs(records: Sequence[MemoryRecord]) -> dict[str, str]:
     down-ranks and labels it. Pinned records are never reported (they wait for a confirmation)."""
     # Only records stating a single-valued attribute's value can take part (same_attribute_conflict).
     found = {
-        r.memory_id: [a for a in infer_all(r.content) if a.single and a.value] for r in records if r.is_active
+        r.memory_id: [a for a in infer_all(r.content) if a.single and a.value]
+        for r in records
+        if r.is_active and not _read_aside(r)
     }
     stated = {m: attributes for m, attributes in found.items() if attributes}
     stamped = sorted(

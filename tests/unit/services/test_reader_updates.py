@@ -96,3 +96,12 @@ def test_two_unnamed_third_parties_never_retire_each_other(world: World) -> None
     outcome = world.c.pipeline.ingest(turn("m2", "我同事刚搬到了苏州。", hours=24))
     assert outcome.superseded == []
     assert len(world.active()) == 2
+
+
+def test_a_third_partys_newer_value_does_not_demote_the_users_at_read_time(world: World) -> None:
+    world.c.pipeline.ingest(turn("m1", "我开的是一辆朗逸。"))
+    world.c.pipeline.ingest(turn("m2", "我妈上个月换了辆比亚迪。", hours=24))
+    world.drain()
+    recalled = world.c.recall.recall(S, "我开什么车？", k=5, now=T0 + timedelta(days=2)).memories
+    assert "朗逸" in recalled[0].record.content
+    assert not any(c.startswith("stale") for c in recalled[0].channels)
