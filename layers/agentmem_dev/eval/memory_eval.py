@@ -33,7 +33,8 @@ KIND_METRIC = {
     "context": "context_pass_rate",
     "keep": "keep_rate",
 }
-"""``keep`` probes: a multi-valued trap (a second hobby, pet, language): the first value must still
+"""A probe may carry ``as_of``: it then asks what was true at that time (the history a supersede
+keeps). ``keep`` probes: a multi-valued trap (a second hobby, pet, language): the first value must still
 be recalled; a failed one is a false supersede (``false_supersedes``)."""
 
 
@@ -91,14 +92,15 @@ def run_case(
         clock.set(at)
         probe_scope = Scope(**probe["scope"]) if probe.get("scope") else scope
         k = int(probe.get("k", 5))
+        as_of = parse_time(probe["as_of"]) if probe.get("as_of") else None  # what was true then
         if probe["kind"] == "context":
             built = container.context.build(
-                probe_scope, probe["query"], mode=Mode(probe.get("mode", "chat")), now=at
+                probe_scope, probe["query"], mode=Mode(probe.get("mode", "chat")), now=at, as_of=as_of
             )
             texts = [built.context.text] if built.context.text else []
             top = texts
         else:
-            recalled = container.recall.recall(probe_scope, probe["query"], k=k, now=at)
+            recalled = container.recall.recall(probe_scope, probe["query"], k=k, now=at, as_of=as_of)
             texts = [m.record.content for m in recalled.memories]
             top = texts
         passed, found, unwanted = _check(probe, texts)
