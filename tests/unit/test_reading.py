@@ -96,3 +96,15 @@ def test_the_shipped_heads_read_the_shipped_embedders_vectors() -> None:
         probs = heads.probabilities(name, vector)
         assert probs is not None and abs(sum(probs.values()) - 1) < 1e-5
     assert load_heads(Path("/nonexistent/heads.npz")) is None
+
+
+@pytest.mark.parametrize(
+    "reply", ["Alright, you convinced me, ordering it.", "行，被你说服了。", "就按你说的来吧。"]
+)
+def test_an_acceptance_the_reader_reads_records_the_choice(reply: str) -> None:
+    from agentmem.domain.exchange import extract_acceptance
+
+    (choice,) = extract_acceptance(
+        "Which e-reader should I get?", "I recommend the Kobo Clara: great screen and library support.", reply
+    )
+    assert "Kobo Clara" in choice.content
