@@ -20,6 +20,7 @@ from agentmem.domain.endings import amended, contained
         ("I don't volunteer at the food bank anymore.", "I volunteer at the food bank on Sundays.", True),
         ("I quit my job at the bank.", "I volunteer at the food bank on Sundays.", False),
         ("I cancelled the newspaper.", "I do hot yoga at the Lotus studio every Tuesday.", False),
+        ("I quit smoking in March.", "I smoke about five cigarettes a day.", True),  # stems, a time word
     ],
 )
 def test_a_retraction_is_mostly_about_the_fact_it_ends(retraction: str, old: str, ends: bool) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from agentmem.domain.attribute_rules import DAYS, MONTHS
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import MemoryRecord, Source
 from agentmem.domain.reading import Reading, Stance, may_end
@@ -153,11 +154,25 @@ def same_session(fact: Said, old: MemoryRecord) -> bool:
     return fact.session_id is not None and old.source_refs.session_id == fact.session_id
 
 
+_WHEN = lazy_compile(
+    rf"^(?:{MONTHS}|{DAYS}|\d+\w*|ago|last|since|year|month|week|today|yesterday|back)$", re.IGNORECASE
+)
+
+
+def _same_term(a: str, b: str) -> bool:
+    """Two stemmed terms of one word ("smok" / "smoke"): equal, or one a prefix of the other of
+    at least four letters."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+
+
 def contained(retraction: str, old: str) -> bool:
     """Whether at least two thirds of what a retraction is about (its terms, the retraction's
-    own markers aside) are terms of ``old``: "I stopped doing hot yoga" of "I do hot yoga at …"."""
-    about = set(terms(retraction_topic(retraction)))
-    return bool(about) and len(about & set(terms(old))) * 3 >= 2 * len(about)
+    own markers and its time words aside) are terms of ``old``: "I stopped doing hot yoga" of "I
+    do hot yoga at …", "I quit smoking in March" of "I smoke five a day"."""
+    about = {t for t in terms(retraction_topic(retraction)) if not _WHEN.match(t)}
+    olds = terms(old)
+    found = sum(1 for t in about if any(_same_term(t, o) for o in olds))
+    return bool(about) and found * 3 >= 2 * len(about)
 
 
 _SHAPES = (
