@@ -34,7 +34,9 @@ def test_a_retraction_is_mostly_about_the_fact_it_ends(retraction: str, old: str
         ("Sorry, it's Friday.", "Piano lesson is on Wednesday.", "Piano lesson is on Friday."),
         ("说错了，是3月21号。", "我的驾照考试在3月12号。", "我的驾照考试在3月21号。"),
         ("不对，是周五。", "家长会是周四下午。", "家长会是周五下午。"),
-        ("I meant Lyon.", "The conference is in Lille.", None),  # no value shape: stored as said
+        ("Sorry, I meant Lyon, not Lille.", "The conference is in Lille.", "The conference is in Lyon."),
+        ("Sorry, it is 2,150 not 1,800.", "My rent is 1,800 a month.", "My rent is 2,150 a month."),
+        ("I meant the other one.", "The conference is in Lille.", None),  # no value of a shape: as said
     ],
 )
 def test_a_correction_puts_its_value_in_place(correction: str, old: str, new: str | None) -> None:

@@ -189,7 +189,9 @@ _SHAPES = (
             r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\d{1,2}:\d{2}|[零一二三四五六七八九十\d]+点", re.IGNORECASE
         ),
     ),
-    ("number", lazy_compile(r"\d|[一二两三四五六七八九十百千万]+(?:岁|块|元|公斤|斤|万|千)")),
+    ("number", lazy_compile(r"\d[\d,.]*\d|\d|[一二两三四五六七八九十百千万]+(?:岁|块|元|公斤|斤|万|千)")),
+    # a name (not the clause's first word): "I meant Lyon, not Lille", "his name is Darren"
+    ("name", lazy_compile(r"(?<!^)(?<![.!?:：]\s)(?<!^\w)\b(?-i:(?!I\b)[A-Z][a-z]+(?:\s[A-Z][a-z]+)*)\b")),
 )
 
 
