@@ -159,8 +159,12 @@ def replaces_by_attribute(new: NewFact, old: MemoryRecord) -> bool:
         return False
     if new.message_id is not None and new.message_id in old.source_refs.message_ids:
         return False
-    olds = reading_of(old).attributes
-    return any(same_attribute_conflict(n, o) for n in new.read.attributes for o in olds)
+    news = new.read.attributes
+    # The reader only ever takes a value away from the user ("someone", "the world": never the
+    # same subject), so the tables' own reading of ``old`` rules most records out cheaply first.
+    if not any(same_attribute_conflict(n, o) for n in news for o in infer_all(old.content)):
+        return False
+    return any(same_attribute_conflict(n, o) for n in news for o in reading_of(old).attributes)
 
 
 def attribute_keys(content: str) -> frozenset[str]:

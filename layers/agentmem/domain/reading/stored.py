@@ -55,8 +55,12 @@ def about_speaker(query: str) -> bool:
 
 
 def third_party(record: MemoryRecord) -> bool:
-    """Whether ``record`` states another person's fact (:func:`reading_of`)."""
-    return reading_of(record).subject is Subject.OTHER
+    """Whether ``record`` states another person's fact: its write-time reading's tag, else (a
+    record written before the reader) the rules' subject of its content."""
+    for tag in record.tags:
+        if tag.startswith("subject:"):
+            return tag == f"subject:{Subject.OTHER.value}"
+    return rules_reading(record.content).subject is Subject.OTHER
 
 
 def demote_third_party(scored: list[ScoredMemory], query: str) -> list[ScoredMemory]:
