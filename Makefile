@@ -77,6 +77,10 @@ eval: $(STAMP)  ## memory eval (dev + own set + update set) + LoCoMo + guard att
 		echo "== LoCoMo: $(LOCOMO) conversations $(LOCOMO_CONVS)"; \
 		$(BIN)/agentmem eval locomo --data "$(LOCOMO)" --conversations $(LOCOMO_CONVS) --embedder $(EVAL_EMBEDDER) --json > reports/eval_locomo.tmp; \
 	else echo "== LoCoMo: $(LOCOMO) not found, skipped"; fi
+	@echo "== statement reader heads: held-out accuracy"
+	-$(BIN)/python -m agentmem_dev.reading.train --measure-only
+	@for f in layers/agentmem_dev/eval/data/memory_eval_reader_dev.jsonl layers/agentmem_dev/eval/data/memory_eval_reader_holdout.jsonl; do \
+		echo "== memory eval: $$f"; $(BIN)/agentmem eval memory --data "$$f" --embedder $(EVAL_EMBEDDER) | head -20; done
 	$(BIN)/python -m agentmem_dev.eval.locomo combine \
 		--memory dev=reports/eval_memory_dev.tmp --memory own=reports/eval_memory_own.tmp \
 		--memory updates=reports/eval_memory_updates.tmp \

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from agentmem.adapters import Adapters
+from agentmem.adapters.reader_heads import load_heads
 from agentmem.backends import builder
 from agentmem.clock import SystemClock
 from agentmem.domain import lazy_re
@@ -187,6 +188,7 @@ def bootstrap(
         observer=observer or NullObserver(),
         guard=guard,
         conflicts=conflicts,
+        reader_heads=load_heads(),
     )
     recall = RecallService(
         store=a.store,

@@ -132,3 +132,16 @@ def test_handlers_are_thin() -> None:
         assert "boto3" not in text and "agentmem.adapters" not in text.replace(
             "agentmem.adapters.codec", ""
         ), handler
+
+
+def test_the_reader_stands_below_the_decisions_that_use_it() -> None:
+    """``domain/reading`` reads statements; the update decisions (``conflict``, ``endings``) and
+    the read path use it, never the other way round, and it reaches no context or ranking code."""
+    decisions = ("agentmem.domain.conflict", "agentmem.domain.endings", "agentmem.domain.context")
+    bad = {
+        m: sorted(i for i in imports(m) if under(i, *decisions, "agentmem.domain.scoring"))
+        for m in modules()
+        if under(m, "agentmem.domain.reading")
+    }
+    assert {m: i for m, i in bad.items() if i} == {}
+    assert any(under(i, "agentmem.domain.reading") for i in imports("agentmem.domain.conflict"))

@@ -107,6 +107,7 @@ _RELATIONS_ZH = (
 _RELATION_ZH = lazy_compile(rf"(?:^|[，,。；\s]|我|我们|的|家|给|把|大|小|二)({_RELATIONS_ZH})(?!子)")
 _MANY_MEMBERS = frozenset(
     {"friend", "colleague", "coworker", "cousin", "neighbour", "neighbor", "kid", "朋友", "同事", "邻居"}
+    | {"someone", "world"}  # the statement reader's unnamed third party, and the world at large
 )
 _NAMED = _MANY_MEMBERS | {"son", "daughter", "sister", "brother", "dog", "cat"}  # "my son Leo", "my son Max"
 _LEADING_NAME = lazy_compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\s+(?:is|was|has|goes|attends|lives|works))\b")
@@ -271,6 +272,13 @@ def _keep(text: str, reading: tuple[Attribute, ...]) -> None:
         _KNOWN[text] = reading
 
 
+def forget_readings() -> None:
+    """Forget every kept reading (a benchmark that times reading texts as if new)."""
+    with _KNOWN_LOCK:
+        _KNOWN.clear()
+    _infer_all.cache_clear()
+
+
 def known_reading(text: str, reading: tuple[Attribute, ...]) -> None:
     """Take ``reading`` as :func:`infer_all` of ``text`` from now on. For a store that keeps each
     memory's reading with it (the embedded store does): reading a memory back then runs none of
@@ -403,6 +411,15 @@ STALE_FACTOR = 0.5  # a memory a newer user statement replaces keeps half its sc
 STALE_CHANNEL = "stale"  # the label it carries: "stale:<id of the newer memory>"
 
 
+_ASIDE = ("subject:", "modality:wish", "modality:plan", "modality:hypothetical", "modality:question")
+
+
+def _read_aside(record: MemoryRecord) -> bool:
+    """A record the statement reader marked as another's fact, or as wished, planned, supposed or
+    asked (its tags): it neither replaces nor is replaced by the user's own statements here."""
+    return any(tag.startswith(_ASIDE) for tag in record.tags)
+
+
 def stale_pairs(records: Sequence[MemoryRecord]) -> dict[str, str]:
     """The read-time safety net: among ``records`` (recalled, active), each one that a newer
     user-stated record replaces (same subject, same single-valued attribute, another value),
@@ -410,7 +427,9 @@ def stale_pairs(records: Sequence[MemoryRecord]) -> dict[str, str]:
     down-ranks and labels it. Pinned records are never reported (they wait for a confirmation)."""
     # Only records stating a single-valued attribute's value can take part (same_attribute_conflict).
     found = {
-        r.memory_id: [a for a in infer_all(r.content) if a.single and a.value] for r in records if r.is_active
+        r.memory_id: [a for a in infer_all(r.content) if a.single and a.value]
+        for r in records
+        if r.is_active and not _read_aside(r)
     }
     stated = {m: attributes for m, attributes in found.items() if attributes}
     stamped = sorted(

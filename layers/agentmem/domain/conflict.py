@@ -10,17 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
 from agentmem.domain.attributes import infer_all, is_multi_valued, same_attribute_conflict
+from agentmem.domain.endings import Said, ended_by, shares_topic
 from agentmem.domain.keys import MULTI_VALUED_KEYS, SINGLE_VALUED_KEYS
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Category, MemoryRecord
+from agentmem.domain.reading import Reading, may_supersede
+from agentmem.domain.reading.stored import reading_of, rules_reading
 from agentmem.domain.similarity import Calibration, SimilarityThresholds
-from agentmem.domain.text import normalize, terms
+from agentmem.domain.text import normalize
 
 CONFLICT_CATEGORIES = frozenset({Category.IDENTITY, Category.PREFERENCE, Category.FACT, Category.POLICY})
 _NEGATION = lazy_compile(
@@ -44,6 +48,18 @@ class NewFact:
     update_strength: int = 0  # 2 explicit change, 1 present-tense cue, 0 none
     user_stated: bool = True  # only what the user said replaces by attribute (not an inferred reply)
     message_id: str | None = None  # the turn it comes from: facts of one turn never replace each other
+    reading: Reading | None = None  # the statement reader's reading: None reads the content by rules
+    at: datetime | None = None  # when it was said (a correction amends what was said shortly before)
+    session_id: str | None = None  # the conversation it was said in
+
+    @property
+    def read(self) -> Reading:
+        return self.reading if self.reading is not None else rules_reading(self.content)
+
+
+def allowed(new: NewFact, old: MemoryRecord, *, by_attribute: bool = False) -> bool:
+    """Whether the reading lets ``new`` retire ``old`` (:func:`~agentmem.domain.reading.may_supersede`)."""
+    return may_supersede(new.read, reading_of(old), by_attribute=by_attribute)
 
 
 def _negated(text: str) -> bool:
@@ -122,75 +138,6 @@ def subject_of(text: str) -> str | None:
     return None
 
 
-_GENERIC_TERMS = frozenset(
-    [
-        "每天",
-        "每周",
-        "每月",
-        "每年",
-        "现在",
-        "最近",
-        "目前",
-        "今天",
-        "明天",
-        "昨天",
-        "上周",
-        "下周",
-        "上个",
-        "下个",
-        "这周",
-        "这个",
-        "那个",
-        "一个",
-        "已经",
-        "早上",
-        "晚上",
-        "下午",
-        "上午",
-        "时候",
-        "感觉",
-        "觉得",
-        "可能",
-        "应该",
-        "还是",
-        "终于",
-        "一下",
-        "now",
-        "new",
-        "today",
-        "week",
-        "month",
-        "year",
-        "day",
-        "time",
-        "really",
-        "just",
-        "also",
-        "still",
-        "going",
-        "get",
-        "got",
-        "make",
-        "made",
-        "thing",
-        "things",
-        "lot",
-        "bit",
-    ]
-)
-
-
-def shares_topic(a: str, b: str) -> bool:
-    """Whether two facts share a topic term (numbers, speaker prefixes and generic words aside)."""
-
-    def topical(text: str) -> set[str]:
-        return {
-            t for t in terms(_SPEAKER_PREFIX.sub("", text)) if not t.isdigit() and t not in _GENERIC_TERMS
-        }
-
-    return bool(topical(a) & topical(b))
-
-
 def _different_attributes(a: str, b: str) -> bool:
     """Both texts state a recognised attribute and no attribute is common to both."""
     left, right = infer_all(a), infer_all(b)
@@ -212,8 +159,12 @@ def replaces_by_attribute(new: NewFact, old: MemoryRecord) -> bool:
         return False
     if new.message_id is not None and new.message_id in old.source_refs.message_ids:
         return False
-    olds = infer_all(old.content)
-    return any(same_attribute_conflict(n, o) for n in infer_all(new.content) for o in olds)
+    news = new.read.attributes
+    # The reader only ever takes a value away from the user ("someone", "the world": never the
+    # same subject), so the tables' own reading of ``old`` rules most records out cheaply first.
+    if not any(same_attribute_conflict(n, o) for n in news for o in infer_all(old.content)):
+        return False
+    return any(same_attribute_conflict(n, o) for n in news for o in reading_of(old).attributes)
 
 
 def attribute_keys(content: str) -> frozenset[str]:
@@ -285,19 +236,26 @@ def decide(
     nearest = list(ranked[:NEAREST])
     keyed = [(s, o) for s, o in ranked if fact.key and o.key == fact.key]
     for sim, other in ranked:  # a new value of the same attribute wins over "a duplicate of a reply"
-        if replaces_by_attribute(fact, other):
+        if replaces_by_attribute(fact, other) and allowed(fact, other, by_attribute=True):
             if on_judge is not None:
                 on_judge(fact, other, sim, Judgement.SUPERSEDE)
             return Judgement.SUPERSEDE, other
     for sim, other in keyed + nearest:
         verdict = judge(fact, other, sim, thresholds)
+        if verdict is Judgement.SUPERSEDE and not allowed(fact, other):
+            verdict = Judgement.KEEP_BOTH  # doubtful, a wish, or another person's: keep both
         if on_judge is not None:
             on_judge(fact, other, sim, verdict)
         if verdict is not Judgement.KEEP_BOTH:
             return verdict, other
     for sim, other in nearest:
-        if judge_update(fact, other, sim, thresholds):
+        if judge_update(fact, other, sim, thresholds) and allowed(fact, other):
             return Judgement.SUPERSEDE, other
+    ended = ended_by(
+        Said(fact.read, fact.content, fact.at, fact.session_id, fact.message_id), ranked, thresholds
+    )
+    if ended is not None:
+        return Judgement.SUPERSEDE, ended
     return Judgement.KEEP_BOTH, None
 
 

@@ -36,6 +36,7 @@ from agentmem.domain.extraction import (
 from agentmem.domain.keys import match_keys
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Confidence, Source
+from agentmem.domain.reading import Stance, cues
 from agentmem.domain.smalltalk import is_small_talk
 from agentmem.domain.text import language, split_sentences, term_set
 
@@ -168,12 +169,21 @@ def extract_from_exchange(
     ]
 
 
+def accepts(user_text: str) -> bool:
+    """A short reply the statement reader reads as accepting a recommendation ("okay, you sold me",
+    "被你说服了", "就它了"), beside the phrasings :func:`is_acceptance` knows."""
+    return len(user_text) <= ACCEPTANCE_CHARS and cues.stance(user_text) is Stance.ACCEPTS
+
+
+ACCEPTANCE_CHARS = 80  # a longer reply states more than a choice: its own facts are extracted
+
+
 def extract_acceptance(previous_user: str, previous_answer: str, user_text: str) -> list[Candidate]:
     """The user's choice when ``user_text`` only accepts the recommendation of the previous reply
     ("就装这个" after "推荐你装PostgreSQL。"): the recommendation stored as a confirmed user fact,
     with the question it answered; nothing when the reply is not an acceptance or the previous
     reply recommended nothing."""
-    if not is_acceptance(user_text) or not previous_answer.strip():
+    if not (is_acceptance(user_text) or accepts(user_text)) or not previous_answer.strip():
         return []
     question = _anchor(previous_user) or ""
     if not question or _RULE_CHANGE.search(question):

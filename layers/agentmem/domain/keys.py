@@ -254,3 +254,4 @@ def match_keys(text: str) -> list[KeyMatch]:
 
 SINGLE_VALUED_KEYS = frozenset(r.key for r in _RULES if r.single_valued)
 MULTI_VALUED_KEYS = frozenset(r.key for r in _RULES if not r.single_valued)
+KEY_CATEGORY = {r.key: r.category for r in reversed(_RULES)}  # a key's category (first rule wins)

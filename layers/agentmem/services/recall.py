@@ -32,6 +32,7 @@ import numpy as np
 from agentmem.domain.asked import asked, states
 from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
 from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
+from agentmem.domain.reading.stored import demote_third_party, slot_first
 from agentmem.domain.score_block import BlockCache, ScoreBlock, best
 from agentmem.domain.scoring import RelevanceFloor, Scorer
 from agentmem.domain.temporal import query_period
@@ -163,7 +164,7 @@ class RecallService:
                 rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
                 rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
                 scored = self._expand(self.graph, scope, scored, records, reads, channels, rest, degraded)
-            ranked = demote_stale(scored)
+            ranked = slot_first(demote_third_party(demote_stale(scored), query))
             if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
                 ranked = self.floor.apply(self.scorer, ranked)
             if confirm and not reads.confirm([s.record for s in ranked[:k]]):

@@ -32,13 +32,16 @@ import numpy as np
 
 from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
-from agentmem.domain.conflict import Judgement, NewFact, decide, doubtful_pairs, rank
+from agentmem.domain.conflict import Judgement, NewFact, allowed, decide, doubtful_pairs, rank
+from agentmem.domain.endings import amended
 from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
 from agentmem.domain.extraction import Candidate, attribute, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.guards.pii import redact_continued
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
 from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
+from agentmem.domain.reading import Heads, Reading, Stance, read
+from agentmem.domain.reading.apply import with_reading
 from agentmem.domain.records import fact_record, quarantine_record
 from agentmem.domain.replies import asked_of_answerer, with_question
 from agentmem.domain.similarity import SimilarityThresholds
@@ -73,6 +76,7 @@ class WritePipeline:
     guard: WriteGuard = field(default_factory=WriteGuard)  # the one guard of every entrance
     conflicts: ConflictService | None = None  # asks before superseding a permanent/pinned memory
     neighbour_cache: RecordCache = field(default_factory=RecordCache)  # full neighbours across turns
+    reader_heads: Heads | None = None  # the statement reader's learned heads (rules alone without)
 
     # ------------------------------------------------------------------ turns
     def ingest(self, turn: Turn) -> TurnOutcome:
@@ -264,6 +268,8 @@ class WritePipeline:
         candidates, vectors = self._semantic_gate(turn, candidates, vectors, outcome)
         if not candidates:
             return
+        readings = self._read(candidates, vectors)
+        candidates = [with_reading(c, r) for c, r in zip(candidates, readings, strict=True)]
         near = NeighbourPool(self.store, self.index, self.neighbour_cache, self.embedder.calibration)
         neighbours = near.gather(turn.scope, candidates, vectors, self.embedder.model_id)
         records = [
@@ -272,7 +278,7 @@ class WritePipeline:
         # Ids come from the message id: a delivery whose L0 line existed may have written them before.
         earlier = self.store.get_many(turn.scope, [r.memory_id for r in records]) if replay else {}
         budget = LlmBudget()
-        for cand, vector, record in zip(candidates, vectors, records, strict=True):
+        for cand, vector, record, reading in zip(candidates, vectors, records, readings, strict=True):
             self.observer.classified(cand.content, cand.category_hint, record.category)
             if record.memory_id in earlier:
                 outcome.written.append(record.memory_id)
@@ -280,10 +286,12 @@ class WritePipeline:
                 continue
             if self.llm is not None and record.category is Category.GENERAL:
                 record = self._refine_category(self.llm, record, outcome, budget)
-            decision, other = self._decide(record, vector, neighbours, near, cand, outcome, budget)
+            decision, other = self._decide(record, vector, neighbours, near, cand, reading, outcome, budget)
             while other is not None and (current := near.confirm(turn.scope, other)) is not other:
                 neighbours = swapped(neighbours, other.memory_id, current)  # a card out of date
-                decision, other = self._decide(record, vector, neighbours, near, cand, outcome, budget)
+                decision, other = self._decide(
+                    record, vector, neighbours, near, cand, reading, outcome, budget
+                )
             stored = record  # what the store holds under record.memory_id after this step
             try:
                 if other is not None:  # written back below: read whole, its vector too
@@ -298,6 +306,7 @@ class WritePipeline:
                     outcome.drop("pending_confirmation")
                     continue
                 if decision is Judgement.SUPERSEDE and other is not None:
+                    record = self._amend(record, reading, other)
                     stored = self._supersede(other, record, turn.at)
                     outcome.written.append(record.memory_id)
                     if stored.is_active:  # else a late, older statement went into the history
@@ -315,6 +324,22 @@ class WritePipeline:
                 stored = found or record
                 outcome.written.append(record.memory_id)
             neighbours.append(stored)
+
+    def _read(self, candidates: Sequence[Candidate], vectors: np.ndarray) -> list[Reading]:
+        """Each fact's reading (:mod:`agentmem.domain.reading`), on the vectors it is stored with:
+        the heads run only for the model they were trained on."""
+        heads = self.reader_heads.for_model(self.embedder.model_id) if self.reader_heads else None
+        return [read(c.content, vector=v, heads=heads) for c, v in zip(candidates, vectors, strict=True)]
+
+    def _amend(self, record: MemoryRecord, reading: Reading, old: MemoryRecord) -> MemoryRecord:
+        """A correction that names only the new value ("I meant 8pm") is stored as the statement it
+        corrects with that value in place (:func:`~agentmem.domain.conflict.amended`), embedded
+        again, so that a question about the topic finds it."""
+        text = amended(record.content, old.content) if reading.stance is Stance.CORRECTS else None
+        if text is None:
+            return record
+        vector = self.embedder.embed_documents([text])[0]
+        return record.revised(content=text, embedding=tuple(float(x) for x in vector))
 
     def _semantic_gate(
         self, turn: Turn, candidates: list[Candidate], vectors: np.ndarray, outcome: TurnOutcome
@@ -360,6 +385,7 @@ class WritePipeline:
         pool: list[MemoryRecord],
         nearby: NeighbourPool,
         cand: Candidate,
+        reading: Reading,
         outcome: TurnOutcome,
         budget: LlmBudget,
     ) -> tuple[Judgement, MemoryRecord | None]:
@@ -373,6 +399,9 @@ class WritePipeline:
             cand.update_strength,
             user_stated=record.source is Source.USER,
             message_id=record.source_refs.message_ids[0] if record.source_refs.message_ids else None,
+            reading=reading,
+            at=record.valid_from,
+            session_id=record.source_refs.session_id,
         )
         cosines = nearby.similarities(record.scope, vector, pool, self.embedder.model_id)
         ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id, cosines)
@@ -394,7 +423,7 @@ class WritePipeline:
             answer = self.llm.judge_conflict(old.content, record.content, language(record.content))
             if answer is None:
                 outcome.llm_fallbacks += 1  # doubtful stays "keep both"
-            elif answer is True:
+            elif answer is True and allowed(fact, old):  # the model's yes passes the reading too
                 return Judgement.SUPERSEDE, old
         return Judgement.KEEP_BOTH, None
 

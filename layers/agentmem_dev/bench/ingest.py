@@ -38,8 +38,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentmem.adapters.embedders import HashEmbedder
+from agentmem.adapters.reader_heads import load_heads
 from agentmem.bootstrap import Container
+from agentmem.domain import attributes
+from agentmem.domain.extraction import extract_from_user
 from agentmem.domain.models import Turn
+from agentmem.domain.reading import read
 from agentmem.messages import TurnMessage
 from agentmem.ports import ChangeFeed, Embedder
 from agentmem_dev.bench.common import (
@@ -186,6 +190,27 @@ def embedder_throughput(
     }
 
 
+def reader_cost(sessions: Sequence[Sequence[Turn]], vectors_of: Embedder) -> dict[str, Any]:
+    """The statement reader's cost per turn (issue 35): every candidate fact of the turns read
+    with the shipped heads on their vectors (embedded beforehand, not timed), against the rules
+    alone. The attribute readings kept are forgotten first, so each text is read as if new."""
+    facts = [c.content for session in sessions for t in session for c in extract_from_user(t.user)]
+    heads = load_heads()
+    model = heads.for_model(vectors_of.model_id) if heads else None
+    vectors = vectors_of.embed_documents(facts)
+    turns = sum(len(s) for s in sessions)
+    out: dict[str, Any] = {"facts": len(facts), "turns": turns, "heads": model is not None}
+    for text in facts[:50]:  # the rules' patterns compile on first use: not a per-turn cost
+        read(text)
+    for label, use in (("rules_and_heads", model), ("rules_alone", None)):
+        attributes.forget_readings()
+        started = time.perf_counter()
+        for text, vector in zip(facts, vectors, strict=True):
+            read(text, vector=vector if use else None, heads=use)
+        out[f"{label}_ms_per_turn"] = round((time.perf_counter() - started) * 1000 / max(1, turns), 3)
+    return out
+
+
 def _best(runs: Sequence[dict[str, Any]], key: str = "turns_per_second") -> dict[str, Any]:
     return max(runs, key=lambda r: r[key] or 0)
 
@@ -227,6 +252,8 @@ def run(
             )
             size_runs.append(ingest_run(HashEmbedder(), sessions, prefill=size))
         by_size.append(_best(size_runs, "turns_per_second_excl_embed"))
+    say(progress, "ingest: the statement reader's cost per turn ...")
+    reader = reader_cost(sessions, under_test)
     say(progress, f"ingest: embedder throughput, batches of {EMBED_BATCH} ...")
     throughput = embedder_throughput(under_test)
     throughput_base = embedder_throughput(HashEmbedder())
@@ -241,6 +268,7 @@ def run(
         "ratio_rest_vs_baseline": ratio(best["rest_seconds"], base["rest_seconds"]),
         "by_size": by_size,
         "flatness": ratio(last.get("turns_per_second_excl_embed"), first.get("turns_per_second_excl_embed")),
+        "reader": reader,
         "embedder_throughput": throughput,
         "embedder_throughput_baseline": throughput_base,
         "ratio_embed_texts_per_second_vs_baseline": ratio(

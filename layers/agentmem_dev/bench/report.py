@@ -137,6 +137,13 @@ def _ingest(r: dict[str, Any]) -> list[str]:
         f"Ratio turns/s vs baseline: {_v(r['ratio_turns_per_second_vs_baseline'])}; "
         f"rest-of-pipeline time vs baseline: {_v(r['ratio_rest_vs_baseline'])}.",
     ]
+    if r.get("reader"):
+        reader = r["reader"]
+        out.append(
+            f"Statement reader per turn ({reader['facts']} facts in {reader['turns']} turns): "
+            f"{_v(reader['rules_and_heads_ms_per_turn'])} ms with heads={reader['heads']}, "
+            f"{_v(reader['rules_alone_ms_per_turn'])} ms rules alone (included in the figures above)."
+        )
     if r.get("by_size"):
         out.append(
             "Flatness (turns/s excl. embed, largest user size / smallest, baseline the smallest): "

@@ -33,7 +33,8 @@ KIND_METRIC = {
     "context": "context_pass_rate",
     "keep": "keep_rate",
 }
-"""``keep`` probes: a multi-valued trap (a second hobby, pet, language): the first value must still
+"""A probe may carry ``as_of``: it then asks what was true at that time (the history a supersede
+keeps). ``keep`` probes: a multi-valued trap (a second hobby, pet, language): the first value must still
 be recalled; a failed one is a false supersede (``false_supersedes``)."""
 
 
@@ -53,6 +54,7 @@ class ProbeResult:
     unwanted: list[str] = field(default_factory=list)
     top: list[str] = field(default_factory=list)
     split: str | None = None  # the case's "split" ("dev" / "holdout") where the data names one
+    klass: str | None = None  # the case's or probe's "class" (third_party, wish, retraction, ...)
 
 
 def _check(probe: dict[str, Any], texts: list[str]) -> tuple[bool, list[str], list[str]]:
@@ -90,14 +92,15 @@ def run_case(
         clock.set(at)
         probe_scope = Scope(**probe["scope"]) if probe.get("scope") else scope
         k = int(probe.get("k", 5))
+        as_of = parse_time(probe["as_of"]) if probe.get("as_of") else None  # what was true then
         if probe["kind"] == "context":
             built = container.context.build(
-                probe_scope, probe["query"], mode=Mode(probe.get("mode", "chat")), now=at
+                probe_scope, probe["query"], mode=Mode(probe.get("mode", "chat")), now=at, as_of=as_of
             )
             texts = [built.context.text] if built.context.text else []
             top = texts
         else:
-            recalled = container.recall.recall(probe_scope, probe["query"], k=k, now=at)
+            recalled = container.recall.recall(probe_scope, probe["query"], k=k, now=at, as_of=as_of)
             texts = [m.record.content for m in recalled.memories]
             top = texts
         passed, found, unwanted = _check(probe, texts)
@@ -112,6 +115,7 @@ def run_case(
                 unwanted,
                 top[:k],
                 case.get("split"),
+                probe.get("class") or case.get("class"),
             )
         )
     return results
@@ -148,6 +152,18 @@ def summarise(results: list[ProbeResult], seconds: float) -> dict[str, Any]:
                 )
             }
             for name in splits
+        }
+    classes = sorted({r.klass for r in results if r.klass})
+    if classes:  # per-class figures: which kinds of statement the memory reads right
+        summary["by_class"] = {
+            name: {
+                "n": sum(1 for r in results if r.klass == name),
+                "pass_rate": rate([r.passed for r in results if r.klass == name]),
+                "false_supersedes": sum(
+                    1 for r in results if r.klass == name and r.kind == "keep" and not r.passed
+                ),
+            }
+            for name in classes
         }
     summary["seconds"] = round(seconds, 2)
     summary["failures"] = [
@@ -205,6 +221,8 @@ def render(summary: dict[str, Any]) -> str:
         "by language: "
         + ", ".join(f"{k} {v['pass_rate']} (n={v['n']})" for k, v in summary["by_language"].items())
     )
+    for name, part in summary.get("by_class", {}).items():
+        lines.append(f"class {name}: " + ", ".join(f"{k} {v}" for k, v in part.items()))
     for name, part in summary.get("by_split", {}).items():
         lines.append(f"split {name}: " + ", ".join(f"{k} {v}" for k, v in part.items() if v is not None))
     for failure in summary["failures"]:

@@ -1,0 +1,214 @@
+"""How a statement ends an earlier fact without naming a new value of its attribute: a
+retraction ("I stopped doing hot yoga") ends the nearest fact of the same topic; a correction ("I
+meant 8pm") ends the statement it amends, said shortly before or in the same conversation, and
+is stored as that statement with the new value in place. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from agentmem.domain.attribute_rules import DAYS, MONTHS
+from agentmem.domain.lazy_re import lazy_compile
+from agentmem.domain.models import MemoryRecord, Source
+from agentmem.domain.reading import Reading, Stance, may_end
+from agentmem.domain.reading.cues import retraction_topic
+from agentmem.domain.reading.stored import reading_of
+from agentmem.domain.similarity import SimilarityThresholds
+from agentmem.domain.text import terms
+
+NEAREST = 3  # a retraction looks at the three most similar records (as the conflict rules do)
+_SPEAKER_PREFIX = lazy_compile(r"^[^:：\n]{1,40}[:：]\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A new statement as the endings read it."""
+
+    reading: Reading
+    content: str
+    at: datetime | None = None
+    session_id: str | None = None
+    message_id: str | None = None
+
+
+_GENERIC_TERMS = frozenset(
+    [
+        "每天",
+        "每周",
+        "每月",
+        "每年",
+        "现在",
+        "最近",
+        "目前",
+        "今天",
+        "明天",
+        "昨天",
+        "上周",
+        "下周",
+        "上个",
+        "下个",
+        "这周",
+        "这个",
+        "那个",
+        "一个",
+        "已经",
+        "早上",
+        "晚上",
+        "下午",
+        "上午",
+        "时候",
+        "感觉",
+        "觉得",
+        "可能",
+        "应该",
+        "还是",
+        "终于",
+        "一下",
+        "now",
+        "new",
+        "today",
+        "week",
+        "month",
+        "year",
+        "day",
+        "time",
+        "really",
+        "just",
+        "also",
+        "still",
+        "going",
+        "get",
+        "got",
+        "make",
+        "made",
+        "thing",
+        "things",
+        "lot",
+        "bit",
+    ]
+)
+
+
+def shares_topic(a: str, b: str) -> bool:
+    """Whether two facts share a topic term (numbers, speaker prefixes and generic words aside)."""
+
+    def topical(text: str) -> set[str]:
+        return {
+            t for t in terms(_SPEAKER_PREFIX.sub("", text)) if not t.isdigit() and t not in _GENERIC_TERMS
+        }
+
+    return bool(topical(a) & topical(b))
+
+
+CORRECTION_WINDOW = timedelta(
+    hours=2
+)  # a correction amends what was said this long before it (or in its session)
+
+
+def ended_by(
+    fact: Said, ranked: Sequence[tuple[float, MemoryRecord]], thresholds: SimilarityThresholds
+) -> MemoryRecord | None:
+    """The earlier fact a retraction or a correction ends, when it names no new value the other
+    paths could match: for a retraction, the nearest user fact of the same topic (a shared topic
+    term and some similarity, or a close paraphrase) that is not multi-valued; for a correction,
+    the newest user fact said within :data:`CORRECTION_WINDOW` before it (the statement it
+    amends), preferring one that states a value of the same shape (a date, a number, a name)."""
+    reading = fact.reading
+    if reading.stance not in {Stance.RETRACTS, Stance.CORRECTS}:
+        return None
+    for sim, old in ranked[:NEAREST] if reading.stance is Stance.RETRACTS else ():
+        if old.pinned or old.source is not Source.USER or not may_end(reading, reading_of(old)):
+            continue
+        if reading_of(old).stance is Stance.RETRACTS:
+            continue  # an earlier retraction is history already
+        shared = shares_topic(fact.content, old.content)
+        close = shared and (sim >= thresholds.update_topic or contained(fact.content, old.content))
+        if close or sim >= thresholds.update_alone:
+            return old
+    if reading.stance is not Stance.CORRECTS or fact.at is None:
+        return None
+    recent = [
+        o
+        for _, o in ranked
+        if o.source is Source.USER
+        and not o.pinned
+        and o.valid_from is not None
+        and o.valid_from < fact.at
+        and (o.valid_from >= fact.at - CORRECTION_WINDOW or same_session(fact, o))
+        and (fact.message_id is None or fact.message_id not in o.source_refs.message_ids)
+        and may_end(reading, reading_of(o))
+    ]
+    if not recent:
+        return None
+    shape = _value_shape(fact.content)
+    recent.sort(
+        key=lambda o: (shape is not None and _value_shape(o.content) == shape, o.valid_from), reverse=True
+    )
+    return recent[0]
+
+
+def same_session(fact: Said, old: MemoryRecord) -> bool:
+    return fact.session_id is not None and old.source_refs.session_id == fact.session_id
+
+
+_WHEN = lazy_compile(
+    rf"^(?:{MONTHS}|{DAYS}|\d+\w*|ago|last|since|year|month|week|today|yesterday|back)$", re.IGNORECASE
+)
+
+
+def _same_term(a: str, b: str) -> bool:
+    """Two stemmed terms of one word ("smok" / "smoke"): equal, or one a prefix of the other of
+    at least four letters."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+
+
+def contained(retraction: str, old: str) -> bool:
+    """Whether at least two thirds of what a retraction is about (its terms, the retraction's
+    own markers and its time words aside) are terms of ``old``: "I stopped doing hot yoga" of "I
+    do hot yoga at …", "I quit smoking in March" of "I smoke five a day"."""
+    about = {t for t in terms(retraction_topic(retraction)) if not _WHEN.match(t)}
+    olds = terms(old)
+    found = sum(1 for t in about if any(_same_term(t, o) for o in olds))
+    return bool(about) and found * 3 >= 2 * len(about)
+
+
+_SHAPES = (
+    (
+        "date",
+        lazy_compile(
+            r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{1,2}(?:st|nd|rd|th)\b|周[一二三四五六日天]|星期|礼拜|\d+[号日]|[上下]周",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "time",
+        lazy_compile(
+            r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\d{1,2}:\d{2}|[零一二三四五六七八九十\d]+点", re.IGNORECASE
+        ),
+    ),
+    ("number", lazy_compile(r"\d[\d,.]*\d|\d|[一二两三四五六七八九十百千万]+(?:岁|块|元|公斤|斤|万|千)")),
+    # a name (not the clause's first word): "I meant Lyon, not Lille", "his name is Darren"
+    ("name", lazy_compile(r"(?<!^)(?<![.!?:：]\s)(?<!^\w)\b(?-i:(?!I\b)[A-Z][a-z]+(?:\s[A-Z][a-z]+)*)\b")),
+)
+
+
+def amended(correction: str, old: str) -> str | None:
+    """``old`` with the value a correction gives put in place of its own, where both state one
+    value of the same shape (a date, a time, a number): "The dinner is at 7pm" corrected by "I
+    meant 8pm" is "The dinner is at 8pm". None when the shapes do not meet."""
+    for _, pattern in _SHAPES:
+        olds = [m for m in pattern.finditer(old)]
+        news = [m.group(0) for m in pattern.finditer(correction) if m.group(0) not in old]
+        if len(olds) == 1 and news:
+            return old[: olds[0].start()] + news[0] + old[olds[0].end() :]
+    return None
+
+
+def _value_shape(text: str) -> str | None:
+    for name, pattern in _SHAPES:
+        if pattern.search(text):
+            return name
+    return None

@@ -1,0 +1,45 @@
+"""Small learned heads over the shipped embedder: multinomial logistic regression, numpy at
+inference. Each head maps a fact's stored vector (the one the write path embeds anyway: no extra
+embedding) to a distribution over its labels. The weights are trained by
+``agentmem_dev.reading.train`` on labelled bilingual statements and shipped per embedder model;
+a vector from another model gets no head (rules alone)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass(frozen=True)
+class Head:
+    """``weights`` (labels × dim), ``bias`` (labels), ``mean`` (dim, subtracted first)."""
+
+    labels: tuple[str, ...]
+    weights: npt.NDArray[np.float32]
+    bias: npt.NDArray[np.float32]
+    mean: npt.NDArray[np.float32]
+
+    def probabilities(self, vector: npt.NDArray[np.float32]) -> dict[str, float]:
+        logits = self.weights @ (np.asarray(vector, dtype=np.float32) - self.mean) + self.bias
+        logits = logits - logits.max()
+        exp = np.exp(logits)
+        probs = exp / exp.sum()
+        return {label: float(p) for label, p in zip(self.labels, probs, strict=True)}
+
+
+@dataclass(frozen=True)
+class Heads:
+    """The heads of one embedder model, by name (``subject``, ``modality``, ``stance``)."""
+
+    model_id: str
+    heads: Mapping[str, Head]
+
+    def for_model(self, model_id: str) -> Heads | None:
+        return self if model_id == self.model_id else None
+
+    def probabilities(self, name: str, vector: npt.NDArray[np.float32]) -> dict[str, float] | None:
+        head = self.heads.get(name)
+        return head.probabilities(vector) if head is not None else None
