@@ -189,6 +189,7 @@ def bootstrap(
         guard=guard,
         conflicts=conflicts,
         reader_heads=load_heads(),
+        audited=a.audited_writes,
     )
     recall = RecallService(
         store=a.store,
@@ -220,6 +221,7 @@ def bootstrap(
         conflicts=conflicts.conflicts,
         summaries=a.summaries,
         idempotency=a.idempotency,
+        audited=a.audited_writes,
     )
     return Container(
         settings=settings,

@@ -469,6 +469,10 @@ class AuditedWrites(Protocol):
         """:meth:`MemoryStore.create` and the append of ``events`` in one transaction: both or
         neither. Raises VersionConflict (nothing appended) if the id exists."""
 
+    def transact_audited(self, puts: Sequence[Put], events: Sequence[AuditEvent]) -> None:
+        """:meth:`MemoryStore.transact` and the append of ``events`` in one transaction: both or
+        neither (a supersede and its line, a quarantine, a patch). Raises as ``transact`` does."""
+
 
 class Clock(Protocol):
     """Where services get the time (domain code takes it as an argument)."""

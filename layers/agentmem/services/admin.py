@@ -30,6 +30,7 @@ from agentmem.domain.models import (
 )
 from agentmem.errors import Forbidden, NotFound, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.ports import (
+    AuditedWrites,
     AuditLog,
     ConflictStore,
     Embedder,
@@ -37,12 +38,14 @@ from agentmem.ports import (
     IdempotencyStore,
     MemoryStore,
     Page,
+    Put,
     RuntimeStateStore,
     SearchIndex,
     SessionSummaryStore,
     TurnLog,
     TurnQueue,
 )
+from agentmem.services.audit_trail import audit_event, write_audited
 from agentmem.services.guard import WriteGuard
 
 # Records one tag-filtered listing reads from the store before it answers a (possibly short)
@@ -93,6 +96,7 @@ class AdminService:
     conflicts: ConflictStore | None = None
     summaries: SessionSummaryStore | None = None
     idempotency: IdempotencyStore | None = None  # the answers kept by Idempotency-Key
+    audited: AuditedWrites | None = None  # the store, when a patch or delete commits with its audit line
 
     def list(
         self,
@@ -199,8 +203,8 @@ class AdminService:
         if not changes:
             return current
         updated = current.evolve(now=now, **changes)
-        self.store.update(updated, current.version)
-        self._audit(scope, AuditAction.PATCHED, now, memory_id, actor, {"fields": sorted(changes)})
+        line = self._line(scope, AuditAction.PATCHED, now, memory_id, actor, {"fields": sorted(changes)})
+        write_audited(self.store, self.audit, self.audited, [Put(updated, current.version)], [line])
         return updated
 
     def delete(self, scope: Scope, memory_id: str, *, now: datetime, actor: str, hard: bool = False) -> int:
@@ -210,11 +214,12 @@ class AdminService:
             return 0
         if hard:
             affected = 1 if self.store.hard_delete(scope, memory_id) else 0
-        else:
-            self.store.update(record.evolve(now=now, status=Status.DELETED, valid_to=now), record.version)
-            affected = 1
-        self._audit(scope, AuditAction.ERASED if hard else AuditAction.DELETED, now, memory_id, actor, {})
-        return affected
+            self._audit(scope, AuditAction.ERASED, now, memory_id, actor, {})
+            return affected
+        deleted = record.evolve(now=now, status=Status.DELETED, valid_to=now)
+        line = self._line(scope, AuditAction.DELETED, now, memory_id, actor, {})
+        write_audited(self.store, self.audit, self.audited, [Put(deleted, record.version)], [line])
+        return 1
 
     def erase_user(
         self, scope: Scope, *, now: datetime, actor: str, queue: TurnQueue | None = None
@@ -266,8 +271,8 @@ class AdminService:
     ) -> MemoryRecord:
         current = self.get(scope, memory_id)
         updated = current.evolve(now=now, layer=layer)
-        self.store.update(updated, current.version)
-        self._audit(scope, AuditAction.LAYER_CHANGED, now, memory_id, actor, {"layer": layer.value})
+        line = self._line(scope, AuditAction.LAYER_CHANGED, now, memory_id, actor, {"layer": layer.value})
+        write_audited(self.store, self.audit, self.audited, [Put(updated, current.version)], [line])
         return updated
 
     def _audit(
@@ -279,13 +284,15 @@ class AdminService:
         actor: str,
         details: dict[str, object],
     ) -> None:
-        self.audit.append(
-            AuditEvent(
-                scope=scope,
-                action=action,
-                at=now,
-                memory_id=memory_id,
-                reason=None,
-                details={"actor": actor, **details},
-            )
-        )
+        self.audit.append(self._line(scope, action, now, memory_id, actor, details))
+
+    @staticmethod
+    def _line(
+        scope: Scope,
+        action: AuditAction,
+        now: datetime,
+        memory_id: str | None,
+        actor: str,
+        details: dict[str, object],
+    ) -> AuditEvent:
+        return audit_event(scope, action, now, memory_id=memory_id, details={"actor": actor, **details})

@@ -39,7 +39,7 @@ from agentmem.domain.extraction import Candidate, attribute, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.guards.pii import redact_continued
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
-from agentmem.domain.models import AuditAction, Category, MemoryRecord, Source, Status, Turn
+from agentmem.domain.models import AuditAction, AuditEvent, Category, MemoryRecord, Source, Status, Turn
 from agentmem.domain.reading import Heads, Reading, Stance, read
 from agentmem.domain.reading.apply import with_reading
 from agentmem.domain.records import fact_record, quarantine_record
@@ -47,8 +47,18 @@ from agentmem.domain.replies import asked_of_answerer, with_question
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import language
 from agentmem.errors import VersionConflict
-from agentmem.ports import LLM, AuditLog, Embedder, MemoryStore, Put, RawTurnRecord, SearchIndex, TurnLog
-from agentmem.services.audit_trail import append_audit
+from agentmem.ports import (
+    LLM,
+    AuditedWrites,
+    AuditLog,
+    Embedder,
+    MemoryStore,
+    Put,
+    RawTurnRecord,
+    SearchIndex,
+    TurnLog,
+)
+from agentmem.services.audit_trail import append_audit, audit_event, write_audited
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.guard import WriteGuard
 from agentmem.services.neighbours import NeighbourPool, RecordCache, swapped
@@ -77,6 +87,7 @@ class WritePipeline:
     conflicts: ConflictService | None = None  # asks before superseding a permanent/pinned memory
     neighbour_cache: RecordCache = field(default_factory=RecordCache)  # full neighbours across turns
     reader_heads: Heads | None = None  # the statement reader's learned heads (rules alone without)
+    audited: AuditedWrites | None = None  # the store, when its supersedes commit with their audit lines
 
     # ------------------------------------------------------------------ turns
     def ingest(self, turn: Turn) -> TurnOutcome:
@@ -200,15 +211,21 @@ class WritePipeline:
         for record in self.store.scan_active(turn.scope, SPLIT_ATTACK_SCAN):
             if not parts.intersection(record.source_refs.message_ids):
                 continue
+            quarantined = record.evolve(now=turn.at, status=Status.QUARANTINED)
             try:
-                self.store.update(record.evolve(now=turn.at, status=Status.QUARANTINED), record.version)
+                write_audited(
+                    self.store,
+                    self.audit,
+                    self.audited,
+                    [Put(quarantined, record.version)],
+                    [self._quarantined_line(turn, record.memory_id, reasons)],
+                )
             except VersionConflict:
                 continue  # changed meanwhile; consolidation and the next scan see it again
-            self._audit_quarantined(turn, record.memory_id, reasons)
 
-    def _audit_quarantined(self, turn: Turn, memory_id: str, reasons: Sequence[str]) -> None:
-        append_audit(
-            self.audit,
+    @staticmethod
+    def _quarantined_line(turn: Turn, memory_id: str, reasons: Sequence[str]) -> AuditEvent:
+        return audit_event(
             turn.scope,
             AuditAction.QUARANTINED,
             turn.at,
@@ -223,10 +240,12 @@ class WritePipeline:
         outcome.status = TurnStatus.QUARANTINED
         outcome.reasons = ["injection:" + r for r in reasons]
         record = quarantine_record(turn, redacted_user, reasons)
+        line = self._quarantined_line(turn, record.memory_id, reasons)
         if self.store.get(turn.scope, record.memory_id) is None:
-            self.store.create(record)
+            write_audited(self.store, self.audit, self.audited, [Put(record, None)], [line])
+        else:  # a redelivered turn: the record is there, its line may not be
+            self.audit.append(line)
         outcome.quarantined.append(record.memory_id)
-        self._audit_quarantined(turn, record.memory_id, reasons)
 
     def _record_drops(
         self, turn: Turn, kept: Sequence[Candidate], drops: Sequence[str], outcome: TurnOutcome
@@ -459,13 +478,10 @@ class WritePipeline:
             return late
         marked = old.evolve(now=at, status=Status.SUPERSEDED, superseded_by=new.memory_id, valid_to=at)
         written = replace(new, supersedes=(old.memory_id,))
-        self.store.transact([Put(written, None), Put(marked, old.version)])
-        append_audit(
-            self.audit,
-            old.scope,
-            AuditAction.SUPERSEDED,
-            at,
-            memory_id=old.memory_id,
-            reason=f"by:{new.memory_id}",
+        line = audit_event(
+            old.scope, AuditAction.SUPERSEDED, at, memory_id=old.memory_id, reason=f"by:{new.memory_id}"
+        )
+        write_audited(
+            self.store, self.audit, self.audited, [Put(written, None), Put(marked, old.version)], [line]
         )
         return written

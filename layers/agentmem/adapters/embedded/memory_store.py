@@ -199,6 +199,10 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
             self._write(conn, record, current[1], bump_generation(conn, record.scope.key))
 
     def transact(self, puts: Sequence[Put]) -> None:
+        self.transact_audited(puts, ())
+
+    def transact_audited(self, puts: Sequence[Put], events: Sequence[AuditEvent]) -> None:
+        """:class:`agentmem.ports.AuditedWrites`: the puts and their audit lines in one transaction."""
         keys = [(p.record.scope.key, p.record.memory_id) for p in puts]
         if len(set(keys)) != len(keys):
             raise ValidationFailed("a transaction may touch each memory only once")
@@ -222,6 +226,8 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
             gens = {pk: bump_generation(conn, pk) for pk in dict.fromkeys(pk for pk, _ in keys)}
             for put, old in zip(puts, olds, strict=True):
                 self._write(conn, put.record, old, gens[put.record.scope.key])
+            for event in events:
+                audit_log.insert_event(conn, event)
 
     def hard_delete(self, scope: Scope, memory_id: str) -> bool:
         with self._db.write() as conn:
