@@ -612,8 +612,10 @@ def _soak(r: dict[str, Any]) -> list[str]:
             "5xx",
             "growth / 1,000 turns before horizon",
             "after",
-            "data at horizon",
+            "database files at horizon",
             "at end",
+            "data dir, most",
+            "retention-bound rows at horizon / most after",
             "bounded",
         ],
         [
