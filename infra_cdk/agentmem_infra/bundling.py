@@ -124,8 +124,8 @@ def compileall_command(python: Sequence[str], folder: str, runtime_root: str) ->
 def bytecode_python() -> list[str] | None:
     """A Python of the runtime's version (:data:`PYTHON_VERSION`) on this machine, or None."""
     candidates = [sys.executable] if f"{sys.version_info[0]}.{sys.version_info[1]}" == PYTHON_VERSION else []
-    # AGENTMEM_LAMBDA_PYTHON names one where PATH has none that runs (a pyenv shim of another version)
-    for found in (os.environ.get("AGENTMEM_LAMBDA_PYTHON"), shutil.which(f"python{PYTHON_VERSION}")):
+    # LAMBDA_PYTHON names one where PATH has none that runs (a pyenv shim of another version)
+    for found in (os.environ.get("LAMBDA_PYTHON"), shutil.which(f"python{PYTHON_VERSION}")):
         if found:
             candidates.append(found)
     for candidate in candidates:

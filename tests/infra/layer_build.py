@@ -6,10 +6,10 @@ runtime's SDK apart):
 * ``installed`` (the default, offline): the requirements and everything they require, resolved
   from the installed distributions' metadata (markers evaluated, extras followed) and linked file
   by file from this environment's site-packages. What the layer names is all that is there.
-* ``pip`` (``AGENTMEM_LAYER_BUILD=pip``, what CI runs): ``pip install --target`` of the pinned
+* ``pip`` (``LAMBDA_LAYER_BUILD=pip``, what CI runs): ``pip install --target`` of the pinned
   requirements as manylinux x86_64 wheels, as the CDK bundling does for arm64; it needs the
   package index. The layer is then run by a Python of the Lambda runtime's version
-  (``AGENTMEM_LAMBDA_PYTHON``, else ``python3.12`` on PATH) where this machine has one, else
+  (``LAMBDA_PYTHON``, else ``python3.12`` on PATH) where this machine has one, else
   by this interpreter.
 
 boto3 and what it requires are put in a directory of their own: the Lambda runtime provides them.
@@ -59,14 +59,14 @@ def link_distributions(dists: dict[str, metadata.Distribution], target: Path) ->
                 os.symlink(source, destination)
 
 
-LAMBDA_PYTHON = "3.12"
+LAMBDA_PYTHON_VERSION = "3.12"
 
 
 def interpreter(mode: str) -> tuple[str, str]:
     """(python executable, its X.Y) that runs the layer: the Lambda runtime's version for a pip build."""
     here = (sys.executable, f"{sys.version_info[0]}.{sys.version_info[1]}")
-    found = os.environ.get("AGENTMEM_LAMBDA_PYTHON") or shutil.which(f"python{LAMBDA_PYTHON}")
-    if mode != "pip" or here[1] == LAMBDA_PYTHON or found is None:
+    found = os.environ.get("LAMBDA_PYTHON") or shutil.which(f"python{LAMBDA_PYTHON_VERSION}")
+    if mode != "pip" or here[1] == LAMBDA_PYTHON_VERSION or found is None:
         return here
     probe = subprocess.run(
         [found, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
@@ -74,7 +74,7 @@ def interpreter(mode: str) -> tuple[str, str]:
         text=True,
         check=False,
     )
-    return (found, LAMBDA_PYTHON) if probe.stdout.strip() == LAMBDA_PYTHON else here
+    return (found, LAMBDA_PYTHON_VERSION) if probe.stdout.strip() == LAMBDA_PYTHON_VERSION else here
 
 
 def pip_layer(requirements: list[str], target: Path, version: str) -> None:
@@ -92,7 +92,7 @@ def pip_layer(requirements: list[str], target: Path, version: str) -> None:
 
 
 def mode() -> str:
-    return os.environ.get("AGENTMEM_LAYER_BUILD", "installed")
+    return os.environ.get("LAMBDA_LAYER_BUILD", "installed")
 
 
 def build(root: Path, how: str, version: str) -> tuple[Path, Path, list[str]]:
