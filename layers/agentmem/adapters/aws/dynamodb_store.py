@@ -281,22 +281,25 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
             raise ValidationFailed("transaction exceeds 4 MB", details={"bytes": total})
         return actions + vectors
 
-    def transact(self, puts: Sequence[Put]) -> None:
+    def transact(self, puts: Sequence[Put], *, also: Sequence[dict[str, Any]] = ()) -> None:
+        """``also``: more actions of the same transaction, after the memory's (the audit lines)."""
         keys = [(p.record.scope.key, p.record.memory_id) for p in puts]
         if len(set(keys)) != len(keys):
             raise ValidationFailed("a transaction may touch each memory only once")
         if not puts:
             return
-        self._transact(puts, rewrite=set())
+        self._transact(puts, rewrite=set(), also=also)
 
-    def _transact(self, puts: Sequence[Put], *, rewrite: set[int]) -> None:
+    def _transact(
+        self, puts: Sequence[Put], *, rewrite: set[int], also: Sequence[dict[str, Any]] = ()
+    ) -> None:
         """``rewrite``: the updates whose vector item is written too (it grows when a
         cancellation shows a stored vector other than the record's; then the transaction is
         sent again)."""
         for put in puts:
             self._recent.forget(put.record.scope, [put.record.memory_id])
         checks = self._barrier_checks(puts)
-        actions = self._transaction_items(puts, self._t.name, rewrite) + checks
+        actions = [*self._transaction_items(puts, self._t.name, rewrite), *checks, *also]
         if len(actions) > MAX_TRANSACTION_ACTIONS:
             raise ValidationFailed(
                 "a transaction holds at most 100 writes (a vector item is one)",
@@ -321,7 +324,7 @@ class DynamoMemoryStore(MemoryReads, ScopeBookkeeping):
                 failed = [c for c in codes if c not in ("None", "")]
                 changed = vector_changes(puts, reasons, rewrite, self._precision)
                 if changed:  # stored vectors other than the records': again, with their items
-                    self._transact(puts, rewrite=rewrite | changed)
+                    self._transact(puts, rewrite=rewrite | changed, also=also)
                     return
                 if (
                     failed

@@ -240,6 +240,30 @@ def new_event_id(event: AuditEvent) -> str:
     return f"{max(0, int(event.at.timestamp() * 1000)):013d}-{uuid4().hex[:8]}"
 
 
+def audit_item(event: AuditEvent) -> Item:
+    """The audit table's item of ``event`` (what ``append`` puts, and a transaction's audit line)."""
+    event_id = event.event_id or new_event_id(event)
+    at_sk = f"{format_sortable(event.at)}#{event_id}"
+    # an id given by the caller must stay the key (a retry at another time is the same event);
+    # a fresh id is unique anyway, so its key can order the trail and spare the LSI's copy
+    key = {"sk": s(EVENT + event_id), "at_sk": s(at_sk)} if event.event_id else {"sk": s(TIMED_EVENT + at_sk)}
+    item: Item = {
+        "pk": s(event.scope.key),
+        **key,
+        "event_id": s(event_id),
+        "tenant_id": s(event.scope.tenant_id),
+        "user_id": s(event.scope.user_id),
+        "action": s(event.action),
+        "at": s(format_sortable(event.at)),
+        "details": s(_dumps(event.details)),
+    }
+    if event.memory_id is not None:
+        item["memory_id"] = s(event.memory_id)
+    if event.reason is not None:
+        item["reason"] = s(event.reason)
+    return item
+
+
 class DynamoAuditLog:
     """:class:`agentmem.ports.AuditLog` over the audit table: conditional PutItem and Query only."""
 
@@ -256,31 +280,8 @@ class DynamoAuditLog:
         )
 
     def append(self, event: AuditEvent) -> None:
-        event_id = event.event_id or new_event_id(event)
-        at_sk = f"{format_sortable(event.at)}#{event_id}"
-        # an id given by the caller must stay the key (a retry at another time is the same event);
-        # a fresh id is unique anyway, so its key can order the trail and spare the LSI's copy
-        key = (
-            {"sk": s(EVENT + event_id), "at_sk": s(at_sk)}
-            if event.event_id
-            else {"sk": s(TIMED_EVENT + at_sk)}
-        )
-        item: Item = {
-            "pk": s(event.scope.key),
-            **key,
-            "event_id": s(event_id),
-            "tenant_id": s(event.scope.tenant_id),
-            "user_id": s(event.scope.user_id),
-            "action": s(event.action),
-            "at": s(format_sortable(event.at)),
-            "details": s(_dumps(event.details)),
-        }
-        if event.memory_id is not None:
-            item["memory_id"] = s(event.memory_id)
-        if event.reason is not None:
-            item["reason"] = s(event.reason)
         try:
-            self._t.call("put_item", Item=item, ConditionExpression="attribute_not_exists(pk)")
+            self._t.call("put_item", Item=audit_item(event), ConditionExpression="attribute_not_exists(pk)")
         except ConditionFailed:
             return  # a retried append of the same event: the trail already has it
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
+from agentmem.adapters.aws.dynamodb_audited import DynamoAuditedWrites
 from agentmem.adapters.aws.dynamodb_banks import DynamoPrototypeBanks
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
 from agentmem.adapters.aws.dynamodb_idempotency import DynamoIdempotencyStore
@@ -172,8 +173,10 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
     )
     queue = SqsTurnQueue(queue_url, region=region, receipts=receipts, clock=clock.now)
+    store = DynamoMemoryStore(settings.table_memory, client=dynamodb, clock=clock.now)
     return Adapters(
-        store=DynamoMemoryStore(settings.table_memory, client=dynamodb, clock=clock.now),
+        store=store,
+        audited_writes=DynamoAuditedWrites(store, settings.table_audit),
         turn_log=DynamoTurnLog(
             settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
         ),
