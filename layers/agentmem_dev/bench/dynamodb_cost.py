@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters import Adapters
+from agentmem.adapters.aws.dynamodb_audited import DynamoAuditedWrites
 from agentmem.adapters.aws.dynamodb_base import CapacityMeter
 from agentmem.adapters.aws.dynamodb_schema import (
     SLOT_CATEGORIES,
@@ -249,6 +250,8 @@ class _Run:
             summaries=Attributed(  # session memory
                 DynamoSummaryStore(TABLES["session"], client=lazy, meter=self.meter), "summaries"
             ),
+            # as build_aws wires it: a change and its audit lines in one transaction across tables
+            audited_writes=Attributed(DynamoAuditedWrites(self.store, TABLES["audit"]), "store"),
         )
         self.container = bootstrap(
             load_settings(data_dir=tmp, embedder="hash"), adapters=adapters, clock=self.clock
