@@ -28,8 +28,9 @@ from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from agentmem_infra import INFRA_DIR
-from agentmem_infra.bundling import ARCHITECTURE, RUNTIME, python_code, read_requirements
+from agentmem_infra.bundling import ARCHITECTURE, RUNTIME, python_code
 from agentmem_infra.config import EnvConfig
+from agentmem_infra.layer_contents import read_requirements
 
 # One JSON line per request; no bodies, no tokens. principal/tenant come from the authorizer.
 ACCESS_LOG_FIELDS = {

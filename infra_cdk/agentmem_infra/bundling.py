@@ -48,6 +48,11 @@ import jsii
 from aws_cdk import AssetHashType, BundlingOptions, DockerImage, ILocalBundling
 from aws_cdk import aws_lambda as lambda_
 
+from agentmem_infra.layer_contents import (  # the runtime's SDK: one list for the layer, its recipe and its checks
+    PROVIDED_BY_RUNTIME,
+    provided_by_runtime,
+)
+
 log = logging.getLogger(__name__)
 
 PYTHON_VERSION = "3.12"
@@ -59,8 +64,6 @@ PLATFORMS = {
     "arm64": ("manylinux2014_aarch64", "manylinux_2_28_aarch64"),
     "x86_64": ("manylinux2014_x86_64", "manylinux_2_28_x86_64"),
 }
-# In the Lambda runtime already; aws-xray-sdk pulls botocore in, which would only add ~80 MB.
-PROVIDED_BY_RUNTIME = ("boto3", "botocore", "s3transfer")
 EXCLUDES = ["**/__pycache__", "**/*.pyc", "*.egg-info", "**/.pytest_cache", "**/.mypy_cache"]
 # Beside the library in layers/ but not shipped: the laptop emulator, CLI, eval and benchmarks.
 DEV_PACKAGES = ["agentmem_dev"]
@@ -74,16 +77,6 @@ SKIP_CONTEXT = "agentmem:skipBundling"
 SKIP_ENV = "AGENTMEM_SKIP_BUNDLING"
 
 
-def read_requirements(path: Path) -> list[str]:
-    """Requirement lines of ``path`` without comments or blanks."""
-    lines = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if line:
-            lines.append(line)
-    return lines
-
-
 def skip_bundling(context_value: Any) -> bool:
     env = os.environ.get(SKIP_ENV, "")
     values = (context_value, env)
@@ -91,11 +84,17 @@ def skip_bundling(context_value: Any) -> bool:
 
 
 def pip_command(
-    requirements: Sequence[str], target: str, *, architecture: str, python: Sequence[str] | None = None
+    requirements: Sequence[str],
+    target: str,
+    *,
+    architecture: str,
+    python: Sequence[str] | None = None,
+    python_version: str = PYTHON_VERSION,
 ) -> list[str]:
-    """The pip invocation that installs ``requirements`` for Lambda into ``target``."""
+    """The pip invocation that installs ``requirements`` for Lambda into ``target`` (the wheels of
+    ``python_version``: the runtime's, or another where a test runs the copy)."""
     cmd = [*(python or [sys.executable, "-m", "pip"]), "install", "--quiet", "--no-compile"]
-    cmd += ["--target", target, "--implementation", "cp", "--python-version", PYTHON_VERSION]
+    cmd += ["--target", target, "--implementation", "cp", "--python-version", python_version]
     for platform in PLATFORMS[architecture]:
         cmd += ["--platform", platform]
     cmd += ["--only-binary=:all:", "--upgrade", *requirements]
@@ -146,8 +145,7 @@ def bytecode_python() -> list[str] | None:
 
 def _prune(target: Path) -> None:
     for entry in list(target.iterdir()):
-        name = entry.name.lower()
-        if any(name == p or name.startswith(f"{p}-") for p in PROVIDED_BY_RUNTIME):
+        if provided_by_runtime(entry.name):
             shutil.rmtree(entry, ignore_errors=True)
     for cache in list(target.rglob("__pycache__")):
         shutil.rmtree(cache, ignore_errors=True)

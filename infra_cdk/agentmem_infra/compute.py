@@ -23,10 +23,11 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from agentmem_infra import FUNCTIONS_DIR, INFRA_DIR, LAYERS_DIR
-from agentmem_infra.bundling import ARCHITECTURE, DEV_PACKAGES, RUNTIME, python_code, read_requirements
+from agentmem_infra.bundling import ARCHITECTURE, DEV_PACKAGES, RUNTIME, python_code
 from agentmem_infra.config import ACCESS, AUDIT_ACTIONS, FUNCTIONS, EnvConfig
 from agentmem_infra.data import Queues, Tables
 from agentmem_infra.graph import GraphCluster
+from agentmem_infra.layer_contents import read_requirements
 from agentmem_infra.network import Network
 from agentmem_infra.search import SearchDomain, vpc_access
 

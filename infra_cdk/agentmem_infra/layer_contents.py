@@ -16,7 +16,7 @@ Two tables decide what the scan does not simply take, each entry with its reason
   needs ``aws-xray-sdk``), installed as ``name[extra]``.
 
 ``boto3``/``botocore``/``s3transfer`` come from the Lambda runtime
-(:data:`agentmem_infra.bundling.PROVIDED_BY_RUNTIME`) and are never pinned here.
+(:data:`PROVIDED_BY_RUNTIME`) and are never pinned here.
 
 Run ``python -m agentmem_infra.layer_contents --write`` (from ``infra_cdk/``) after adding a
 dependency; ``--check`` exits non-zero when the file is out of date. Existing pins are kept; a
@@ -38,7 +38,9 @@ from agentmem_infra import FUNCTIONS_DIR, INFRA_DIR, LAYERS_DIR
 
 REQUIREMENTS = INFRA_DIR / "layer-requirements.txt"
 PACKAGE = "agentmem"
-PROVIDED_BY_RUNTIME = ("boto3", "botocore", "s3transfer")  # = bundling.PROVIDED_BY_RUNTIME (no CDK here)
+# In the Lambda runtime already (aws-xray-sdk pulls botocore in, which would only add ~80 MB): never
+# pinned, pruned from every asset (bundling.py) and from the copies the tests build.
+PROVIDED_BY_RUNTIME = ("boto3", "botocore", "s3transfer")
 
 
 @dataclass(frozen=True)
@@ -169,15 +171,29 @@ def scan(imports: Iterable[Import] | None = None) -> Scan:
     return Scan(layer, confined, runtime, problems)
 
 
-def read_pins(path: Path = REQUIREMENTS) -> dict[str, str]:
-    """distribution -> pinned version of the requirements file (extras ignored)."""
-    pins = {}
+def read_requirements(path: Path = REQUIREMENTS) -> list[str]:
+    """Requirement lines of ``path`` without comments or blanks."""
+    lines = []
     for raw in path.read_text(encoding="utf-8").splitlines():
         line = raw.split("#", 1)[0].strip()
         if line:
-            name, _, version = line.partition("==")
-            pins[canonical(name.split("[", 1)[0])] = version.strip()
+            lines.append(line)
+    return lines
+
+
+def read_pins(path: Path = REQUIREMENTS) -> dict[str, str]:
+    """distribution -> pinned version of the requirements file (extras ignored)."""
+    pins = {}
+    for line in read_requirements(path):
+        name, _, version = line.partition("==")
+        pins[canonical(name.split("[", 1)[0])] = version.strip()
     return pins
+
+
+def provided_by_runtime(name: str) -> bool:
+    """Whether a folder or distribution name of a site-packages belongs to the runtime's SDK."""
+    lowered = name.lower()
+    return any(lowered == p or lowered.startswith(f"{p}-") for p in PROVIDED_BY_RUNTIME)
 
 
 def extra_requirements(dist: str, extra: str) -> list[str]:

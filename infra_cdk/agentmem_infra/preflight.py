@@ -265,15 +265,12 @@ def check(
 def estimated_layer_bytes() -> int:
     """The layer's unzipped size from the installed distributions its pinned requirements resolve
     to (this machine's wheels: an estimate of the arm64 asset) plus ``layers/agentmem``."""
-    from agentmem_infra.layer_contents import REQUIREMENTS, installed_closure
+    from agentmem_infra.layer_contents import installed_closure, provided_by_runtime, read_requirements
 
     total = _code_bytes(INFRA_DIR.parent / "layers" / "agentmem")
-    requirements = [
-        line.split("#", 1)[0].strip() for line in REQUIREMENTS.read_text(encoding="utf-8").splitlines()
-    ]
-    dists, _ = installed_closure([r for r in requirements if r])
+    dists, _ = installed_closure(read_requirements())
     for name, dist in dists.items():
-        if name in ("boto3", "botocore", "s3transfer"):
+        if provided_by_runtime(name):
             continue
         for file in dist.files or []:
             path = Path(str(dist.locate_file(file)))

@@ -24,20 +24,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from infra_helpers import INFRA, REPO
+from infra_helpers import REPO
 
-from agentmem_infra.layer_contents import installed_closure
+from agentmem_infra.layer_contents import installed_closure, provided_by_runtime, read_requirements
 
-LAYER_REQUIREMENTS = INFRA / "layer-requirements.txt"
 RUNTIME_SDK = ("boto3",)
-
-
-def requirement_lines(path: Path = LAYER_REQUIREMENTS) -> list[str]:
-    return [
-        line.split("#", 1)[0].strip()
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.split("#", 1)[0].strip()
-    ]
 
 
 def link_distributions(dists: dict[str, metadata.Distribution], target: Path) -> None:
@@ -78,16 +69,14 @@ def interpreter(mode: str) -> tuple[str, str]:
 
 
 def pip_layer(requirements: list[str], target: Path, version: str) -> None:
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-compile", "--target", str(target)]
-    cmd += ["--implementation", "cp", "--python-version", version, "--only-binary=:all:"]
-    for platform in ("manylinux2014_x86_64", "manylinux_2_28_x86_64"):
-        cmd += ["--platform", platform]
-    subprocess.run([*cmd, *requirements], check=True)
-    for entry in list(target.iterdir()):  # the runtime's own: pruned as the bundling does
-        if any(
-            entry.name.lower() == p or entry.name.lower().startswith(f"{p}-")
-            for p in ("boto3", "botocore", "s3transfer")
-        ):
+    """The bundling's own pip command, for x86_64 wheels of ``version``, then its pruning."""
+    from agentmem_infra.bundling import pip_command
+
+    subprocess.run(
+        pip_command(requirements, str(target), architecture="x86_64", python_version=version), check=True
+    )
+    for entry in list(target.iterdir()):
+        if provided_by_runtime(entry.name):
             shutil.rmtree(entry, ignore_errors=True)
 
 
@@ -97,7 +86,7 @@ def mode() -> str:
 
 def build(root: Path, how: str, version: str) -> tuple[Path, Path, list[str]]:
     """(layer ``python/`` dir, runtime SDK dir, pin drift) under ``root``, for Python ``version``."""
-    requirements = requirement_lines()
+    requirements = read_requirements()
     layer = root / "layer" / "python"
     runtime = root / "runtime"
     drift: list[str] = []
@@ -105,9 +94,7 @@ def build(root: Path, how: str, version: str) -> tuple[Path, Path, list[str]]:
         pip_layer(requirements, layer, version)
     else:
         dists, drift = installed_closure(requirements)
-        link_distributions(
-            {k: v for k, v in dists.items() if k not in ("boto3", "botocore", "s3transfer")}, layer
-        )
+        link_distributions({k: v for k, v in dists.items() if not provided_by_runtime(k)}, layer)
     sdk, _ = installed_closure(list(RUNTIME_SDK))
     link_distributions(sdk, runtime)
     shutil.copytree(

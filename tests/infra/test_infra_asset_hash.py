@@ -86,7 +86,9 @@ def test_requirement_comments_do_not_count(bundling: Any, tmp_path: Path) -> Non
     plain, commented = tmp_path / "a.txt", tmp_path / "b.txt"
     plain.write_text("pydantic==2.14.4\nnumpy==2.4.6\n", encoding="utf-8")
     commented.write_text("# the layer\npydantic==2.14.4  # models\n\nnumpy==2.4.6\n", encoding="utf-8")
-    assert bundling.read_requirements(plain) == bundling.read_requirements(commented)
+    from agentmem_infra.layer_contents import read_requirements
+
+    assert read_requirements(plain) == read_requirements(commented)
 
 
 def _synth_keys(bundling: Any, layers: Path, requirements: list[str]) -> list[str]:
