@@ -36,6 +36,7 @@ _NEGATION = lazy_compile(
 class Judgement(StrEnum):
     DUPLICATE = "duplicate"  # reinforce the existing memory
     SUPERSEDE = "supersede"  # the new fact replaces the old one
+    REVISE = "revise"  # the new fact gives another value to a statement of its conversation (a supersede)
     KEEP_BOTH = "keep_both"
 
 

@@ -11,14 +11,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from agentmem.domain.attribute_rules import DAYS, MONTHS
+from agentmem.domain.attributes import is_multi_valued
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import MemoryRecord, Source
-from agentmem.domain.reading import Reading, Stance, may_end
+from agentmem.domain.reading import Reading, Stance, may_end, may_revise
 from agentmem.domain.reading.cues import retraction_topic
 from agentmem.domain.reading.stored import reading_of
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import terms
 
+REVISION = 0.6  # the revision pair head's probability from which a statement revises one of its conversation
+REVISION_PAIRS = 3  # how many of a conversation's statements the pair head is asked about, per fact
 NEAREST = 3  # a retraction looks at the three most similar records (as the conflict rules do)
 _SPEAKER_PREFIX = lazy_compile(r"^[^:：\n]{1,40}[:：]\s*")
 
@@ -148,6 +151,38 @@ def ended_by(
         key=lambda o: (shape is not None and _value_shape(o.content) == shape, o.valid_from), reverse=True
     )
     return recent[0]
+
+
+def revision_candidates(
+    fact: Said, ranked: Sequence[tuple[float, MemoryRecord]], thresholds: SimilarityThresholds
+) -> list[MemoryRecord]:
+    """The statements of the same conversation that ``fact`` could give a new value to ("I want
+    to leave on the 12th" after "a bus on the 6th, please"; "try Big 4" after "a table at Villa
+    Romano"): the user's earlier facts of this session (:func:`may_revise`; not pinned, not
+    multi-valued, not from the same message) of some similarity (``update_topic`` up to a
+    duplicate), those stating a value of the same shape first, then the most similar. Whether one
+    *is* revised is the learned revision pair head's call (the write path asks it); across
+    conversations only the attribute tables and change words retire a fact."""
+    if fact.at is None or fact.session_id is None or is_multi_valued(fact.content):
+        return []
+    shape = _value_shape(fact.content)
+    eligible = [
+        (sim, o)
+        for sim, o in ranked
+        if thresholds.update_topic <= sim < thresholds.dedup
+        and same_session(fact, o)
+        and o.source is Source.USER
+        and not o.pinned
+        and o.valid_from is not None
+        and o.valid_from < fact.at
+        and (fact.message_id is None or fact.message_id not in o.source_refs.message_ids)
+        and not is_multi_valued(o.content)
+        and may_revise(fact.reading, reading_of(o))
+    ]
+    eligible.sort(
+        key=lambda p: (shape is not None and _value_shape(p[1].content) == shape, p[0]), reverse=True
+    )
+    return [o for _, o in eligible]
 
 
 def same_session(fact: Said, old: MemoryRecord) -> bool:

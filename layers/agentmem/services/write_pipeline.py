@@ -32,8 +32,8 @@ import numpy as np
 
 from agentmem.domain.authority import conversational_category
 from agentmem.domain.classify import classify
-from agentmem.domain.conflict import Judgement, NewFact, allowed, decide, doubtful_pairs, rank
-from agentmem.domain.endings import amended
+from agentmem.domain.conflict import Judgement, NewFact, Ranked, allowed, decide, doubtful_pairs, rank
+from agentmem.domain.endings import REVISION, REVISION_PAIRS, Said, amended, revision_candidates
 from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
 from agentmem.domain.extraction import Candidate, attribute, extract_from_user
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
@@ -71,6 +71,7 @@ log = logging.getLogger(__name__)
 
 SPLIT_ATTACK_SCAN = 200  # newest memories searched for what the earlier parts of a split attack wrote
 SPLIT_ATTACK_TURNS = 3  # earlier user texts of the session re-scanned with the new one
+TERSE_WORDS = 8  # a revision this short names only the new value: stored as the statement it revises, amended
 
 
 @dataclass
@@ -320,12 +321,13 @@ class WritePipeline:
                     outcome.reinforced.append(other.memory_id)
                     continue
                 ask = self.conflicts if other is not None and other.never_decays else None
-                if decision is Judgement.SUPERSEDE and other is not None and ask is not None:
+                replaces = decision in {Judgement.SUPERSEDE, Judgement.REVISE}
+                if replaces and other is not None and ask is not None:
                     ask.propose(other, record, turn.at)  # permanent or pinned: asked first (seed 003)
                     outcome.drop("pending_confirmation")
                     continue
-                if decision is Judgement.SUPERSEDE and other is not None:
-                    record = self._amend(record, reading, other)
+                if replaces and other is not None:
+                    record = self._amend(record, reading, other, revised=decision is Judgement.REVISE)
                     stored = self._supersede(other, record, turn.at)
                     outcome.written.append(record.memory_id)
                     if stored.is_active:  # else a late, older statement went into the history
@@ -350,11 +352,16 @@ class WritePipeline:
         heads = self.reader_heads.for_model(self.embedder.model_id) if self.reader_heads else None
         return [read(c.content, vector=v, heads=heads) for c, v in zip(candidates, vectors, strict=True)]
 
-    def _amend(self, record: MemoryRecord, reading: Reading, old: MemoryRecord) -> MemoryRecord:
+    def _amend(
+        self, record: MemoryRecord, reading: Reading, old: MemoryRecord, *, revised: bool
+    ) -> MemoryRecord:
         """A correction that names only the new value ("I meant 8pm") is stored as the statement it
         corrects with that value in place (:func:`~agentmem.domain.conflict.amended`), embedded
-        again, so that a question about the topic finds it."""
-        text = amended(record.content, old.content) if reading.stance is Stance.CORRECTS else None
+        again, so that a question about the topic finds it. So is a terse revision in the same
+        conversation ("make it 2 rooms": :meth:`_revised`), so the other values of the statement
+        it revises stay current."""
+        terse = revised and len(record.content.split()) <= TERSE_WORDS
+        text = amended(record.content, old.content) if reading.stance is Stance.CORRECTS or terse else None
         if text is None:
             return record
         vector = self.embedder.embed_documents([text])[0]
@@ -432,6 +439,8 @@ class WritePipeline:
             asked, found = decide(fact, unpinned, self.thresholds) if unpinned else (decision, None)
             if asked is Judgement.SUPERSEDE and found is not None:
                 return asked, pinned[found.memory_id]
+        if decision is Judgement.KEEP_BOTH and (revised := self._revised(fact, vector, ranked)) is not None:
+            return Judgement.REVISE, revised
         if decision is not Judgement.KEEP_BOTH or self.llm is None:
             return decision, other
         for _, old in doubtful_pairs(fact, ranked, self.thresholds):
@@ -445,6 +454,32 @@ class WritePipeline:
             elif answer is True and allowed(fact, old):  # the model's yes passes the reading too
                 return Judgement.SUPERSEDE, old
         return Judgement.KEEP_BOTH, None
+
+    def _revised(self, fact: NewFact, vector: np.ndarray, ranked: Ranked) -> MemoryRecord | None:
+        """The statement of this conversation that ``fact`` gives another value to, by the
+        revision pair head (learned from how people revise requests in task dialogues: "make it
+        the 12th", "try Big 4 instead", most with no change word) over the two statements'
+        vectors; the domain names the candidates (:func:`~agentmem.domain.endings.revision_candidates`).
+        Reads at most :data:`REVISION_PAIRS` records with their vectors, and only where the
+        conversation has a candidate."""
+        heads = self.reader_heads.for_model(self.embedder.model_id) if self.reader_heads else None
+        if heads is None or fact.reading is None:
+            return None
+        said = Said(fact.reading, fact.content, fact.at, fact.session_id, fact.message_id)
+        candidates = revision_candidates(said, ranked, self.thresholds)[:REVISION_PAIRS]
+        if not candidates:
+            return None
+        scope = candidates[0].scope
+        full = self.store.get_many(scope, [o.memory_id for o in candidates])
+        best: tuple[float, MemoryRecord] | None = None
+        for old in candidates:
+            stored = full.get(old.memory_id)
+            if stored is None or stored.embedding is None or stored.embedding_model != self.embedder.model_id:
+                continue
+            p = heads.revises(np.asarray(stored.embedding, dtype=np.float32), vector) or 0.0
+            if p >= REVISION and (best is None or p > best[0]):
+                best = (p, old)
+        return best[1] if best else None
 
     def _record(self, turn: Turn, cand: Candidate, vector: np.ndarray, ordinal: int) -> MemoryRecord:
         category = conversational_category(classify(cand.content, cand.category_hint))

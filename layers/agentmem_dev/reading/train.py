@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from agentmem.domain.reading import Heads, Modality, Stance, Subject, read
-from agentmem.domain.reading.heads import Head
+from agentmem.domain.endings import REVISION
+from agentmem.domain.reading.heads import REVISION_HEAD, Head, pair_features
 
 DATA = Path(__file__).parent / "data"
 OUT = Path(__file__).resolve().parents[2] / "agentmem" / "adapters" / "data" / "reader_heads.npz"
@@ -34,6 +35,7 @@ HEADS: dict[str, tuple[str, ...]] = {
     "stance": tuple(s.value for s in Stance),
 }
 COLUMN = {"subject": 0, "modality": 1, "stance": 2}
+PAIR_LABELS = ("other", "same")
 
 
 def load() -> list[tuple[str, str, str, str]]:
@@ -44,6 +46,45 @@ def load() -> list[tuple[str, str, str, str]]:
                 subject, modality, stance, text = line.split("\t", 3)
                 rows.append((subject, modality, stance, text.strip()))
     return rows
+
+
+def load_pairs() -> list[tuple[str, str, str]]:
+    """``label<TAB>earlier<TAB>later`` rows of the revision pair head (``data/public/*_pairs.tsv``:
+    real dialogue by others, in their own licence file)."""
+    rows = []
+    for path in sorted((DATA / "public").glob("*_pairs.tsv")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                label, earlier, later = line.split("\t", 2)
+                rows.append((label, earlier.strip(), later.strip()))
+    return rows
+
+
+def pair_head(pairs: list[tuple[str, str, str]], embedder: Any) -> tuple[Head | None, dict[str, Any]]:
+    """Fit the revision pair head on the fitted split of ``pairs`` (a quarter held out by a hash of
+    the pair), report its accuracy on the held-out quarter, then refit on all."""
+    if not pairs:
+        return None, {}
+    texts = sorted({t for _, a, b in pairs for t in (a, b)})
+    index = {t: i for i, t in enumerate(texts)}
+    vectors = embedder.embed_documents(texts)
+    x = np.stack([pair_features(vectors[index[a]], vectors[index[b]]) for _, a, b in pairs])
+    y = np.array([PAIR_LABELS.index(label) for label, _, _ in pairs])
+    mask = np.array([held(a + "\t" + b) for _, a, b in pairs])
+    w, b, mean = fit(x[~mask], y[~mask], len(PAIR_LABELS))
+    probe = Head(PAIR_LABELS, w, b, mean)
+    same = np.array([probe.probabilities(v)["same"] for v in x[mask]])
+    gold = y[mask] == PAIR_LABELS.index("same")
+    said = same >= REVISION
+    report = {
+        "pairs": len(pairs),
+        "held_out": int(mask.sum()),
+        "accuracy": round(float(((same >= 0.5) == gold).mean()), 3),
+        f"precision_at_{REVISION}": round(float((said & gold).sum() / max(1, said.sum())), 3),
+        f"recall_at_{REVISION}": round(float((said & gold).sum() / max(1, gold.sum())), 3),
+    }
+    w, b, mean = fit(x, y, len(PAIR_LABELS))
+    return Head(PAIR_LABELS, w, b, mean), report
 
 
 def held(text: str) -> bool:
@@ -160,9 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.personaext:
         report["personaext_dev_subject"] = personaext(args.personaext, embedder, heads)
+    revision, report["revision_pairs"] = pair_head(load_pairs(), embedder)
     print(json.dumps(report, indent=2))
     if not args.measure_only:
         final = build(rows, vectors, embedder.model_id)
+        if revision is not None:
+            final = Heads(final.model_id, {**final.heads, REVISION_HEAD: revision})
         arrays: dict[str, Any] = {"model_id": np.array(final.model_id)}
         for name, head in final.heads.items():
             arrays[f"{name}.labels"] = np.array(head.labels)

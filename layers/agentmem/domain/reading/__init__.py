@@ -10,7 +10,7 @@ gate the write path asks before a supersede. Pure: the heads' weights are handed
 
 from agentmem.domain.reading.heads import Head, Heads
 from agentmem.domain.reading.model import Modality, Reading, Stance, Subject
-from agentmem.domain.reading.reader import may_end, may_supersede, read
+from agentmem.domain.reading.reader import may_end, may_revise, may_supersede, read
 
 __all__ = [
     "Head",
@@ -20,6 +20,7 @@ __all__ = [
     "Stance",
     "Subject",
     "may_end",
+    "may_revise",
     "may_supersede",
     "read",
 ]

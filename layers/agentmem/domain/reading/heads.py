@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+REVISION_HEAD = "revision"  # the pair head: labels ("other", "same")
+
 
 @dataclass(frozen=True)
 class Head:
@@ -30,9 +32,20 @@ class Head:
         return {label: float(p) for label, p in zip(self.labels, probs, strict=True)}
 
 
+def pair_features(
+    earlier: npt.NDArray[np.float32], later: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """What a pair head reads of two statements' vectors: their elementwise product (the
+    dimensions they share) and absolute difference (where they part), side by side."""
+    a = np.asarray(earlier, dtype=np.float32)
+    b = np.asarray(later, dtype=np.float32)
+    return np.concatenate([a * b, np.abs(a - b)])
+
+
 @dataclass(frozen=True)
 class Heads:
-    """The heads of one embedder model, by name (``subject``, ``modality``, ``stance``)."""
+    """The heads of one embedder model, by name (``subject``, ``modality``, ``stance`` over one
+    statement's vector; ``revision`` over a pair's :func:`pair_features`)."""
 
     model_id: str
     heads: Mapping[str, Head]
@@ -43,3 +56,11 @@ class Heads:
     def probabilities(self, name: str, vector: npt.NDArray[np.float32]) -> dict[str, float] | None:
         head = self.heads.get(name)
         return head.probabilities(vector) if head is not None else None
+
+    def revises(self, earlier: npt.NDArray[np.float32], later: npt.NDArray[np.float32]) -> float | None:
+        """The ``revision`` pair head's probability that ``later`` gives another value to
+        something ``earlier`` stated (the same slot of a request or plan); None without the head."""
+        head = self.heads.get(REVISION_HEAD)
+        if head is None:
+            return None
+        return head.probabilities(pair_features(earlier, later)).get("same", 0.0)

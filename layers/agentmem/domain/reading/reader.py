@@ -109,6 +109,19 @@ def may_supersede(new: Reading, old: Reading | None, *, by_attribute: bool = Fal
     return by_attribute or (old.subject is Subject.OTHER) == (new.subject is Subject.OTHER)
 
 
+def may_revise(new: Reading, old: Reading | None) -> bool:
+    """Whether ``new`` may give a new value to ``old`` said earlier in the same conversation (a
+    changed date, city or count of a request or plan): both the user's own (neither a third
+    party's nor the assistant's), and never a plan, wish or question over an asserted fact."""
+    if new.subject in {Subject.OTHER, Subject.ASSISTANT} or new.confidence < SUPERSEDE_CONFIDENCE:
+        return False
+    if old is None:
+        return True
+    if old.subject in {Subject.OTHER, Subject.ASSISTANT}:
+        return False
+    return not (old.modality is Modality.ASSERTED and new.modality is not Modality.ASSERTED)
+
+
 def may_end(new: Reading, old: Reading | None) -> bool:
     """Whether ``new`` ends an earlier fact without a new value: a retraction or a correction
     that may supersede at all (:func:`may_supersede`)."""
