@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from agentmem.domain.reading import Heads, Modality, Stance, Subject, read
 from agentmem.domain.endings import REVISION
+from agentmem.domain.reading import Heads, Modality, Stance, Subject, read
 from agentmem.domain.reading.heads import REVISION_HEAD, Head, pair_features
 
 DATA = Path(__file__).parent / "data"
