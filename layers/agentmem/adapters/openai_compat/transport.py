@@ -126,11 +126,14 @@ class Transport:
                 retries=False,
                 preload_content=True,
             )
+        except NewConnectionError:  # refused, unknown host (urllib3 files it under its timeouts)
+            raise ProviderUnavailable("unreachable") from None
         except TimeoutError:
             raise ProviderUnavailable("timeout") from None
-        except (NewConnectionError, MaxRetryError, ProtocolError) as exc:
-            reason = "timeout" if isinstance(getattr(exc, "reason", None), TimeoutError) else "unreachable"
-            raise ProviderUnavailable(reason) from None
+        except (MaxRetryError, ProtocolError) as exc:
+            reason = getattr(exc, "reason", None)
+            timed_out = isinstance(reason, TimeoutError) and not isinstance(reason, NewConnectionError)
+            raise ProviderUnavailable("timeout" if timed_out else "unreachable") from None
         except HTTPError:
             raise ProviderUnavailable("unreachable") from None
         return int(response.status), bytes(response.data or b""), response.headers.get("Retry-After")
