@@ -14,13 +14,22 @@ from typing import Any
 import numpy as np
 import openai
 import pytest
-from support.fakes.fake_openai import FakeOpenAI, fake_openai_server
 
-from agentmem.adapters.openai_compat import OpenAICompatEmbedder, OpenAICompatLLM, ProviderUnavailable, Transport
+from agentmem.adapters.openai_compat import (
+    OpenAICompatEmbedder,
+    OpenAICompatLLM,
+    ProviderUnavailable,
+    Transport,
+)
 from agentmem.adapters.openai_compat.transport import retry_after_seconds
 from agentmem.errors import EmbedderUnavailable
+from support.fakes.fake_openai import FakeOpenAI, fake_openai_server
 
-FACTS = {"facts": [{"content": "The user drinks oolong tea", "key": "tea", "value": "oolong", "category": "preference"}]}
+FACTS = {
+    "facts": [
+        {"content": "The user drinks oolong tea", "key": "tea", "value": "oolong", "category": "preference"}
+    ]
+}
 
 
 def llm(server: FakeOpenAI, **kw: Any) -> OpenAICompatLLM:
@@ -68,7 +77,9 @@ def test_the_official_sdk_reads_the_fakes_embeddings_in_both_encodings() -> None
         client = openai.OpenAI(base_url=server.url, api_key="k", max_retries=0)
         texts = ["I drink oolong tea", "我喜欢喝乌龙茶", "the cat sat"]
         by_default = client.embeddings.create(model="fake-embed", input=texts)  # the SDK asks for base64
-        as_floats = client.embeddings.create(model="fake-embed", input=texts, encoding_format="float", dimensions=32)
+        as_floats = client.embeddings.create(
+            model="fake-embed", input=texts, encoding_format="float", dimensions=32
+        )
     assert server.requests[0].body.get("encoding_format") == "base64"
     assert [d.index for d in by_default.data] == [0, 1, 2]
     expected = np.vstack([server.vector(t, 64) for t in texts])
@@ -91,7 +102,12 @@ def test_the_official_sdk_sees_the_fakes_429_with_retry_after() -> None:
 def test_extraction_with_a_json_schema_reply_is_read_and_anchored_on_the_question() -> None:
     reply = {
         "facts": [
-            {"content": "The user drinks oolong tea", "key": "tea", "value": "oolong", "category": "preference"},
+            {
+                "content": "The user drinks oolong tea",
+                "key": "tea",
+                "value": "oolong",
+                "category": "preference",
+            },
             {"content": "The sky is blue", "key": "sky", "value": None, "category": "general"},
         ]
     }
@@ -193,7 +209,9 @@ def test_a_429_with_a_short_retry_after_is_waited_for_once() -> None:
 
 def test_a_429_with_a_long_retry_after_falls_back_at_once() -> None:
     waits: list[float] = []
-    with fake_openai_server(chat=lambda body: "preference", failures=[(429, {"Retry-After": "30"})]) as server:
+    with fake_openai_server(
+        chat=lambda body: "preference", failures=[(429, {"Retry-After": "30"})]
+    ) as server:
         model = llm(server, sleep=waits.append)
         assert model.classify("I like tea") is None
     assert waits == [] and len(server.requests) == 1
@@ -247,7 +265,9 @@ def test_the_key_goes_in_the_header_the_server_asks_for() -> None:
         assert azure.classify("x") == "preference"
         assert llm(server, api_key=lambda: "wrong").classify("x") is None
     assert server.requests[0].headers["authorization"] == "Bearer sk-1"
-    assert server.requests[1].headers["api-key"] == "sk-1" and "authorization" not in server.requests[1].headers
+    assert (
+        server.requests[1].headers["api-key"] == "sk-1" and "authorization" not in server.requests[1].headers
+    )
 
 
 # ----------------------------------------------------------------- embeddings
@@ -273,9 +293,8 @@ def test_the_configured_dimension_is_asked_for_and_checked() -> None:
         assert embedder.embed_query("tea").shape == (16,)
         assert server.requests[0].body["dimensions"] == 16
         assert embedder.model_id == "openai-compatible/fake-embed/16"
-    with fake_openai_server(dimensions_param=False) as server:
-        with pytest.raises(EmbedderUnavailable):
-            OpenAICompatEmbedder(Transport(server.url), model="fake-embed", dimension=16).embed_query("tea")
+    with fake_openai_server(dimensions_param=False) as server, pytest.raises(EmbedderUnavailable):
+        OpenAICompatEmbedder(Transport(server.url), model="fake-embed", dimension=16).embed_query("tea")
 
 
 def test_a_change_of_dimension_midway_is_refused() -> None:
@@ -293,9 +312,8 @@ def test_embedding_failures_are_embedder_unavailable() -> None:
         with pytest.raises(EmbedderUnavailable) as limited:
             embedder.embed_documents(["tea"])
     assert limited.value.details["reason"] == "rate_limited"
-    with fake_openai_server(delay_s=1.5) as server:
-        with pytest.raises(EmbedderUnavailable) as slow:
-            OpenAICompatEmbedder(Transport(server.url, timeout_s=0.3), model="fake-embed").embed_documents(["x"])
+    with fake_openai_server(delay_s=1.5) as server, pytest.raises(EmbedderUnavailable) as slow:
+        OpenAICompatEmbedder(Transport(server.url, timeout_s=0.3), model="fake-embed").embed_documents(["x"])
     assert slow.value.details["reason"] == "timeout"
     with pytest.raises(EmbedderUnavailable) as down:
         OpenAICompatEmbedder(Transport(closed_port_url()), model="fake-embed").embed_query("x")

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.fakes.fake_openai import fake_openai_server
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.adapters.openai_compat import OpenAICompatEmbedder, OpenAICompatLLM
@@ -23,6 +22,7 @@ from agentmem.errors import ConfigurationError
 from agentmem.services.outcome import LLM_FALLBACK
 from agentmem.settings import load_settings
 from agentmem_dev.cli import main
+from support.fakes.fake_openai import fake_openai_server
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 S = Scope("t1", "u1")
@@ -44,7 +44,9 @@ def test_an_uncalibrated_model_refuses_to_start_and_calibrate_store_lets_it(
             "AGENTMEM_OPENAI_EMBED_MODEL": "fake-embed",
         }.items():
             monkeypatch.setenv(name, value)
-        with pytest.raises(ConfigurationError, match="agentmem calibrate --embedder openai-compatible --store"):
+        with pytest.raises(
+            ConfigurationError, match="agentmem calibrate --embedder openai-compatible --store"
+        ):
             bootstrap(clock=ManualClock(T0))
         assert main(["calibrate", "--embedder", "openai-compatible", "--store", "--json"]) == 0
         found = json.loads(capsys.readouterr().out)
@@ -89,16 +91,26 @@ def test_the_provider_needs_its_server_and_model_named() -> None:
 def test_model_facts_go_through_the_same_gates_as_the_rules(tmp_path: Path) -> None:
     reply = {
         "facts": [
-            {"content": "The user drinks oolong tea", "key": "tea", "value": "oolong", "category": "preference"},
+            {
+                "content": "The user drinks oolong tea",
+                "key": "tea",
+                "value": "oolong",
+                "category": "preference",
+            },
             {"content": INJECTED + " The user drinks tea", "key": "tea", "value": None, "category": "policy"},
         ]
     }
+
     def chat(body: dict[str, Any]) -> str:  # the extraction prompt asks for facts; classify for a word
         return json.dumps(reply) if '"facts"' in body["messages"][0]["content"] else "general"
 
     with fake_openai_server(chat=chat) as server:
         settings = load_settings(
-            data_dir=tmp_path, embedder="hash", llm="openai-compatible", openai_base_url=server.url, openai_llm_model="m"
+            data_dir=tmp_path,
+            embedder="hash",
+            llm="openai-compatible",
+            openai_base_url=server.url,
+            openai_llm_model="m",
         )
         container = bootstrap(settings, clock=ManualClock(T0), embedder=HashEmbedder())
         assert isinstance(container.llm, OpenAICompatLLM)
@@ -114,7 +126,11 @@ def test_model_facts_go_through_the_same_gates_as_the_rules(tmp_path: Path) -> N
 def test_a_model_that_is_down_leaves_the_turn_to_the_rules_and_says_so(tmp_path: Path) -> None:
     with fake_openai_server(chat=lambda body: "{}", failures=[(429, {"Retry-After": "120"})]) as server:
         settings = load_settings(
-            data_dir=tmp_path, embedder="hash", llm="openai-compatible", openai_base_url=server.url, openai_llm_model="m"
+            data_dir=tmp_path,
+            embedder="hash",
+            llm="openai-compatible",
+            openai_base_url=server.url,
+            openai_llm_model="m",
         )
         container = bootstrap(settings, clock=ManualClock(T0), embedder=HashEmbedder())
         outcome = container.pipeline.ingest(turn("m1", "I like green tea."))
@@ -133,7 +149,7 @@ class FakeSecrets:
         self.secret = secret
         self.calls: list[str] = []
 
-    def get_secret_value(self, SecretId: str) -> dict[str, str]:  # noqa: N803 - the SDK's name
+    def get_secret_value(self, SecretId: str) -> dict[str, str]:
         self.calls.append(SecretId)
         return {"SecretString": self.secret}
 
