@@ -186,15 +186,16 @@ class Settings(BaseSettings):
     # on AWS: the key read from Secrets Manager (the secret's string, or its "api_key" JSON field)
     openai_api_key_secret_arn: str | None = None
     openai_auth: Literal["bearer", "api-key"] = "bearer"  # api-key: Azure OpenAI's key header
-    openai_llm_model: str | None = None
+    openai_llm_model: str | None = None  # the chat model's name on that server (qwen2.5:7b, gpt-4o-mini, ...)
     # structured replies: the server's json_schema, its JSON mode, or neither (a refused mode steps down)
     openai_json_mode: Literal["json_schema", "json_object", "off"] = "json_schema"
-    openai_embed_model: str | None = None
+    openai_embed_model: str | None = None  # the embedding model's name (bge-m3, text-embedding-3-small, ...)
     # sent as `dimensions` and checked (models that shorten their vectors); unset: the server's own
     openai_embed_dimension: int | None = Field(None, ge=1, le=16384)
     openai_embed_batch: int = Field(64, ge=1, le=2048)  # texts per /embeddings request
-    # text put before a query / a memory, for models trained with prefixes (e5: "query: ", "passage: ")
+    # text put before a query, for models trained with prefixes (e5: "query: ")
     openai_embed_query_prefix: str = ""
+    # text put before a memory, for models trained with prefixes (e5: "passage: ")
     openai_embed_document_prefix: str = ""
     # the model's anchors as `agentmem calibrate` prints them; unset: read from
     # <data_dir>/calibrations.json (written by calibrate --store); neither: refuses to start
