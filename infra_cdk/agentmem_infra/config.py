@@ -14,7 +14,6 @@ stays yellow forever.
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass, field, replace
 from typing import Any
 

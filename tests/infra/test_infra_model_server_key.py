@@ -12,8 +12,6 @@ import boto3
 import pytest
 from iam_calls import CallRecorder, Request, TemplatePolicies, denied
 from infra_helpers import require_cdk, synthesize
-from support.aws import REGION, moto_tables
-from support.fakes.fake_openai import fake_openai_server
 
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.bootstrap import bootstrap
@@ -22,6 +20,8 @@ from agentmem.domain.models import Scope, Turn
 from agentmem.messages import TurnMessage
 from agentmem.settings import load_settings
 from agentmem_dev.emulator import events, lambdas
+from support.aws import REGION, moto_tables
+from support.fakes.fake_openai import fake_openai_server
 
 pytestmark = pytest.mark.xdist_group("cdk")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
