@@ -9,8 +9,6 @@ import json
 from datetime import timedelta
 from typing import Any
 
-from support.fakes.fake_openai import fake_openai_server
-
 from agentmem.adapters.openai_compat import OpenAICompatEmbedder, Transport
 from agentmem.domain.context import Mode
 from agentmem.domain.similarity import Calibration
@@ -18,6 +16,7 @@ from agentmem.messages import TurnMessage
 from agentmem_dev.bench.common import TimedEmbedder, local_container, synthetic_queries, synthetic_turns
 from agentmem_dev.bench.provider_cost import ProviderMeter
 from agentmem_dev.emulator.runner import LocalRunner
+from support.fakes.fake_openai import fake_openai_server
 
 
 def chat(body: dict[str, Any]) -> str:
