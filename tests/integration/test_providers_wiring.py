@@ -162,3 +162,25 @@ def test_the_key_is_read_from_secrets_manager_once(tmp_path: Path) -> None:
     assert SecretKey(arn, None, FakeSecrets("sk-plain"))() == "sk-plain"
     with pytest.raises(ConfigurationError, match="holds no key"):
         SecretKey(arn, None, FakeSecrets('{"other": 1}'))()
+
+
+def test_an_embedding_server_that_fails_makes_recall_degraded_not_an_error(tmp_path: Path) -> None:
+    with fake_openai_server() as server:
+        settings = load_settings(
+            data_dir=tmp_path,
+            embedder="openai-compatible",
+            openai_base_url=server.url,
+            openai_embed_model="fake-embed",
+            openai_embed_calibration="0.0,0.6,0.0,0.5",
+            semantic_guard=False,
+        )
+        container = bootstrap(settings, clock=ManualClock(T0))
+        record, _ = container.explicit.write(S, "I drink oolong tea every morning.", now=T0, request_id="r1")
+        assert record is not None
+        server.failures = [(503, {"Retry-After": "60"})] * 3
+        result = container.recall.recall(S, "oolong tea", k=5, now=T0)
+    assert "embedder" in result.degraded
+    health = container.health.report(T0)
+    assert any(
+        r.startswith("embedder: openai-compatible/fake-embed failed (http_503)") for r in health.reasons
+    )
