@@ -126,6 +126,7 @@ def report(
         "documents": documents.to_dict(),
         "queries": asked.to_dict(),
         "raw_thresholds": raw_thresholds(calibration, thresholds or SimilarityThresholds()),
+        "semantic_guard": _semantic_guard(embedder.model_id),
     }
     if embedder.model_id.startswith("openai-compatible/"):
         found["store"] = [
@@ -146,6 +147,17 @@ def report(
     return found
 
 
+def _semantic_guard(model_id: str) -> str:
+    """Whether the semantic injection detector has measured thresholds for this model."""
+    from agentmem.services.semantic_guard import DEFAULT_THRESHOLDS, SEMANTIC_THRESHOLDS
+
+    pair = SEMANTIC_THRESHOLDS.get(model_id)
+    if pair is not None:
+        return f"measured (attack {pair.attack}, margin {pair.margin})"
+    default = DEFAULT_THRESHOLDS
+    return f"conservative default (attack {default.attack}, margin {default.margin}: near-copies of a prototype only)"
+
+
 def render(found: dict[str, Any]) -> str:
     lines = [f"{found['model']}: {found['pairs']} calibration pairs", f"anchors: {found['anchors']}"]
     for kind in ("documents", "queries"):
@@ -157,6 +169,7 @@ def render(found: dict[str, Any]) -> str:
         )
     raw = ", ".join(f"{k} {v:.3f}" for k, v in found["raw_thresholds"].items())
     lines.append(f"  thresholds as raw cosines with this model: {raw}")
+    lines.append(f"  semantic injection detector: {found['semantic_guard']}")
     if found.get("stored"):
         lines.append(f"stored in {found['stored']}")
     lines.append("store them:")

@@ -55,6 +55,7 @@ def test_an_uncalibrated_model_refuses_to_start_and_calibrate_store_lets_it(
     assert found["model"] == "openai-compatible/fake-embed" and found["languages"] == ["en", "zh"]
     assert found["documents"]["paraphrase_median"] > found["documents"]["unrelated_median"]
     assert set(found["raw_thresholds"]) == {"dedup", "merge", "conflict_low", "similar_edge"}
+    assert found["semantic_guard"].startswith("conservative default")
     stored = json.loads((tmp_path / "data" / CALIBRATIONS_FILE).read_text())
     assert stored == {"openai-compatible/fake-embed": found["anchors"]}
     assert isinstance(container.embedder, OpenAICompatEmbedder)
