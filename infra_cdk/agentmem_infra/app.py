@@ -8,6 +8,8 @@ Context (``cdk synth -c key=value``):
 ``agentmem:nag``              false: skip the cdk-nag AwsSolutions checks (default on)
 ``agentmem:alarmEmail``       subscribe this address to the alarm topic (staging/prod)
 ``agentmem:bedrockLlmEnabled`` true/false: AGENTMEM_BEDROCK_LLM_ENABLED + Converse permission
+``agentmem:openai``           JSON of the OpenAI-compatible provider's AGENTMEM_* settings (docs/providers/)
+``agentmem:openaiKeySecretArn`` its key's Secrets Manager ARN (GetSecretValue granted to ingest and api)
 ``agentmem:createServiceLinkedRole`` true: also create the OpenSearch service-linked role
                               (once per account, when it does not exist yet)
 """
@@ -52,6 +54,8 @@ def build_app(app: App) -> AgentMemStack:
             "agentmem:alarmEmail",
             "agentmem:bedrockLlmEnabled",
             "agentmem:embedCalibration",
+            "agentmem:openai",
+            "agentmem:openaiKeySecretArn",
             "agentmem:createServiceLinkedRole",
         )
     }

@@ -95,6 +95,12 @@ def settings_environment(
             if config.bedrock_embed_calibration
             else {}
         ),
+        **config.openai_settings,  # an OpenAI-compatible provider (validated by load_config)
+        **(
+            {"AGENTMEM_OPENAI_API_KEY_SECRET_ARN": config.openai_key_secret_arn}
+            if config.openai_key_secret_arn
+            else {}
+        ),
     }
 
 
@@ -223,13 +229,23 @@ class Functions(Construct):
         if access.neptune:
             graph.grant(name, role, self.security_groups[name], access.neptune)
         models: list[str] = []
-        if access.bedrock_embed:
+        if (
+            access.bedrock_embed
+            and self.config.openai_settings.get("AGENTMEM_EMBEDDER") != "openai-compatible"
+        ):
             models += bedrock_model_arns(self.config.bedrock_embed_model)
         if access.bedrock_llm and self.config.bedrock_llm_enabled:
             models += bedrock_model_arns(self.config.bedrock_llm_model)
         if models:
             # Converse is authorised as bedrock:InvokeModel; no streaming is used.
             role.add_to_policy(iam.PolicyStatement(actions=["bedrock:InvokeModel"], resources=models))
+        if self.config.openai_key_secret_arn and (access.bedrock_embed or access.bedrock_llm):
+            # the OpenAI-compatible server's key, read once per cold start by the functions that call a model
+            role.add_to_policy(
+                iam.PolicyStatement(
+                    actions=["secretsmanager:GetSecretValue"], resources=[self.config.openai_key_secret_arn]
+                )
+            )
         if access.send_to_queue:
             role.add_to_policy(
                 iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[queues.ingest.queue_arn])

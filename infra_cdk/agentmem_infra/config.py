@@ -13,6 +13,7 @@ stays yellow forever.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -160,6 +161,13 @@ class EnvConfig:
     # -c agentmem:embedCalibration=...; None: the library's placeholders
     bedrock_embed_calibration: str | None = None
     bedrock_llm_model: str = "amazon.nova-lite-v1:0"
+    # An OpenAI-compatible model server instead of Bedrock (docs/providers/): -c agentmem:openai=
+    # a JSON object of AGENTMEM_* names (AGENTMEM_LLM, AGENTMEM_EMBEDDER, AGENTMEM_OPENAI_BASE_URL,
+    # ..._LLM_MODEL, ..._EMBED_MODEL, ..._EMBED_DIMENSION, ..._EMBED_CALIBRATION, ...), validated at
+    # synth by agentmem.settings; its key by ARN (-c agentmem:openaiKeySecretArn=arn:...), granted
+    # as secretsmanager:GetSecretValue to the functions that call a model.
+    openai_settings: dict[str, str] = field(default_factory=dict)
+    openai_key_secret_arn: str | None = None
     opensearch_index: str = "agentmem-memories"
     # reconcile runs in this many parallel segments, one schedule target each ({"segment": i,
     # "segments": n}); at most 5 (an EventBridge rule's targets)
@@ -324,4 +332,42 @@ def load_config(env: str | None, context: dict[str, Any] | None = None) -> EnvCo
         text = str(context["agentmem:embedCalibration"])
         Calibration.parse("bedrock", text)  # refuses a malformed value at synth, not at first traffic
         overrides["bedrock_embed_calibration"] = text
+    if context.get("agentmem:openai"):
+        overrides["openai_settings"] = openai_settings(context["agentmem:openai"])
+    if context.get("agentmem:openaiKeySecretArn"):
+        arn = str(context["agentmem:openaiKeySecretArn"])
+        if not arn.startswith("arn:") or ":secretsmanager:" not in arn:
+            raise ValueError("agentmem:openaiKeySecretArn must be a Secrets Manager secret's ARN")
+        overrides["openai_key_secret_arn"] = arn
     return replace(config, **overrides) if overrides else config
+
+
+OPENAI_SETTINGS_ALLOWED = ("AGENTMEM_LLM", "AGENTMEM_EMBEDDER")  # plus every AGENTMEM_OPENAI_* but the key
+
+
+def openai_settings(value: Any) -> dict[str, str]:
+    """The ``agentmem:openai`` context: AGENTMEM_* names of the provider settings, checked against
+    :class:`agentmem.settings.Settings` at synth (a misspelt name or a missing model refuses to
+    synthesize, not to start). The key itself never goes in the template: use the secret's ARN."""
+    from agentmem.settings import Settings
+
+    raw = json.loads(value) if isinstance(value, str) else dict(value)
+    found = {str(k): str(v) for k, v in raw.items()}
+    for name in found:
+        if name not in OPENAI_SETTINGS_ALLOWED and not name.startswith("AGENTMEM_OPENAI_"):
+            raise ValueError(f"agentmem:openai takes the provider settings only, not {name}")
+        if name == "AGENTMEM_OPENAI_API_KEY":
+            raise ValueError("the key must not be in the template: pass -c agentmem:openaiKeySecretArn=...")
+    fields = {k.removeprefix("AGENTMEM_").lower(): v for k, v in found.items()}
+    unknown = sorted(set(fields) - set(Settings.model_fields))
+    if unknown:
+        raise ValueError(f"agentmem:openai: unknown settings {unknown}")
+    checked = Settings(backend="aws", queue_url="https://sqs/q", **fields)  # type: ignore[arg-type]
+    if checked.embedder == "openai-compatible" and not (
+        checked.openai_embed_dimension and checked.openai_embed_calibration
+    ):
+        raise ValueError(
+            "an OpenAI-compatible embedder on AWS needs AGENTMEM_OPENAI_EMBED_DIMENSION (the k-NN index is "
+            "made at deploy) and AGENTMEM_OPENAI_EMBED_CALIBRATION (agentmem calibrate prints it)"
+        )
+    return found

@@ -32,11 +32,18 @@ from agentmem_infra.search import SearchDomain, vpc_access
 RESOURCE_TYPE = "Custom::AgentMemIndex"
 
 
+def embed_dimension(config: EnvConfig) -> int:
+    """The vectors' dimension: the OpenAI-compatible embedder's when the stack uses one, else Titan's."""
+    if config.openai_settings.get("AGENTMEM_EMBEDDER") == "openai-compatible":
+        return int(config.openai_settings["AGENTMEM_OPENAI_EMBED_DIMENSION"])
+    return config.bedrock_embed_dimension
+
+
 def index_spec(config: EnvConfig) -> IndexSpec:
     """What the deploy asks of the index: the name and dimension the functions use, the replicas."""
     return IndexSpec(
         index=config.opensearch_index,
-        dimension=config.bedrock_embed_dimension,
+        dimension=embed_dimension(config),
         replicas=config.opensearch_replicas,
     )
 

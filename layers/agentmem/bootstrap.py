@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from agentmem.adapters import Adapters
+from agentmem.adapters.provider_usage import ProviderUsage
 from agentmem.adapters.reader_heads import load_heads
 from agentmem.backends import builder
 from agentmem.clock import SystemClock
@@ -271,7 +272,7 @@ def bootstrap(
         ),
         dead_letters=DeadLetterService(audit=a.audit, queue=a.dead_letters),
         transfer=TransferService(store=a.store, writer=explicit),
-        health=HealthService(settings.health_max_backlog_age_s, _backlogs(a)),
+        health=HealthService(settings.health_max_backlog_age_s, _backlogs(a), _model_checks(a)),
         idempotency=IdempotentRequests(a.idempotency, timedelta(hours=settings.idempotency_ttl_hours)),
         retention=_retention(a, settings),
         summaries=summaries,
@@ -288,6 +289,32 @@ def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
         store = a.store
         found["projector stream"] = lambda: store.outbox_backlog(PROJECTOR_CHECKPOINT)
     return found
+
+
+MODEL_FAILURE_WINDOW_S = 60.0  # /v1/health says degraded while a provider failed this recently
+
+
+def _model_checks(a: Adapters) -> dict[str, Callable[[], str | None]]:
+    """What ``/v1/health`` asks the model providers that count their failures (the OpenAI-compatible
+    LLM and embedder): the reason of a failure in the last minute, said as degraded."""
+    found: dict[str, Callable[[], str | None]] = {}
+    fallbacks = (
+        ("llm", a.llm, "turns were left to the rules"),
+        ("embedder", a.embedder, "recall answered without vectors, turns wait in the queue"),
+    )
+    for name, provider, effect in fallbacks:
+        usage = getattr(provider, "usage", None)
+        if isinstance(usage, ProviderUsage):
+            found[name] = _recent_failure(usage, effect)
+    return found
+
+
+def _recent_failure(usage: ProviderUsage, effect: str) -> Callable[[], str | None]:
+    def check() -> str | None:
+        reason = usage.recent_failure(MODEL_FAILURE_WINDOW_S)
+        return None if reason is None else f"{usage.provider} failed ({reason}): {effect}"
+
+    return check
 
 
 def _retention(a: Adapters, settings: Settings) -> RetentionService:

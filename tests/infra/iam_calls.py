@@ -145,6 +145,8 @@ def requests_of(call: Call, region: str) -> list[Request]:
             return [
                 Request("sqs:GetQueueUrl", f"arn:{PARTITION}:sqs:{region}:{ACCOUNT}:{params['QueueName']}")
             ]
+    if call.service == "secretsmanager" and op == "GetSecretValue":  # the model server's key, by ARN
+        return [Request("secretsmanager:GetSecretValue", params["SecretId"])]
     if call.service == "bedrock-runtime" and op in _BEDROCK:
         return [Request(_BEDROCK[op], model_arn(region, params["modelId"]))]
     raise UnknownCall(f"{call.function}: no IAM mapping for {call.service}:{op}")

@@ -2,7 +2,8 @@
 
 ``ok``, or ``degraded`` with the reasons: a queue whose oldest waiting turn is older than
 ``health_max_backlog_age_s`` (the ingest queue), or a change feed whose oldest unprocessed change
-is (the projector's). The local server adds the processes it supervises (an event source or an
+is (the projector's), or a model provider that failed in the last minute (the LLM's turns fell back
+to the rules; the embedder's requests answered without vectors). The local server adds the processes it supervises (an event source or an
 api worker that exited and is being replaced, :mod:`agentmem_dev.emulator.server`). A backend that
 cannot say what waits (SQS, DynamoDB Streams: CloudWatch alarms watch them) reports no backlog.
 """
@@ -40,6 +41,8 @@ class HealthService:
 
     max_backlog_age_s: float
     backlogs: Mapping[str, Callable[[], BacklogState]] = field(default_factory=dict)
+    # name -> why that model is being bypassed now (a recent timeout, 429, unreachable), or None
+    models: Mapping[str, Callable[[], str | None]] = field(default_factory=dict)
 
     def report(self, now: datetime) -> HealthReport:
         reasons: list[str] = []
@@ -57,4 +60,8 @@ class HealthService:
                     f"{name}: the oldest of {state.waiting} waiting has waited {age:.0f} s"
                     f" (bound {self.max_backlog_age_s:.0f} s)"
                 )
+        for name, failing in self.models.items():
+            why = failing()
+            if why is not None:
+                reasons.append(f"{name}: {why}")
         return HealthReport(DEGRADED if reasons else OK, tuple(reasons), tuple(found))

@@ -63,7 +63,7 @@ from agentmem.services.conflicts import ConflictService
 from agentmem.services.guard import WriteGuard
 from agentmem.services.neighbours import NeighbourPool, RecordCache, swapped
 from agentmem.services.observer import NullObserver, PipelineObserver
-from agentmem.services.outcome import LlmBudget, TurnOutcome, TurnStatus
+from agentmem.services.outcome import LLM_FALLBACK, LlmBudget, TurnOutcome, TurnStatus
 
 __all__ = ["LLM_TAG", "TurnOutcome", "WritePipeline"]
 
@@ -175,6 +175,8 @@ class WritePipeline:
         writes = len(outcome.written) + len(outcome.superseded) + len(outcome.reinforced)
         if writes:
             self.store.mark_pending(scope, writes)
+        if outcome.llm_fallbacks:  # the model gave no answer (down, slow, throttled): the rules decided
+            outcome.reasons.append(LLM_FALLBACK)
         self.turn_log.mark_processed(scope, turn.message_id, turn.at, outcome.to_dict())
         return outcome
 

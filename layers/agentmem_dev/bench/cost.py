@@ -5,8 +5,11 @@ context request.
 through the real write path with the embedder wrapped to count calls, texts and tokens; then
 context requests (chat mode, distinct queries) run against the ingested users. No LLM is called.
 
-*LLM enabled* is an **estimate from prompt templates, not measured calls** (no LLM adapter
-exists locally yet): during the same run the write path's decision points are observed through
+*Providers, measured*: with ``AGENTMEM_LLM`` (bedrock or openai-compatible) and/or
+``--embedder openai-compatible``, the providers' own counts of calls and server-reported tokens,
+per turn and per context request (:mod:`agentmem_dev.bench.provider_cost`).
+
+*LLM enabled, estimated* is an **estimate from prompt templates, not measured calls**: during the same run the write path's decision points are observed through
 a :class:`~agentmem.services.observer.PipelineObserver` (the rule extractor's candidates, the
 classifier's fallbacks, the conflict judge's verdicts in the ambiguous band) and
 each place an LLM would be called is priced with the templates of
@@ -63,6 +66,7 @@ from agentmem_dev.bench.common import (
     synthetic_queries,
     synthetic_turns,
 )
+from agentmem_dev.bench.provider_cost import ProviderMeter
 from agentmem_dev.emulator.runner import LocalRunner
 
 DEFAULT_TURNS = 200
@@ -148,7 +152,7 @@ def _llm_estimate(
     return {
         "estimated": True,
         "note": "ESTIMATE from prompt templates (agentmem_dev/bench/prompts.py) filled with this run's inputs and"
-        " counted with estimate_tokens; not measured LLM calls (no LLM adapter exists locally)",
+        " counted with estimate_tokens; not measured LLM calls (see providers_measured for a configured provider's own counts)",
         "per_turn": {
             "llm_calls": round(total_calls / per, 3),
             "llm_input_tokens": round((extraction_in + classify_in + judge_in) / per, 1),
@@ -201,6 +205,7 @@ def run(
     with local_container(timed, observer=observer) as (container, clock):
         window_turns = container.settings.session_window_turns
         runner = LocalRunner(container)
+        meter = ProviderMeter(container.llm, timed)
         say(progress, f"cost: ingesting {turns} turns (rules) ...")
         for session in sessions:
             for turn in session:
@@ -208,6 +213,7 @@ def run(
                 container.queue.send([TurnMessage.from_turn(turn)])
             runner.drain()
         ingest_stats = timed.stats
+        providers_turn = meter.phase(turns)
         timed.reset()
         scopes = sorted({t.scope for s in sessions for t in s}, key=lambda s: s.user_id)
         queries = synthetic_queries(requests, seed=23)
@@ -221,6 +227,7 @@ def run(
             context_tokens.append(estimate_tokens(built.context.text))
             memories_used.append(len(built.context.used_memory_ids))
         read_stats = timed.stats
+        providers_context = meter.phase(requests)
 
     per = max(1, turns)
     embed_texts_ingest = ingest_stats.texts
@@ -264,6 +271,8 @@ def run(
         "dynamodb": dynamodb,
         "rules": {"measured": True, "per_turn": rules_turn, "per_context_request": rules_context},
         "llm_enabled_estimate": _llm_estimate(sessions, observed, window_turns, turns),
+        # measured by the providers themselves (AGENTMEM_LLM / AGENTMEM_EMBEDDER), None where off
+        "providers_measured": {"per_turn": providers_turn, "per_context_request": providers_context},
         "baseline": baseline,
         "ratio_embedding_tokens_per_turn_vs_baseline": ratio(
             rules_turn["embedding_tokens"], baseline["per_turn"]["embedding_tokens"]

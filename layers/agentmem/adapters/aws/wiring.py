@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters import Adapters
-from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder, BedrockLLM
+from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder
 from agentmem.adapters.aws.dynamodb_audited import DynamoAuditedWrites
 from agentmem.adapters.aws.dynamodb_banks import DynamoPrototypeBanks
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
@@ -32,6 +32,7 @@ from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.aws.sqs_dead_letters import SqsDeadLetterQueue
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
 from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
+from agentmem.adapters.providers import build_embedder_for, build_llm
 from agentmem.domain.similarity import Calibration
 from agentmem.errors import ConfigurationError
 from agentmem.ports import Clock, Embedder, GraphStore, SearchIndex
@@ -47,6 +48,9 @@ def _require(value: str | None, env: str, why: str) -> str:
 
 
 def _embedder(settings: Settings) -> Embedder:
+    remote = build_embedder_for(settings)  # a remote provider (docs/providers/), else None
+    if remote is not None:
+        return remote
     if settings.embedder in ("bedrock", "auto"):
         if settings.bedrock_embed_dimension not in TITAN_DIMENSIONS:
             raise ConfigurationError(
@@ -166,9 +170,7 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
     )
     dynamodb: LazyClient[Any] = LazyClient(lambda: boto_client("dynamodb", region=region))
     embedder = embedder or _embedder(settings)
-    llm = (
-        BedrockLLM(model=settings.bedrock_llm_model, region=region) if settings.bedrock_llm_enabled else None
-    )
+    llm = build_llm(settings)  # AGENTMEM_LLM: off, bedrock or openai-compatible
     receipts = DynamoTurnReceipts(
         settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb
     )

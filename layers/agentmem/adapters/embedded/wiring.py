@@ -16,6 +16,7 @@ from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.adapters.embedders import build_embedder
+from agentmem.adapters.providers import build_embedder_for, build_llm
 from agentmem.errors import ConfigurationError
 from agentmem.ports import Clock, Embedder
 from agentmem.settings import Settings
@@ -26,6 +27,8 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
     the configured one (tests, benchmarks)."""
     data = Path(settings.data_dir)
     data.mkdir(parents=True, exist_ok=True)
+    if embedder is None:
+        embedder = build_embedder_for(settings)  # a remote provider (docs/providers/), else None
     if embedder is None:
         if settings.embedder == "bedrock":
             raise ConfigurationError(
@@ -56,4 +59,5 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         dead_letters=queue,  # the local queue keeps its dead letters in its own table
         conflicts=SqliteConflictStore(data / "memory.db"),
         summaries=SqliteSummaryStore(data / "memory.db"),
+        llm=build_llm(settings),
     )

