@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 import pytest
 
-from agentmem.api.schemas import ContextOut, MemoryCreated, MemoryOut, MemoryPage, RecallOut, TurnsAccepted
 from agentmem.client import (
     AgentMemClient,
     AsyncAgentMemClient,
@@ -30,6 +29,7 @@ from agentmem.client import (
 )
 from agentmem.client.models import HistoryOut, TurnStatusOut
 from agentmem.settings import load_settings
+from agentmem.wire.models import ContextOut, MemoryCreated, MemoryOut, MemoryPage, RecallOut, TurnsAccepted
 from agentmem_dev.emulator.service import LocalService
 
 T = TypeVar("T")

@@ -15,7 +15,6 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
 
-from agentmem.api.schemas import ErrorOut
 from agentmem.errors import (
     AgentMemError,
     ConfigurationError,
@@ -29,6 +28,7 @@ from agentmem.errors import (
     ValidationFailed,
     VersionConflict,
 )
+from agentmem.wire.models import ErrorOut
 
 log = logging.getLogger(__name__)
 

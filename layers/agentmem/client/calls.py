@@ -17,7 +17,19 @@ import httpx
 from pydantic import BaseModel
 
 from agentmem import __version__
-from agentmem.api.schemas import (
+from agentmem.client.models import (
+    ConflictOut,
+    ConflictPage,
+    ConflictState,
+    Decision,
+    HistoryOut,
+    ResolveConflictIn,
+    TurnStatusOut,
+    new_message_id,
+)
+from agentmem.client.protocol import Call, Poll
+from agentmem.domain.models import Category
+from agentmem.wire.models import (
     AuditOut,
     ContextIn,
     ContextOut,
@@ -37,18 +49,6 @@ from agentmem.api.schemas import (
     TurnsAccepted,
     TurnsIn,
 )
-from agentmem.client.models import (
-    ConflictOut,
-    ConflictPage,
-    ConflictState,
-    Decision,
-    HistoryOut,
-    ResolveConflictIn,
-    TurnStatusOut,
-    new_message_id,
-)
-from agentmem.client.protocol import Call, Poll
-from agentmem.domain.models import Category
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from agentmem.api.schemas_conflicts import ConflictDecisionIn as ResolveConflictIn
-from agentmem.api.schemas_conflicts import ConflictOut
-from agentmem.api.schemas_conflicts import ConflictsOut as ConflictPage
-from agentmem.api.schemas_history import HistoryEntryOut, HistoryOut
-from agentmem.api.schemas_operator import TurnStatusOut
+from agentmem.wire.conflicts import ConflictDecisionIn as ResolveConflictIn
+from agentmem.wire.conflicts import ConflictOut
+from agentmem.wire.conflicts import ConflictsOut as ConflictPage
+from agentmem.wire.history import HistoryEntryOut, HistoryOut
+from agentmem.wire.operator import TurnStatusOut
 
 TurnState = Literal["queued", "processed", "rejected", "quarantined", "dead_lettered"]
 ConflictState = Literal["pending", "confirmed", "rejected"]
