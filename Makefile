@@ -14,8 +14,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[aws,dev,cdk]'
+	$(BIN)/python -m pip install --quiet -e './clients/python[sqs]'  # agentmem.client re-exports it
 	touch $(STAMP)
 
 install: $(STAMP)

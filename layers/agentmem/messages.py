@@ -19,17 +19,17 @@ from pydantic import ValidationError
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import ValidationFailed
 from agentmem.wire import messages as wire
-from agentmem.wire.messages import (  # noqa: F401  # re-exported: the API's and the adapters' imports
-    ID_PATTERN,
-    MAX_BODY_BYTES,
-    MAX_TEXT,
-    AssistantText,
-    Identifier,
-    Speaker,
-    TraceId,
-    TurnTime,
-    UserText,
-)
+
+# Re-exported (x as x): the API and the adapters import them from here.
+from agentmem.wire.messages import ID_PATTERN as ID_PATTERN
+from agentmem.wire.messages import MAX_BODY_BYTES as MAX_BODY_BYTES
+from agentmem.wire.messages import MAX_TEXT as MAX_TEXT
+from agentmem.wire.messages import AssistantText as AssistantText
+from agentmem.wire.messages import Identifier as Identifier
+from agentmem.wire.messages import Speaker as Speaker
+from agentmem.wire.messages import TraceId as TraceId
+from agentmem.wire.messages import TurnTime as TurnTime
+from agentmem.wire.messages import UserText as UserText
 
 
 class TurnMessage(wire.TurnMessage):

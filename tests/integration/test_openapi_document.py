@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from agentmem.wire import conflicts, history, models, operator
 from agentmem.api.app import OPEN, SECURITY, SECURITY_SCHEMES, openapi_json
+from agentmem.wire import conflicts, history, models, operator
 from agentmem.wire.examples import EXAMPLES
 
 DOC = json.loads(openapi_json())

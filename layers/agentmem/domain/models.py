@@ -13,7 +13,10 @@ from enum import StrEnum
 from typing import Any
 
 # The vocabulary the wire contract shares (a leaf: stdlib and pydantic only), one class for both.
-from agentmem.wire.vocabulary import EARLIEST, LATEST, Category, checked_time  # noqa: F401  # re-exported
+from agentmem.wire.vocabulary import EARLIEST as EARLIEST  # re-exported (x as x)
+from agentmem.wire.vocabulary import LATEST as LATEST
+from agentmem.wire.vocabulary import Category as Category
+from agentmem.wire.vocabulary import checked_time as checked_time
 
 
 class Layer(StrEnum):
