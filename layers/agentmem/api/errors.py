@@ -1,5 +1,5 @@
 """Errors as HTTP answers: the status comes from the exception type through one table, the body
-is always :class:`~agentmem.api.schemas.ErrorOut`, and the one boundary that catches everything
+is always :class:`~agentmem.wire.models.ErrorOut`, and the one boundary that catches everything
 logs it and answers a clean 500 — never a stack trace."""
 
 from __future__ import annotations
