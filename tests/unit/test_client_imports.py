@@ -62,6 +62,13 @@ def test_importing_the_api_or_the_client_package_imports_no_httpx() -> None:
     assert "httpx" in _loaded_after("from agentmem.client import AgentMemClient")
 
 
+def test_the_server_name_loads_no_powertools_either() -> None:
+    """The re-export is as light as the client: no Powertools, no defer_package_init, no api."""
+    loaded = _loaded_after("from agentmem.client import AgentMemClient, TurnSender")
+    assert [m for m in _heavy(loaded) if m.split(".")[0] != "agentmem"] == []
+    assert not any(m.startswith(("agentmem.api", "agentmem.adapters", "agentmem.lazy")) for m in loaded)
+
+
 def test_the_light_client_loads_nothing_of_the_server() -> None:
     use = (
         "from agentmem_client import AgentMemClient, AsyncAgentMemClient, TurnSender\n"
