@@ -147,6 +147,15 @@ class Settings(BaseSettings):
     # file whose free pages reach vacuum_free_fraction of it, and a WAL checkpoint of each file).
     retention_every_s: float = Field(60.0, gt=0, le=86400)
     vacuum_free_fraction: float = Field(0.25, gt=0, le=1)
+    # Events and webhooks (docs/events.md). Local mode: the event-source process delivers each
+    # event to the tenant's webhooks from events.db, at most this many attempts, waiting
+    # base * 2^(n-1) seconds (capped) between them; then the delivery is dead-lettered.
+    webhook_max_attempts: int = Field(8, ge=1, le=50)
+    webhook_backoff_base_s: float = Field(5.0, gt=0, le=3600)
+    webhook_backoff_cap_s: float = Field(3600.0, gt=0, le=86400)
+    webhook_timeout_s: float = Field(10.0, gt=0, le=60)
+    # AWS: the EventBridge bus the functions put events on (None: events are not published).
+    event_bus_name: str | None = None
     search_backend: Literal["opensearch", "local"] = "opensearch"
     opensearch_endpoint: str | None = None  # https://... of the domain or collection
     # SigV4 service: managed domain | Serverless | none (unsigned: a self-managed cluster, the

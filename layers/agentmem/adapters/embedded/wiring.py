@@ -15,6 +15,7 @@ from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
+from agentmem.adapters.embedded.webhooks import SqliteWebhooks
 from agentmem.adapters.embedders import build_embedder
 from agentmem.errors import ConfigurationError
 from agentmem.ports import Clock, Embedder
@@ -42,6 +43,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
     store = SqliteMemoryStore(data / "memory.db")
     audit = SqliteAuditLog(data / "memory.db")  # the trail shares the store's transactions
     import_legacy_file(audit.database, data / "audit.db")  # a data dir from before: once
+    webhooks = SqliteWebhooks(data / "events.db")  # events outbox, webhooks, their deliveries
     return Adapters(
         store=store,
         audited_writes=store,
@@ -56,4 +58,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         dead_letters=queue,  # the local queue keeps its dead letters in its own table
         conflicts=SqliteConflictStore(data / "memory.db"),
         summaries=SqliteSummaryStore(data / "memory.db"),
+        events=webhooks,
+        webhooks=webhooks,
+        deliveries=webhooks,
     )
