@@ -157,6 +157,7 @@ def acknowledge_findings(stack: AgentMemStack) -> None:
             "the projector stream event source mapping's on-failure destination",
         ),
         (stack.queues.schedule_dlq, "the EventBridge schedule targets' dead-letter queue"),
+        (stack.event_bus.dlq, "the webhook rules' targets' dead-letter queue (docs/events.md)"),
     ):
         acknowledge(
             queue,
@@ -164,6 +165,15 @@ def acknowledge_findings(stack: AgentMemStack) -> None:
             f"This queue is {what}: a dead-letter queue itself (alarmed on depth in staging/prod). "
             "cdk-nag only recognises SQS redrive policies as DLQ usage.",
         )
+
+    # --- the webhook rules' delivery role (docs/events.md).
+    acknowledge(
+        stack.event_bus.delivery_role.node.find_child("DefaultPolicy"),
+        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:"
+        "api-destination/agentmem-*/*]",
+        "Webhooks are registered at run time, each an API destination named agentmem-<webhook>; the "
+        "role may invoke those of this account and region only, and only rules on the stack's bus use it.",
+    )
 
     # --- API + Cognito.
     acknowledge(api.authorizer_function, "AwsSolutions-L1", L1)

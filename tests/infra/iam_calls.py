@@ -115,6 +115,10 @@ def model_arn(region: str, model_id: str) -> str:
     return f"arn:{PARTITION}:bedrock:{region}::foundation-model/{model_id}"
 
 
+def event_bus_arn(region: str, name: str) -> str:
+    return name if name.startswith("arn:") else f"arn:{PARTITION}:events:{region}:{ACCOUNT}:event-bus/{name}"
+
+
 def requests_of(call: Call, region: str) -> list[Request]:
     """The IAM requests one SDK call needs (AWS's authorisation model, per service)."""
     op, params = call.operation, call.params
@@ -145,6 +149,9 @@ def requests_of(call: Call, region: str) -> list[Request]:
             return [
                 Request("sqs:GetQueueUrl", f"arn:{PARTITION}:sqs:{region}:{ACCOUNT}:{params['QueueName']}")
             ]
+    if call.service == "events" and op == "PutEvents":  # authorised per bus named by the entries
+        buses = {str(e.get("EventBusName") or "default") for e in params["Entries"]}
+        return [Request("events:PutEvents", event_bus_arn(region, b)) for b in sorted(buses)]
     if call.service == "bedrock-runtime" and op in _BEDROCK:
         return [Request(_BEDROCK[op], model_arn(region, params["modelId"]))]
     raise UnknownCall(f"{call.function}: no IAM mapping for {call.service}:{op}")
@@ -284,6 +291,8 @@ class TemplatePolicies:
             return table_arn(self.region, name)
         if kind == "AWS::SQS::Queue":
             return queue_arn(self.region, name)
+        if kind == "AWS::Events::EventBus":
+            return event_bus_arn(self.region, name)
         return _UNRESOLVED.format(f"{logical}.{attribute}")
 
     def statements(self, function_id: str) -> list[dict[str, Any]]:

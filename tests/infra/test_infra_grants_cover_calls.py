@@ -18,8 +18,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
-from iam_calls import CallRecorder, Request, TemplatePolicies, denied, requests_of, table_arn
+from iam_calls import CallRecorder, Request, TemplatePolicies, denied, event_bus_arn, requests_of, table_arn
 from infra_helpers import Synth
 
 from agentmem.adapters.embedders import HashEmbedder
@@ -47,6 +48,8 @@ def world(tmp_path: Path) -> Iterator[tuple[Tables, Container, ManualClock]]:
         clock = ManualClock(T0)
         queue_url = tables.sqs.create_queue(QueueName="agentmem-ingest")["QueueUrl"]
         dlq_url = tables.sqs.create_queue(QueueName="agentmem-ingest-dlq")["QueueUrl"]
+        bus = "agentmem-dev-events"
+        boto3.client("events", region_name=REGION).create_event_bus(Name=bus)
         settings = load_settings(
             backend="aws",
             embedder="hash",
@@ -55,6 +58,7 @@ def world(tmp_path: Path) -> Iterator[tuple[Tables, Container, ManualClock]]:
             local_projection_dir=tmp_path / "projections",
             queue_url=queue_url,
             dlq_url=dlq_url,
+            event_bus_name=bus,
             aws_region=REGION,
         )
         yield tables, bootstrap(settings, clock=clock, embedder=HashEmbedder()), clock
@@ -240,6 +244,9 @@ def test_the_run_reaches_the_calls_a_first_deploy_broke_on(recorded: tuple[CallR
     assert Request("dynamodb:DeleteItem", session) in requests["ingest"]
     assert Request("dynamodb:DeleteItem", memory) in requests["ingest"]
     assert Request("dynamodb:DeleteItem", memory) in requests["reconcile"]
+    bus = event_bus_arn(REGION, str(container.settings.event_bus_name))
+    for publisher in ("ingest", "api", "projector"):  # turn outcomes, the erase, memory changes
+        assert Request("events:PutEvents", bus) in requests[publisher], publisher
 
 
 def test_a_call_nobody_mapped_fails_instead_of_passing_unseen() -> None:

@@ -29,6 +29,7 @@ from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.adapters.aws.eventbridge import EventBridgePublisher
 from agentmem.adapters.aws.sqs_dead_letters import SqsDeadLetterQueue
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
 from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
@@ -198,4 +199,8 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         ),
         prototype_banks=DynamoPrototypeBanks(settings.table_session, client=dynamodb, clock=clock.now),
         idempotency=DynamoIdempotencyStore(settings.table_session, client=dynamodb),
+        # events on the bus (docs/events.md); its rules deliver them, so no registry or outbox here
+        events=EventBridgePublisher(settings.event_bus_name, region=region)
+        if settings.event_bus_name
+        else None,
     )
