@@ -69,6 +69,65 @@ class EventBus(Construct):
                 fn.role.add_to_principal_policy(
                     iam.PolicyStatement(actions=["events:PutEvents"], resources=[self.bus.event_bus_arn])
                 )
+        self._registry(functions["api"])
+        self._outputs(scope)
+
+    def _registry(self, api: lambda_.Function) -> None:
+        """What ``/v1/webhooks`` needs (agentmem.adapters.aws.eventbridge_webhooks): the tenant's
+        rules on this bus, the connections and API destinations named agentmem-*, passing the
+        delivery role to targets; EventBridge stores a connection's key in Secrets Manager under
+        ``events!connection/*`` with the caller's permissions."""
+        api.add_environment("AGENTMEM_WEBHOOK_ROLE_ARN", self.delivery_role.role_arn)
+        api.add_environment("AGENTMEM_WEBHOOK_DLQ_ARN", self.dlq.queue_arn)
+        arn = f"arn:{Aws.PARTITION}:events:{Aws.REGION}:{Aws.ACCOUNT_ID}"
+        bus = self.bus.event_bus_name
+        role = api.role
+        assert role is not None
+        statements = [
+            (
+                [
+                    "events:PutRule",
+                    "events:PutTargets",
+                    "events:RemoveTargets",
+                    "events:DeleteRule",
+                    "events:DescribeRule",
+                ],
+                [f"{arn}:rule/{bus}/agentmem-*"],
+            ),
+            (["events:ListRules"], ["*"]),  # no resource-level permission exists for it
+            (
+                ["events:CreateConnection", "events:DeleteConnection", "events:DescribeConnection"],
+                [f"{arn}:connection/agentmem-*"],
+            ),
+            (
+                [
+                    "events:CreateApiDestination",
+                    "events:DeleteApiDestination",
+                    "events:DescribeApiDestination",
+                ],
+                [f"{arn}:api-destination/agentmem-*"],
+            ),
+            (["iam:PassRole"], [self.delivery_role.role_arn]),
+            (
+                [
+                    "secretsmanager:CreateSecret",
+                    "secretsmanager:PutSecretValue",
+                    "secretsmanager:DeleteSecret",
+                    "secretsmanager:DescribeSecret",
+                    "secretsmanager:TagResource",
+                ],
+                [
+                    f"arn:{Aws.PARTITION}:secretsmanager:{Aws.REGION}:{Aws.ACCOUNT_ID}:secret:events!connection/agentmem-*"
+                ],
+            ),
+        ]
+        self.registry_wildcards = [
+            r for _, resources in statements for r in resources if r.endswith("*") and r != "*"
+        ]
+        for actions, resources in statements:
+            role.add_to_principal_policy(iam.PolicyStatement(actions=actions, resources=resources))
+
+    def _outputs(self, scope: Construct) -> None:
         for output, (value, description) in {
             "EventBusName": (self.bus.event_bus_name, "AGENTMEM_EVENT_BUS_NAME: webhook rules go on it"),
             "WebhookDlqArn": (self.dlq.queue_arn, "the dead-letter queue webhook targets name"),

@@ -30,6 +30,7 @@ from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.aws.eventbridge import EventBridgePublisher
+from agentmem.adapters.aws.eventbridge_webhooks import EventBridgeWebhooks
 from agentmem.adapters.aws.sqs_dead_letters import SqsDeadLetterQueue
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
 from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
@@ -203,4 +204,13 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         events=EventBridgePublisher(settings.event_bus_name, region=region)
         if settings.event_bus_name
         else None,
+        webhooks=_webhooks(settings),
     )
+
+
+def _webhooks(settings: Settings) -> EventBridgeWebhooks | None:
+    """The webhook registry in EventBridge, where the stack names its bus, role and DLQ."""
+    bus, role, dlq = settings.event_bus_name, settings.webhook_role_arn, settings.webhook_dlq_arn
+    if not (bus and role and dlq):
+        return None
+    return EventBridgeWebhooks(bus, role, dlq, region=settings.aws_region)
