@@ -8,14 +8,15 @@ DATA   ?= .agentmem
 WORKERS ?=
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint format typecheck eval bench synth demo clean engines engines-fetch engines-down
+.PHONY: run test lint format typecheck eval bench synth demo clean engines engines-fetch engines-down typescript-types typescript
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[aws,dev,cdk]'
+	$(BIN)/python -m pip install --quiet -e './clients/python[sqs]'  # agentmem.client re-exports it
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -25,6 +26,13 @@ run: $(STAMP)  ## serve the API on $(HOST):$(PORT) over embedded stores in $(DAT
 
 test: $(STAMP)  ## the whole suite, offline
 	$(BIN)/python -m pytest -n auto --dist loadgroup tests
+
+typescript: $(STAMP)  ## the TypeScript client: npm ci and tsc (clients/typescript; make test runs its node --test suite)
+	cd clients/typescript && npm ci --no-audit --no-fund && npm run build
+
+typescript-types: $(STAMP)  ## regenerate clients/typescript/src/openapi.ts from the server's OpenAPI document
+	$(BIN)/python -c "from agentmem.api.app import openapi_json; print(openapi_json(), end='')" > clients/typescript/openapi.tmp.json
+	cd clients/typescript && npx openapi-typescript openapi.tmp.json -o src/openapi.ts && rm openapi.tmp.json
 
 engines-fetch: $(STAMP)  ## fetch OpenSearch + k-NN and Gremlin Server with Maven into .engines/ (once)
 	$(BIN)/agentmem engines fetch

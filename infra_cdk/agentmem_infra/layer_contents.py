@@ -69,6 +69,12 @@ NOT_IN_LAYER: Mapping[str, Confined] = {
         ("agentmem.adapters.embedded",), "the embedded index's BLAS limit; AWS uses OpenSearch"
     ),
     "httpx": Confined(("agentmem.client",), "the Python client runs in the chat service, not in a Lambda"),
+    "agentmem-client": Confined(
+        ("agentmem.client",),
+        "the light client distribution (clients/python), which agentmem.client re-exports for existing"
+        " imports; it runs in the chat service, not in a Lambda",
+        modules=("agentmem_client",),
+    ),
 }
 
 EXTRAS: Mapping[str, tuple[str, ...]] = {

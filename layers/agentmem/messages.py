@@ -3,7 +3,8 @@
 :class:`TurnMessage` is the SQS body of one finished turn: the API builds it (``POST /v1/turns``),
 both queue adapters write it (SQS and the embedded queue), a chat service may send it to SQS
 itself, and the ingest λ reads it. Its field types are shared with the API's request model
-(:class:`agentmem.api.schemas.TurnIn`), so the two cannot drift.
+(:class:`agentmem.wire.models.TurnIn`), so the two cannot drift. The fields and the body
+encoder are the wire contract's (:mod:`agentmem.wire.messages`), shared with the light client.
 
 :data:`MAX_BODY_BYTES` is the one size limit for an API request body and a queue message body.
 """
@@ -11,56 +12,30 @@ itself, and the ingest λ reads it. Its field types are shared with the API's re
 from __future__ import annotations
 
 import json
-from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from agentmem.domain.models import Scope, Turn, checked_time
+from agentmem.domain.models import Scope, Turn
 from agentmem.errors import ValidationFailed
+from agentmem.wire import messages as wire
 
-MAX_BODY_BYTES = 256 * 1024  # API request bodies and queue messages (SQS's classic limit)
-MAX_TEXT = 16_000  # characters of one side of a turn
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@\-]{0,127}$"
-
-
-def _aware(value: datetime) -> datetime:
-    checked = checked_time(value)
-    assert checked is not None  # checked_time only returns None for None
-    return checked
-
-
-def _not_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("user text must not be blank")
-    return value
+# Re-exported (x as x): the API and the adapters import them from here.
+from agentmem.wire.messages import ID_PATTERN as ID_PATTERN
+from agentmem.wire.messages import MAX_BODY_BYTES as MAX_BODY_BYTES
+from agentmem.wire.messages import MAX_TEXT as MAX_TEXT
+from agentmem.wire.messages import AssistantText as AssistantText
+from agentmem.wire.messages import Identifier as Identifier
+from agentmem.wire.messages import Speaker as Speaker
+from agentmem.wire.messages import TraceId as TraceId
+from agentmem.wire.messages import TurnTime as TurnTime
+from agentmem.wire.messages import UserText as UserText
 
 
-Identifier = Annotated[str, Field(pattern=ID_PATTERN)]
-UserText = Annotated[
-    str, Field(max_length=MAX_TEXT, description="What the user said."), AfterValidator(_not_blank)
-]
-AssistantText = Annotated[str, Field(max_length=MAX_TEXT, description="What the assistant answered.")]
-TurnTime = Annotated[datetime, AfterValidator(_aware)]
-TraceId = Annotated[str, Field(max_length=128, description="Correlation id (API Gateway request id).")]
-Speaker = Annotated[str, Field(max_length=64, description="Name of the speaker in multi-party transcripts.")]
-
-
-class TurnMessage(BaseModel):
-    """One finished turn with the scope it belongs to: the ingest queue's message body."""
-
-    # newer senders may add fields; validator built on first use, not at import (cold start)
-    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
-
-    tenant_id: Identifier
-    user_id: Identifier
-    session_id: Identifier
-    user: UserText
-    assistant: AssistantText = ""
-    at: TurnTime
-    message_id: Identifier
-    trace_id: TraceId | None = None
-    speaker: Speaker | None = None
+class TurnMessage(wire.TurnMessage):
+    """The wire's turn message (:class:`agentmem.wire.messages.TurnMessage`: fields and the one
+    body encoder, :meth:`to_body`) with the server's side: the domain conversions and a parse
+    that raises the API's errors."""
 
     @classmethod
     def from_turn(cls, turn: Turn) -> TurnMessage:
@@ -93,10 +68,6 @@ class TurnMessage(BaseModel):
             raise ValidationFailed(
                 "invalid turn message", details={"reason": "invalid_fields", "fields": fields}
             ) from exc
-
-    def to_body(self) -> str:
-        """The queue body: compact JSON, UTF-8 text as is, optional fields only when set."""
-        return self.model_dump_json(exclude_none=True)
 
     @property
     def scope(self) -> Scope:

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
+from agentmem.api import convert
 from agentmem.domain.models import Scope, Status
 from agentmem.errors import ValidationFailed
 
@@ -170,7 +171,6 @@ def dlq(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    from agentmem.api.schemas import MemoryOut
 
     c = _container(args)
     scope = _scope(args, required=True)
@@ -179,7 +179,7 @@ def export(args: argparse.Namespace) -> int:
     count = 0
     try:
         for record in _progress(c.transfer.export_all(scope, status=Status(args.status)), desc="export"):
-            out.write(MemoryOut.of(record).model_dump_json() + "\n")
+            out.write(convert.memory_out(record).model_dump_json() + "\n")
             count += 1
     finally:
         if out is not sys.stdout:
@@ -193,8 +193,8 @@ def read_import_file(path: Path) -> tuple[list[tuple[int, ImportItem]], list[tup
     than the import's are ignored) with their line numbers (from 1), and the lines refused."""
     from pydantic import ValidationError
 
-    from agentmem.api.schemas_operator import ImportItemIn
     from agentmem.services.transfer import ImportItem
+    from agentmem.wire.operator import ImportItemIn
 
     items: list[tuple[int, ImportItem]] = []
     refused: list[tuple[int, list[str]]] = []

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from agentmem.api.schemas import ContextOut, MemoryCreated, MemoryOut, MemoryPage, RecallOut, TurnsAccepted
-from agentmem.client import (
+from agentmem.settings import load_settings
+from agentmem_client import (
     AgentMemClient,
     AsyncAgentMemClient,
     AuthenticationError,
@@ -28,8 +28,15 @@ from agentmem.client import (
     NotFoundError,
     PermissionDeniedError,
 )
-from agentmem.client.models import HistoryOut, TurnStatusOut
-from agentmem.settings import load_settings
+from agentmem_client.models import HistoryOut, TurnStatusOut
+from agentmem_client.wire.models import (
+    ContextOut,
+    MemoryCreated,
+    MemoryOut,
+    MemoryPage,
+    RecallOut,
+    TurnsAccepted,
+)
 from agentmem_dev.emulator.service import LocalService
 
 T = TypeVar("T")

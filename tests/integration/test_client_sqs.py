@@ -1,4 +1,4 @@
-"""The chat-service helper :class:`agentmem.client.sqs.TurnSender` on moto's SQS: the body is a
+"""The chat-service helper :class:`agentmem_client.sqs.TurnSender` on moto's SQS: the body is a
 :class:`~agentmem.messages.TurnMessage` the ingest function reads back unchanged; a FIFO queue
 gets the user's scope as the group and a deduplication id per message id (a resend is dropped);
 the project's standard queue gets neither; SQS errors become the project's own."""
@@ -14,9 +14,10 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from agentmem.client.sqs import TurnSender
-from agentmem.errors import QueueFull, StoreUnavailable
+from agentmem.adapters.aws.sqs_queue import deduplication_id
 from agentmem.messages import TurnMessage
+from agentmem_client.errors import QueueFullError, TurnSendError
+from agentmem_client.sqs import TurnSender
 
 AT = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
@@ -67,7 +68,7 @@ def test_a_fifo_queue_groups_by_user_and_drops_a_resent_turn(sqs: Any) -> None:
     received = receive_all(sqs, url)
     assert len(received) == 2  # the resend of m-1 was deduplicated
     groups = {TurnMessage.from_body(m["Body"]).user_id: m["Attributes"]["MessageGroupId"] for m in received}
-    assert groups["u1"] != groups["u2"] and first.scope.key == groups["u1"]
+    assert groups["u1"] != groups["u2"] and TurnMessage.from_body(first.to_body()).scope.key == groups["u1"]
 
 
 def test_many_turns_are_sent_in_batches_of_ten(sqs: Any) -> None:
@@ -101,9 +102,25 @@ class _Refusing:
         raise ClientError({"Error": {"Code": self.code, "Message": "no"}}, "SendMessageBatch")
 
 
-def test_sqs_errors_become_the_project_errors() -> None:
+def test_sqs_errors_become_the_client_errors() -> None:
     url = "https://sqs.us-east-1.amazonaws.com/000000000000/agentmem-ingest"
-    with pytest.raises(QueueFull):
+    with pytest.raises(QueueFullError):
         TurnSender(url, sqs_client=_Refusing("OverLimit")).send_turn("t1", "u1", "s1", "hi")
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(TurnSendError) as refused:
         TurnSender(url, sqs_client=_Refusing("ServiceUnavailable")).send_turn("t1", "u1", "s1", "hi")
+    assert (
+        not isinstance(refused.value, QueueFullError)
+        and refused.value.details["code"] == "ServiceUnavailable"
+    )
+
+
+def test_the_fifo_keys_are_the_server_queues_own() -> None:
+    """The client's group and deduplication ids are what the server's SqsTurnQueue sends for the
+    same turn, so a turn resent through the API or the sender is the same message on FIFO."""
+    from agentmem_client.sqs import deduplication_id as client_dedup
+    from agentmem_client.sqs import scope_key
+
+    turn = TurnSender("https://q/x.fifo").turn("t1", "u-7", "s1", "你好", at=AT, message_id="m-1")
+    server = TurnMessage.from_body(turn.to_body())
+    assert scope_key(turn) == server.scope.key
+    assert client_dedup(turn) == deduplication_id(server)

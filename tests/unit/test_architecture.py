@@ -68,7 +68,8 @@ def test_nothing_shipped_imports_development_tooling_or_tests() -> None:
 @pytest.mark.parametrize(
     ("layer", "forbidden"),
     [
-        ("agentmem.domain", ("agentmem",)),  # only itself (checked below)
+        ("agentmem.domain", ("agentmem",)),  # only itself and the wire's vocabulary (checked below)
+        ("agentmem.wire", ("agentmem",)),  # the leaf: nothing of agentmem beyond itself (checked below)
         (
             "agentmem.services",
             ("agentmem.adapters", "agentmem.api", "agentmem.bootstrap", "agentmem.backends"),
@@ -90,7 +91,10 @@ def test_each_layer_imports_only_what_is_to_its_right(layer: str, forbidden: tup
     for module in modules():
         if not under(module, layer):
             continue
-        allowed = ("agentmem.domain",) if layer == "agentmem.domain" else ()
+        allowed = {
+            "agentmem.domain": ("agentmem.domain", "agentmem.wire.vocabulary", "agentmem.wire.session_state"),
+            "agentmem.wire": ("agentmem.wire",),
+        }.get(layer, ())
         wrong = sorted(i for i in imports(module) if under(i, *forbidden) and not under(i, *allowed))
         if wrong:
             bad[module] = wrong

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from agentmem.client import AgentMemClient, ConflictError, RetryPolicy
-from agentmem.client.calls import Requests
-from agentmem.client.models import ConflictOut, ConflictPage, HistoryOut, TurnStatusOut
+from agentmem_client import AgentMemClient, ConflictError, RetryPolicy
+from agentmem_client.calls import Requests
+from agentmem_client.models import ConflictOut, ConflictPage, HistoryOut, TurnStatusOut
 
 AT = "2026-12-01T20:00:00Z"
 ENTRY = {

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentmem.client import (
+from agentmem_client import (
     AgentMemClient,
     AgentMemTransportError,
     AsyncAgentMemClient,
@@ -27,9 +27,8 @@ from agentmem.client import (
     ServiceUnavailableError,
     UnexpectedResponseError,
 )
-from agentmem.client.errors import AgentMemHTTPError, ClientRequestError, error_from
-from agentmem.client.retry import Failure, parse_retry_after
-from agentmem.errors import AgentMemError
+from agentmem_client.errors import AgentMemClientError, AgentMemHTTPError, ClientRequestError, error_from
+from agentmem_client.retry import Failure, parse_retry_after
 
 HEALTH = {"status": "ok", "backend": "local", "embedder": "hash"}
 ACCEPTED = {"accepted": 1, "message_ids": ["m"]}
@@ -264,7 +263,7 @@ def test_a_create_is_resent_after_a_429_or_a_refused_connection() -> None:
 
 def test_connection_failures_that_outlast_the_retries_raise_a_transport_error() -> None:
     for result, seen, _ in run_both(lambda: (httpx.ConnectError("refused"),) * 4, "health"):
-        assert isinstance(result, AgentMemTransportError) and isinstance(result, AgentMemError)
+        assert isinstance(result, AgentMemTransportError) and isinstance(result, AgentMemClientError)
         assert len(seen) == 4 and result.details["attempts"] == 4
 
 

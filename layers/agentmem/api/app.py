@@ -23,6 +23,7 @@ from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from agentmem import __version__
 from agentmem.api import errors
+from agentmem.api.openapi import responses
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
 from agentmem.api.routes import (
     audit,
@@ -37,8 +38,8 @@ from agentmem.api.routes import (
     ui,
     webhooks,
 )
-from agentmem.api.schemas import BacklogOut, ErrorOut, HealthOut, responses
 from agentmem.messages import MAX_BODY_BYTES
+from agentmem.wire.models import BacklogOut, ErrorOut, HealthOut
 
 if TYPE_CHECKING:  # importing the API imports no service (nor numpy): each request brings its container
     from agentmem.bootstrap import Container
@@ -191,7 +192,7 @@ def _with_json_rpc(document: dict[str, Any]) -> str:
     Powertools cannot see its shapes: they are added here from the documentation-only models."""
     from pydantic.json_schema import models_json_schema
 
-    from agentmem.api.schemas import JsonRpcRequest, JsonRpcResponse
+    from agentmem.wire.models import JsonRpcRequest, JsonRpcResponse
 
     _, top = models_json_schema(
         [(JsonRpcRequest, "validation"), (JsonRpcResponse, "serialization")],

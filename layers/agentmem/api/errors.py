@@ -1,5 +1,5 @@
 """Errors as HTTP answers: the status comes from the exception type through one table, the body
-is always :class:`~agentmem.api.schemas.ErrorOut`, and the one boundary that catches everything
+is always :class:`~agentmem.wire.models.ErrorOut`, and the one boundary that catches everything
 logs it and answers a clean 500 — never a stack trace."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
 
-from agentmem.api.schemas import ErrorOut
 from agentmem.errors import (
     AgentMemError,
     ConfigurationError,
@@ -29,6 +28,7 @@ from agentmem.errors import (
     ValidationFailed,
     VersionConflict,
 )
+from agentmem.wire.models import ErrorOut
 
 log = logging.getLogger(__name__)
 

@@ -1,93 +1,31 @@
-"""``agentmem.client``: a Python client for the agentmem HTTP API (``pip install agentmem[client]``).
+"""``agentmem.client``: kept so existing imports work; the client is the light distribution
+``agentmem-client`` (``clients/python``, import name ``agentmem_client``), which this package
+re-exports name for name. ``agentmem.client.<module>`` is ``agentmem_client.<module>`` (the same
+module object: :mod:`agentmem.client.errors` and friends replace themselves on import).
 
-::
-
-    from agentmem.client import AgentMemClient
-
-    with AgentMemClient("http://127.0.0.1:8080", tenant_id="t1", user_id="u1") as am:
-        am.add_turn("s1", "我住在青岛，对花生过敏。", "好的，记住了。")
-        print(am.context("晚饭吃什么？").context)
-
-:class:`AgentMemClient` (blocking) and :class:`AsyncAgentMemClient` (``await``) have the same
-operations, typed with the models the API serves (:mod:`agentmem.api.schemas`); errors are
-:mod:`agentmem.client.errors`; retries :class:`~agentmem.client.retry.RetryPolicy`. The
-sans-IO core is :mod:`agentmem.client.protocol` (the calls: :mod:`agentmem.client.calls`); :class:`~agentmem.client.sqs.TurnSender` sends
-turns straight to the ingest queue. Names are imported on first use, so
-``agentmem.client.sqs`` works without httpx installed. Guide: docs/client.md.
+``make install`` installs ``clients/python`` next to the server; elsewhere
+``pip install ./clients/python``. Guide: docs/client.md.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentmem.client.clients import AgentMemClient, AsyncAgentMemClient
-    from agentmem.client.errors import (
-        AgentMemClientError,
-        AgentMemHTTPError,
-        AgentMemTransportError,
-        AuthenticationError,
-        ClientRequestError,
-        ConflictError,
-        InvalidRequestError,
-        NotFoundError,
-        PermissionDeniedError,
-        RateLimitedError,
-        ServerError,
-        ServiceUnavailableError,
-        UnexpectedResponseError,
-    )
-    from agentmem.client.retry import RetryPolicy
-    from agentmem.client.sqs import TurnSender
 
-_WHERE = {
-    "AgentMemClient": "clients",
-    "AsyncAgentMemClient": "clients",
-    "RetryPolicy": "retry",
-    "TurnSender": "sqs",
-    **dict.fromkeys(
-        (
-            "AgentMemClientError",
-            "AgentMemHTTPError",
-            "AgentMemTransportError",
-            "AuthenticationError",
-            "ClientRequestError",
-            "ConflictError",
-            "InvalidRequestError",
-            "NotFoundError",
-            "PermissionDeniedError",
-            "RateLimitedError",
-            "ServerError",
-            "ServiceUnavailableError",
-            "UnexpectedResponseError",
-        ),
-        "errors",
-    ),
-}
-__all__ = [  # noqa: RUF022  # grouped as _WHERE
-    "AgentMemClient",
-    "AsyncAgentMemClient",
-    "RetryPolicy",
-    "TurnSender",
-    "AgentMemClientError",
-    "AgentMemHTTPError",
-    "AgentMemTransportError",
-    "AuthenticationError",
-    "ClientRequestError",
-    "ConflictError",
-    "InvalidRequestError",
-    "NotFoundError",
-    "PermissionDeniedError",
-    "RateLimitedError",
-    "ServerError",
-    "ServiceUnavailableError",
-    "UnexpectedResponseError",
-]
+def _client() -> Any:
+    try:
+        return importlib.import_module("agentmem_client")
+    except ModuleNotFoundError as exc:  # the light distribution is a separate install
+        raise ModuleNotFoundError(
+            "agentmem.client is the agentmem-client distribution: pip install ./clients/python"
+        ) from exc
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentmem.client' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"agentmem.client.{module}"), name)
+    if name.startswith("__"):
+        raise AttributeError(name)
+    try:
+        return getattr(_client(), name)
+    except AttributeError:
+        raise AttributeError(f"module 'agentmem.client' has no attribute {name!r}") from None

@@ -8,41 +8,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-EARLIEST, LATEST = 1970, 2200
-
-
-def checked_time(value: datetime | None) -> datetime | None:
-    """Timezone-aware UTC within [1970, 2200]; naive times are read as UTC. Raises ValueError."""
-    if value is None:
-        return None
-    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
-    try:
-        utc = aware.astimezone(UTC)
-    except OverflowError as exc:
-        raise ValueError("time is out of range") from exc
-    if not EARLIEST <= utc.year <= LATEST:
-        raise ValueError(f"time must be between {EARLIEST} and {LATEST}")
-    return utc
+# The vocabulary the wire contract shares (a leaf: stdlib and pydantic only), one class for both.
+from agentmem.wire.vocabulary import EARLIEST as EARLIEST  # re-exported (x as x)
+from agentmem.wire.vocabulary import LATEST as LATEST
+from agentmem.wire.vocabulary import Category as Category
+from agentmem.wire.vocabulary import checked_time as checked_time
 
 
 class Layer(StrEnum):
     SHORT_TERM = "short_term"
     LONG_TERM = "long_term"
     PERMANENT = "permanent"
-
-
-class Category(StrEnum):
-    IDENTITY = "identity"
-    PREFERENCE = "preference"
-    FACT = "fact"
-    EPISODIC = "episodic"
-    POLICY = "policy"
-    TOOL_FAILURE = "tool_failure"
-    GENERAL = "general"
 
 
 class Confidence(StrEnum):

@@ -16,21 +16,37 @@ list is bounded.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
-__all__ = ["MAX_ITEMS", "MAX_LINE", "InvalidRuntimeState", "Plan", "RuntimeState", "ToolCall", "ToolState"]
+# The shapes are the wire contract's (a leaf: stdlib and pydantic only), so the API and the domain
+# validate with one definition.
+from agentmem.wire.session_state import (
+    MAX_CALLS,
+    MAX_ITEMS,
+    MAX_LINE,
+    MAX_NAME,
+    MAX_TOOLS,
+    Line,
+    Plan,
+    StateModel,
+    ToolCall,
+    ToolState,
+)
 
-MAX_LINE = 2000  # characters of one goal, step, note, param value or call status
-MAX_ITEMS = 50  # entries of one list or mapping (task_memory: as many as the API always allowed)
-MAX_NAME = 128  # characters of a tool or parameter name
-MAX_TOOLS = 200  # tools a session may list as available
-MAX_CALLS = 100  # recent tool calls kept (the context shows the last five)
-
-Line = Annotated[str, Field(max_length=MAX_LINE)]
-Name = Annotated[str, Field(max_length=MAX_NAME)]
-ParamValue = str | int | float | bool
+__all__ = [
+    "MAX_CALLS",
+    "MAX_ITEMS",
+    "MAX_LINE",
+    "MAX_NAME",
+    "MAX_TOOLS",
+    "InvalidRuntimeState",
+    "Plan",
+    "RuntimeState",
+    "ToolCall",
+    "ToolState",
+]
 
 
 class InvalidRuntimeState(ValueError):
@@ -43,38 +59,7 @@ class InvalidRuntimeState(ValueError):
         self.details = details
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
-
-
-class Plan(_Model):
-    """The task slot: rendered as ``goal:``, ``current step:``, ``done:``, ``pending:`` and
-    ``active params:`` lines (each only when non-empty)."""
-
-    goal: Line | None = None
-    step: Line | None = Field(None, description="The current step.")
-    done: tuple[Line, ...] = Field((), max_length=MAX_ITEMS)
-    pending: tuple[Line, ...] = Field((), max_length=MAX_ITEMS)
-    params: dict[Name, Annotated[ParamValue, Field(union_mode="smart")]] = Field(
-        default_factory=dict, max_length=MAX_ITEMS, description="Active parameters, shown as key=value."
-    )
-
-
-class ToolCall(_Model):
-    """One recent tool call, rendered ``<tool>: <status>`` (``?`` for a missing part)."""
-
-    tool: Name | None = None
-    status: Line | None = None
-
-
-class ToolState(_Model):
-    """The tools a session may use and its recent calls (the last five are shown)."""
-
-    available: tuple[Name, ...] = Field((), max_length=MAX_TOOLS)
-    recent_calls: tuple[ToolCall, ...] = Field((), max_length=MAX_CALLS)
-
-
-class RuntimeState(_Model):
+class RuntimeState(StateModel):
     """Everything a session keeps between turns, replaced whole on every write."""
 
     plan: Plan | None = None

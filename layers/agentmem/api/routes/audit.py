@@ -6,10 +6,11 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from agentmem.api.openapi import responses
 from agentmem.api.params import Query
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import AuditEventOut, AuditOut, responses
 from agentmem.domain.models import AuditAction
+from agentmem.wire.models import AuditEventOut, AuditOut
 
 router = Router()
 req = RequestContext(router)

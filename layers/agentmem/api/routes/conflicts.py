@@ -6,11 +6,12 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from agentmem.api import convert
+from agentmem.api.openapi import responses
 from agentmem.api.params import Body, Query
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import responses
-from agentmem.api.schemas_conflicts import ConflictDecisionIn, ConflictOut, ConflictsOut
 from agentmem.domain.pending import ConflictStatus, Decision
+from agentmem.wire.conflicts import ConflictDecisionIn, ConflictOut, ConflictsOut
 
 router = Router()
 req = RequestContext(router)
@@ -28,7 +29,7 @@ def list_conflicts(
 ) -> ConflictsOut:
     p = req.principal()
     items, next_cursor = req.container().conflicts.list(p.scope, status=status, limit=limit, cursor=cursor)
-    return ConflictsOut(conflicts=[ConflictOut.of(c) for c in items], next_cursor=next_cursor)
+    return ConflictsOut(conflicts=[convert.conflict_out(c) for c in items], next_cursor=next_cursor)
 
 
 @router.post(
@@ -39,4 +40,4 @@ def list_conflicts(
 def resolve_conflict(conflict_id: str, body: Annotated[ConflictDecisionIn, Body()]) -> ConflictOut:
     p = req.principal("memory:write")
     resolved = req.container().conflicts.resolve(p.scope, conflict_id, Decision(body.decision), now=req.now())
-    return ConflictOut.of(resolved)
+    return convert.conflict_out(resolved)

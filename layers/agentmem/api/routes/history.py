@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from agentmem.api import convert
+from agentmem.api.openapi import responses
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import responses
-from agentmem.api.schemas_history import HistoryEntryOut, HistoryOut
+from agentmem.wire.history import HistoryOut
 
 router = Router()
 req = RequestContext(router)
@@ -20,4 +21,4 @@ req = RequestContext(router)
 def get_history(memory_id: str) -> HistoryOut:
     p = req.principal()
     chain = req.container().history.chain(p.scope, memory_id)
-    return HistoryOut(memory_id=memory_id, entries=[HistoryEntryOut.of(r) for r in chain])
+    return HistoryOut(memory_id=memory_id, entries=[convert.history_entry(r) for r in chain])

@@ -11,9 +11,10 @@ from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
 from agentmem.api.auth import Principal
 from agentmem.api.errors import error_response
+from agentmem.api.openapi import responses
 from agentmem.api.params import Header
 from agentmem.api.request import IDEMPOTENCY_DOC, IDEMPOTENCY_HEADER, RequestContext
-from agentmem.api.schemas import ErrorOut, responses
+from agentmem.wire.models import ErrorOut
 
 router = Router()
 req = RequestContext(router)

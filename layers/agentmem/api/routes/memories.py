@@ -8,9 +8,14 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 from pydantic import Field
 
+from agentmem.api import convert
+from agentmem.api.openapi import responses
 from agentmem.api.params import Body, Header, Query
 from agentmem.api.request import IDEMPOTENCY_DOC, IDEMPOTENCY_HEADER, RequestContext
-from agentmem.api.schemas import (
+from agentmem.domain.authority import POLICY_PERMISSION
+from agentmem.domain.models import Category, Layer, Source, Status
+from agentmem.errors import ValidationFailed
+from agentmem.wire.models import (
     DeletedOut,
     EraseReportOut,
     MemoryCreated,
@@ -18,11 +23,7 @@ from agentmem.api.schemas import (
     MemoryOut,
     MemoryPage,
     MemoryPatchIn,
-    responses,
 )
-from agentmem.domain.authority import POLICY_PERMISSION
-from agentmem.domain.models import Category, Layer, Source, Status
-from agentmem.errors import ValidationFailed
 
 router = Router()
 req = RequestContext(router)
@@ -52,7 +53,7 @@ def list_memories(
         limit=limit,
         cursor=cursor,
     )
-    return MemoryPage(memories=[MemoryOut.of(r) for r in page.items], next_cursor=page.next_cursor)
+    return MemoryPage(memories=[convert.memory_out(r) for r in page.items], next_cursor=page.next_cursor)
 
 
 @router.post(
@@ -87,7 +88,7 @@ def create_memory(
         )
         if record is None:
             raise ValidationFailed("memory rejected", details={"reasons": outcome.reasons})
-        created = MemoryCreated(memory=MemoryOut.of(record), redacted=outcome.redacted_kinds)
+        created = MemoryCreated(memory=convert.memory_out(record), redacted=outcome.redacted_kinds)
         return 201, created.model_dump_json()
 
     return req.idempotent(p.scope, write)
@@ -100,7 +101,7 @@ def create_memory(
 )
 def get_memory(memory_id: str) -> MemoryOut:
     p = req.principal()
-    return MemoryOut.of(req.container().admin.get(p.scope, memory_id))
+    return convert.memory_out(req.container().admin.get(p.scope, memory_id))
 
 
 @router.patch(
@@ -122,7 +123,7 @@ def patch_memory(memory_id: str, body: Annotated[MemoryPatchIn, Body()]) -> Memo
         tags=tuple(body.tags) if body.tags is not None else None,
         expected_version=body.expected_version,
     )
-    return MemoryOut.of(
+    return convert.memory_out(
         req.container().admin.patch(
             p.scope,
             memory_id,
@@ -159,7 +160,7 @@ def promote_memory(memory_id: str) -> MemoryOut:
     updated = req.container().admin.set_layer(
         p.scope, memory_id, Layer.PERMANENT, now=req.now(), actor=p.principal_id
     )
-    return MemoryOut.of(updated)
+    return convert.memory_out(updated)
 
 
 @router.delete(

@@ -9,19 +9,19 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
+from agentmem.api import convert
+from agentmem.api.openapi import responses
 from agentmem.api.params import Body, Header, Query
 from agentmem.api.request import IDEMPOTENCY_DOC, IDEMPOTENCY_HEADER, RequestContext
-from agentmem.api.schemas import MemoryOut, responses
-from agentmem.api.schemas_operator import (
-    DeadLetterOut,
+from agentmem.domain.authority import POLICY_PERMISSION
+from agentmem.domain.models import Status
+from agentmem.wire.operator import (
     DeadLettersOut,
     ImportIn,
     ImportOut,
     ImportRejectedOut,
     RedriveOut,
 )
-from agentmem.domain.authority import POLICY_PERMISSION
-from agentmem.domain.models import Status
 
 router = Router()
 req = RequestContext(router)
@@ -42,7 +42,7 @@ def list_dead_letters(
     p = req.principal()
     page = req.container().dead_letters.page(p.scope, limit=limit, cursor=cursor)
     return DeadLettersOut(
-        dead_letters=[DeadLetterOut.of(e) for e in page.items], next_cursor=page.next_cursor
+        dead_letters=[convert.dead_letter(e) for e in page.items], next_cursor=page.next_cursor
     )
 
 
@@ -77,7 +77,7 @@ def export_memories(
 ) -> Response[str]:
     p = req.principal()
     page = req.container().transfer.export_page(p.scope, status=status, limit=limit, cursor=cursor)
-    body = "".join(MemoryOut.of(r).model_dump_json() + "\n" for r in page.items)
+    body = "".join(convert.memory_out(r).model_dump_json() + "\n" for r in page.items)
     headers = {NEXT_CURSOR_HEADER: page.next_cursor} if page.next_cursor else None
     return Response(status_code=200, content_type=NDJSON, body=body, headers=headers)
 

@@ -9,9 +9,11 @@ from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agentmem.api import convert
+from agentmem.api.openapi import responses
 from agentmem.api.params import Body
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import ContextIn, ContextOut, MemoryOut, RecallIn, RecallOut, SlotOut, responses
+from agentmem.wire.models import ContextIn, ContextOut, RecallIn, RecallOut, SlotOut
 
 router = Router()
 req = RequestContext(router)
@@ -46,7 +48,7 @@ def post_context(body: Annotated[ContextIn, Body()]) -> ContextOut:
     return ContextOut(
         context=ctx.text,
         mode=ctx.mode.value,
-        memories=[MemoryOut.of(s.record, s) for s in result.memories],
+        memories=[convert.memory_out(s.record, s) for s in result.memories],
         slots={
             slot.name.value: SlotOut(
                 items=[i.text for i in slot.items], chars=slot.chars, dropped=slot.dropped
@@ -71,4 +73,6 @@ def post_recall(body: Annotated[RecallIn, Body()]) -> RecallOut:
         p.scope, body.query, k=body.k, now=req.now(body.at), categories=body.categories, as_of=body.as_of
     )
     _count_degraded(result.degraded)
-    return RecallOut(memories=[MemoryOut.of(s.record, s) for s in result.memories], degraded=result.degraded)
+    return RecallOut(
+        memories=[convert.memory_out(s.record, s) for s in result.memories], degraded=result.degraded
+    )

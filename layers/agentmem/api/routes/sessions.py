@@ -6,9 +6,11 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from agentmem.api import convert
+from agentmem.api.openapi import responses
 from agentmem.api.params import Body
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import SessionStateIn, SessionStateOut, responses
+from agentmem.wire.models import SessionStateIn, SessionStateOut
 
 router = Router()
 req = RequestContext(router)
@@ -22,7 +24,7 @@ req = RequestContext(router)
 def put_state(session_id: str, body: Annotated[SessionStateIn, Body()]) -> SessionStateOut:
     p = req.principal("memory:write")
     stored = req.container().sessions.put(
-        p.scope, session_id, body.state(), ttl_hours=body.ttl_hours, now=req.now()
+        p.scope, session_id, convert.session_state(body), ttl_hours=body.ttl_hours, now=req.now()
     )
     return SessionStateOut(session_id=session_id, state=stored.to_dict())
 

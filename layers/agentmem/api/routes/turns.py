@@ -8,12 +8,14 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from agentmem.api import convert
+from agentmem.api.openapi import responses
 from agentmem.api.params import Body
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import TurnIn, TurnsAccepted, TurnsIn, responses
-from agentmem.api.schemas_operator import TurnStatusOut
 from agentmem.errors import NotFound
 from agentmem.messages import TurnMessage
+from agentmem.wire.models import TurnIn, TurnsAccepted, TurnsIn
+from agentmem.wire.operator import TurnStatusOut
 
 router = Router()
 req = RequestContext(router)
@@ -58,4 +60,4 @@ def get_turn(message_id: str) -> TurnStatusOut:
     report = req.container().turn_status.status(p.scope, message_id)
     if report is None:
         raise NotFound("no turn with this message id", details={"message_id": message_id[:200]})
-    return TurnStatusOut.of(report)
+    return convert.turn_status(report)

@@ -4,14 +4,14 @@ The logic is in :mod:`agentmem.services.webhooks`."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler.api_gateway import Response, Router
 
+from agentmem.api.openapi import responses
 from agentmem.api.params import Body, Query
 from agentmem.api.request import RequestContext
-from agentmem.api.schemas import responses
-from agentmem.api.schemas_webhooks import (
+from agentmem.wire.webhooks import (
     RedriveDeliveriesIn,
     RedrivenOut,
     WebhookDeliveriesOut,
@@ -20,6 +20,9 @@ from agentmem.api.schemas_webhooks import (
     WebhookOut,
     WebhooksOut,
 )
+
+if TYPE_CHECKING:
+    from agentmem.webhook_ports import Delivery, Webhook
 
 router = Router()
 req = RequestContext(router)
@@ -36,7 +39,7 @@ def create_webhook(body: Annotated[WebhookIn, Body()]) -> Response[str]:
     hook = req.container().webhooks.create(
         p.scope.tenant_id, body.url, body.events, now=req.now(), description=body.description
     )
-    out = WebhookOut.of(hook, with_secret=True)
+    out = _hook(hook, with_secret=True)
     return Response(status_code=201, content_type="application/json", body=out.model_dump_json())
 
 
@@ -47,7 +50,7 @@ def create_webhook(body: Annotated[WebhookIn, Body()]) -> Response[str]:
 )
 def list_webhooks() -> WebhooksOut:
     p = req.principal(PERMISSION)
-    return WebhooksOut(webhooks=[WebhookOut.of(h) for h in req.container().webhooks.hooks(p.scope.tenant_id)])
+    return WebhooksOut(webhooks=[_hook(h) for h in req.container().webhooks.hooks(p.scope.tenant_id)])
 
 
 @router.delete(
@@ -69,7 +72,7 @@ def delete_webhook(webhook_id: str) -> Response[str]:
 def dead_deliveries(limit: Annotated[int, Query(ge=1, le=500)] = 100) -> WebhookDeliveriesOut:
     p = req.principal(PERMISSION)
     dead = req.container().webhooks.dead(p.scope.tenant_id, limit)
-    return WebhookDeliveriesOut(deliveries=[WebhookDeliveryOut.of(d) for d in dead])
+    return WebhookDeliveriesOut(deliveries=[_delivery(d) for d in dead])
 
 
 @router.post(
@@ -81,3 +84,26 @@ def redrive_deliveries(body: Annotated[RedriveDeliveriesIn, Body()]) -> Redriven
     p = req.principal(PERMISSION)
     count = req.container().webhooks.redrive(p.scope.tenant_id, body.ids, now=req.now())
     return RedrivenOut(redriven=count)
+
+
+def _hook(hook: Webhook, *, with_secret: bool = False) -> WebhookOut:
+    return WebhookOut(
+        id=hook.webhook_id,
+        url=hook.url,
+        events=list(hook.events),
+        description=hook.description,
+        created_at=hook.created_at,
+        secret=hook.secret if with_secret else None,
+    )
+
+
+def _delivery(d: Delivery) -> WebhookDeliveryOut:
+    return WebhookDeliveryOut(
+        id=d.delivery_id,
+        webhook_id=d.webhook_id,
+        event_id=d.event_id,
+        event_type=d.event_type,
+        attempts=d.attempts,
+        last_error=d.last_error,
+        last_attempt_at=d.last_attempt_at,
+    )

@@ -9,9 +9,8 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from agentmem.api.examples import EXAMPLES
-from agentmem.api.schemas import ApiModel
-from agentmem.domain.models import MemoryRecord
+from .examples import EXAMPLES
+from .models import ApiModel
 
 
 class HistoryEntryOut(ApiModel):
@@ -33,27 +32,6 @@ class HistoryEntryOut(ApiModel):
     confidence: str
     pinned: bool
     version: int
-
-    @staticmethod
-    def of(record: MemoryRecord) -> "HistoryEntryOut":
-        return HistoryEntryOut(
-            memory_id=record.memory_id,
-            content=record.content,
-            category=record.category.value,
-            layer=record.layer.value,
-            status=record.status.value,
-            valid_from=record.valid_from,
-            valid_to=record.valid_to,
-            created_at=record.created_at,
-            updated_at=record.updated_at,
-            supersedes=list(record.supersedes),
-            superseded_by=record.superseded_by,
-            source=record.source.value,
-            source_refs=record.source_refs.to_dict(),
-            confidence=record.confidence.value,
-            pinned=record.pinned,
-            version=record.version,
-        )
 
 
 class HistoryOut(ApiModel):

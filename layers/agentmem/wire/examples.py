@@ -1,5 +1,5 @@
 """Examples for the OpenAPI document (``json_schema_extra`` of the models in
-:mod:`agentmem.api.schemas`): one English and one Chinese request body where the route takes one,
+:mod:`agentmem.wire`): one English and one Chinese request body where the route takes one,
 and a typical answer, for every route (the history, conflict and operator models included). Each
 is valid against its model (tests/integration/test_openapi_document.py)."""
 

@@ -9,9 +9,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from agentmem.api.examples import EXAMPLES
-from agentmem.api.schemas import ApiModel
-from agentmem.domain.pending import PendingConflict
+from .examples import EXAMPLES
+from .models import ApiModel
 
 
 class ConflictOut(ApiModel):
@@ -28,20 +27,6 @@ class ConflictOut(ApiModel):
     new_memory_id: str | None = Field(
         None, description="The id the proposal has (as a memory once confirmed)."
     )
-
-    @staticmethod
-    def of(conflict: PendingConflict) -> "ConflictOut":
-        return ConflictOut(
-            conflict_id=conflict.conflict_id,
-            memory_id=conflict.memory_id,
-            existing=conflict.existing,
-            proposed=conflict.proposed,
-            status=conflict.status.value,
-            created_at=conflict.created_at,
-            resolved_at=conflict.resolved_at,
-            message_id=conflict.message_id,
-            new_memory_id=conflict.new_memory_id,
-        )
 
 
 class ConflictsOut(ApiModel):

@@ -1,22 +1,17 @@
 """Request and response models of the operator routes: turn status, dead letters, export and
-import (``docs/operations.md``). The shared models and :func:`~agentmem.api.schemas.responses`
-live in :mod:`agentmem.api.schemas`."""
+import (``docs/operations.md``). The shared models are :mod:`.models`."""
 
 # No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
 # compiling and evaluating each as a string when the class is made (part of the api's cold start).
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from agentmem.api.examples import EXAMPLES
-from agentmem.api.schemas import ApiModel
-from agentmem.domain.models import Category
-
-if TYPE_CHECKING:  # the services (and the port types) are loaded with the container, not by the API's import
-    from agentmem.port_types import DeadLetterEntry
-    from agentmem.services.turns import TurnReport
+from .examples import EXAMPLES
+from .models import ApiModel
+from .vocabulary import Category
 
 MAX_IMPORT_ITEMS = 100
 
@@ -37,16 +32,6 @@ class TurnStatusOut(ApiModel):
     memory_ids: list[str] = Field(description="The memories the turn wrote (its quarantine record too).")
     updated_at: datetime | None = Field(None, description="When the status was reached, where known.")
 
-    @staticmethod
-    def of(report: "TurnReport") -> "TurnStatusOut":
-        return TurnStatusOut(
-            message_id=report.message_id,
-            status=report.status.value,
-            reason=report.reason,
-            memory_ids=list(report.memory_ids),
-            updated_at=report.updated_at,
-        )
-
 
 class DeadLetterOut(ApiModel):
     """A turn the ingest queue gave up on: ids, the reason and the count, never the turn's text."""
@@ -56,16 +41,6 @@ class DeadLetterOut(ApiModel):
     reason: str
     attempts: int
     failed_at: datetime
-
-    @staticmethod
-    def of(entry: "DeadLetterEntry") -> "DeadLetterOut":
-        return DeadLetterOut(
-            message_id=entry.message_id,
-            session_id=entry.session_id,
-            reason=entry.reason,
-            attempts=entry.attempts,
-            failed_at=entry.failed_at,
-        )
 
 
 class DeadLettersOut(ApiModel):

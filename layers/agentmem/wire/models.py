@@ -1,6 +1,10 @@
-"""Request and response models of the HTTP API. Every route states its responses with these
-models (:func:`responses`), so the OpenAPI document carries each real status code and the one
-error schema. The SQS turn message is :class:`agentmem.messages.TurnMessage`."""
+"""Request and response models of the HTTP API: what every route takes and answers, with the
+one error body (:class:`ErrorOut`). The routes state their responses with these models
+(:func:`agentmem.api.openapi.responses`), so the OpenAPI document carries each real status code
+and the one error schema. The SQS turn message is :class:`.messages.TurnMessage`.
+
+Part of the leaf :mod:`agentmem.wire` (stdlib, pydantic and relative imports only); converters
+from the services' results are :mod:`agentmem.api.convert`."""
 
 # No `from __future__ import annotations`: pydantic takes these annotations as objects instead of
 # compiling and evaluating each as a string when the class is made (part of the api's cold start).
@@ -8,21 +12,10 @@ error schema. The SQS turn message is :class:`agentmem.messages.TurnMessage`."""
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agentmem.api.examples import EXAMPLES
-from agentmem.domain.models import Category, MemoryRecord, ScoredMemory, checked_time
-from agentmem.domain.runtime_state import (
-    MAX_ITEMS,
-    MAX_LINE,
-    InvalidRuntimeState,
-    Plan,
-    RuntimeState,
-    ToolState,
-)
-from agentmem.errors import ValidationFailed
-from agentmem.messages import (
+from .examples import EXAMPLES
+from .messages import (
     ID_PATTERN,
     MAX_TEXT,
     AssistantText,
@@ -32,6 +25,8 @@ from agentmem.messages import (
     TurnTime,
     UserText,
 )
+from .session_state import MAX_ITEMS, MAX_LINE, Plan, ToolState
+from .vocabulary import Category, checked_time
 
 
 class ApiModel(BaseModel):
@@ -134,13 +129,6 @@ class SessionStateIn(_Strict):
         24, gt=0, le=24 * 7, description="Hours until the state expires (at most a week)."
     )
 
-    def state(self) -> RuntimeState:
-        data = self.model_dump(exclude={"ttl_hours"}, exclude_unset=True, exclude_none=True)
-        try:
-            return RuntimeState.from_dict(data)
-        except InvalidRuntimeState as exc:  # the same models validated the body: not expected
-            raise ValidationFailed(exc.message, details=exc.details) from exc
-
 
 class MemoryOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["MemoryOut"]})
@@ -169,35 +157,6 @@ class MemoryOut(ApiModel):
     score_components: dict[str, float] | None = None
     channels: list[str] | None = None
 
-    @staticmethod
-    def of(record: MemoryRecord, scored: ScoredMemory | None = None) -> "MemoryOut":
-        return MemoryOut(
-            id=record.memory_id,
-            content=record.content,
-            category=record.category.value,
-            layer=record.layer.value,
-            key=record.key,
-            value=record.value,
-            tags=list(record.tags),
-            importance=round(record.importance, 4),
-            importance_source=record.importance_source.value,
-            confidence=record.confidence.value,
-            source=record.source.value,
-            source_refs=record.source_refs.to_dict(),
-            version=record.version,
-            status=record.status.value,
-            pinned=record.pinned,
-            created_at=record.created_at,
-            updated_at=record.updated_at,
-            valid_from=record.valid_from,
-            valid_to=record.valid_to,
-            supersedes=list(record.supersedes),
-            superseded_by=record.superseded_by,
-            score=round(scored.score, 4) if scored else None,
-            score_components={k: round(v, 4) for k, v in scored.components.items()} if scored else None,
-            channels=list(scored.channels) if scored else None,
-        )
-
 
 class ErrorOut(ApiModel):
     """Every error answer: a stable code, a human message, and details where they help."""
@@ -207,23 +166,6 @@ class ErrorOut(ApiModel):
     error: str = Field(description="Stable error code, e.g. invalid_request, not_found, queue_full.")
     message: str
     details: Any = None
-
-
-ERROR_DESCRIPTIONS = {
-    400: "Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard"
-    " refused the content)",
-    401: "No tenant and user in the authorizer context",
-    403: "The caller may not do this, or the body names another tenant or user",
-    404: "No such record (or route) in the caller's scope",
-    409: "The record changed since expected_version",
-    413: "Body larger than the limit",
-    415: "Body is not application/json",
-    422: "The body or a parameter fails the schema",
-    429: "The ingest queue is full, or too many requests in flight for the caller (usage plan,"
-    " throttling); retry after Retry-After seconds",
-    500: "Unexpected error (logged)",
-    503: "A store or the embedder is unavailable; retry after Retry-After seconds",
-}
 
 
 class SlotOut(ApiModel):
@@ -352,31 +294,3 @@ class HealthOut(ApiModel):
     backlogs: list[BacklogOut] = Field(
         default_factory=list, description="what waits, where the backend can tell (the embedded one)"
     )
-
-
-# Answered by resolve()'s gates, the validation and the 500 boundary on any route.
-EVERY_ROUTE_ERRORS = frozenset({400, 413, 415, 422, 500})
-# Answered on any route that needs a caller: no caller, a missing permission, the usage plan
-# (429 from API Gateway's throttling or the local server's share), a store down.
-CALLER_ERRORS = frozenset({401, 403, 429, 503})
-
-
-def responses(
-    status: int, model: type[BaseModel] | None, description: str, *errors: int, auth: bool = True
-) -> dict[int, OpenAPIResponse]:
-    """The OpenAPI responses of one route: its success and the errors it can answer, all errors
-    with :class:`ErrorOut`. :data:`EVERY_ROUTE_ERRORS` apply to every route (the gates
-    :func:`agentmem.api.app.resolve` runs before any route: size, content type, JSON shape,
-    unknown query parameters; the schema; the one 500 boundary) and :data:`CALLER_ERRORS` to every
-    route that needs a caller (``auth``); they are always listed."""
-    out: dict[int, OpenAPIResponse] = {
-        status: {"description": description, "content": {"application/json": {"model": model}}}
-        if model is not None
-        else {"description": description}
-    }
-    for code in sorted({*errors, *EVERY_ROUTE_ERRORS} | (CALLER_ERRORS if auth else set())):
-        out[code] = {
-            "description": ERROR_DESCRIPTIONS[code],
-            "content": {"application/json": {"model": ErrorOut}},
-        }
-    return out

@@ -1,17 +1,14 @@
-"""Request and response models of the webhook routes (docs/events.md)."""
+"""Request and response models of the webhook routes (docs/events.md). The shared models are
+:mod:`.models`."""
 
 # No `from __future__ import annotations`: pydantic takes these annotations as objects.
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pydantic import ConfigDict, Field
 
-from agentmem.api.examples import EXAMPLES
-from agentmem.api.schemas import ApiModel
-
-if TYPE_CHECKING:
-    from agentmem.webhook_ports import Delivery, Webhook
+from .examples import EXAMPLES
+from .models import ApiModel
 
 
 class WebhookIn(ApiModel):
@@ -43,17 +40,6 @@ class WebhookOut(ApiModel):
         None, description="The signing secret: in the answer to its creation only, never again."
     )
 
-    @staticmethod
-    def of(hook: "Webhook", *, with_secret: bool = False) -> "WebhookOut":
-        return WebhookOut(
-            id=hook.webhook_id,
-            url=hook.url,
-            events=list(hook.events),
-            description=hook.description,
-            created_at=hook.created_at,
-            secret=hook.secret if with_secret else None,
-        )
-
 
 class WebhooksOut(ApiModel):
     model_config = ConfigDict(json_schema_extra={"examples": EXAMPLES["WebhooksOut"]})
@@ -71,18 +57,6 @@ class WebhookDeliveryOut(ApiModel):
     attempts: int
     last_error: str
     last_attempt_at: datetime | None
-
-    @staticmethod
-    def of(d: "Delivery") -> "WebhookDeliveryOut":
-        return WebhookDeliveryOut(
-            id=d.delivery_id,
-            webhook_id=d.webhook_id,
-            event_id=d.event_id,
-            event_type=d.event_type,
-            attempts=d.attempts,
-            last_error=d.last_error,
-            last_attempt_at=d.last_attempt_at,
-        )
 
 
 class WebhookDeliveriesOut(ApiModel):
