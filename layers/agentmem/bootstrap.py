@@ -327,6 +327,7 @@ def _retention(a: Adapters, settings: Settings) -> RetentionService:
         a.queue,
         a.index,
         a.graph,
+        a.deliveries,
     ]
     unique = list({id(p): p for p in parts if p is not None}.values())
     return RetentionService(

@@ -193,3 +193,22 @@ def test_unknown_event_types_and_callers_without_the_permission_are_refused(cont
     assert status == 400 and body["details"]["unknown"] == ["memory.exploded"]
     assert Api(container)("POST", "/v1/webhooks", {"url": "https://example.com/h"})[0] == 403
     assert operator("DELETE", "/v1/webhooks/wh_nope")[0] == 404
+
+
+def test_delivered_rows_are_pruned_with_the_turns_and_dead_ones_kept(
+    tmp_path: Path, clock: ManualClock, receiver: Receiver
+) -> None:
+    container = _container(tmp_path, clock, webhook_max_attempts=1, turn_retention_days=1)
+    api = Api(container, permissions=OPERATOR)
+    _register(api, receiver.url, ["turn.processed"])
+    runner = LocalRunner(container)
+    api("POST", "/v1/turns", {"session_id": "s1", "user": "I like tea.", "message_id": "m-ok"})
+    runner.drain()
+    receiver.status = 500
+    api("POST", "/v1/turns", {"session_id": "s1", "user": "I like coffee.", "message_id": "m-dead"})
+    runner.drain()
+    clock.advance(timedelta(days=2))
+    report = container.retention.run(clock.now())
+    assert report.deleted.get("webhook_deliveries") == 1  # the delivered one
+    dead = api("GET", "/v1/webhooks/deliveries/dead")[1]["deliveries"]
+    assert [d["event_type"] for d in dead] == ["turn.processed"]  # the dead one is kept for a redrive

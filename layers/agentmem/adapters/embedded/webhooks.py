@@ -20,6 +20,7 @@ from typing import Any
 
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, placeholders
 from agentmem.domain.events import Event, wanted
+from agentmem.ports import RetentionPolicy
 from agentmem.webhook_ports import Delivery, DeliveryStatus, Webhook
 
 _SCHEMA = """
@@ -65,6 +66,22 @@ class SqliteWebhooks:
 
     def close(self) -> None:
         self._db.close()
+
+    # ------------------------------------------------------------------ Retained, Compactable
+    def apply_retention(self, policy: RetentionPolicy, now: datetime) -> dict[str, int]:
+        """Delivered rows are kept as long as turns (``turn_days``: a turn redelivered within
+        that time announces the same event id, which they keep from being delivered twice);
+        dead ones until redriven or their webhook is removed."""
+        cutoff = _ts(now) - policy.turn_days * 86400
+        with self._db.write() as conn:
+            gone = conn.execute(
+                "DELETE FROM deliveries WHERE status = ? AND last_attempt_at < ?",
+                (DeliveryStatus.DELIVERED.value, cutoff),
+            ).rowcount
+        return {"webhook_deliveries": int(gone)} if gone else {}
+
+    def compact(self, min_free_fraction: float) -> bool:
+        return self._db.compact(min_free_fraction)
 
     # ------------------------------------------------------------------ EventPublisher
     def publish(self, events: Sequence[Event]) -> None:
