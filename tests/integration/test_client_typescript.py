@@ -60,6 +60,20 @@ def test_the_generated_types_are_current(built: Path, tmp_path: Path) -> None:
     )
 
 
+def test_the_typescript_client_has_every_operation_of_the_python_client() -> None:
+    """Each public call of ``agentmem_client.calls.Requests`` is a method of ``AgentMemClient`` in
+    ``src/client.ts``, camelCased (``wait_for_turn`` -> ``waitForTurn``)."""
+    from agentmem_client.calls import Requests
+
+    python = [
+        n for n, v in vars(Requests).items() if callable(v) and not n.startswith("_") and n != "request"
+    ]
+    source = (TS / "src" / "client.ts").read_text(encoding="utf-8")
+    declared = set(re.findall(r"^  (?:async )?([a-z][A-Za-z]*)\(", source, re.MULTILINE))
+    camel = {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), n) for n in python}
+    assert len(camel) >= 20 and camel - declared == set()
+
+
 def test_node_test_passes_against_agentmem_serve(built: Path, tmp_path: Path) -> None:
     with agentmem_serve(tmp_path / "data") as url:
         done = subprocess.run(

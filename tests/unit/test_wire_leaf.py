@@ -34,3 +34,10 @@ def test_the_wire_imports_only_stdlib_pydantic_and_itself() -> None:
     }
     assert {k: v for k, v in bad.items() if v} == {}
     assert "pydantic" in _absolute_imports(WIRE / "models.py")  # the check can see an import
+
+
+def test_the_client_ships_these_files_not_a_copy() -> None:
+    """``clients/python/src/agentmem_client/wire`` is a link to this folder (the wheel copies the
+    files at build), so there is one definition of every model."""
+    shipped = WIRE.parents[2] / "clients" / "python" / "src" / "agentmem_client" / "wire"
+    assert shipped.is_symlink() and shipped.resolve() == WIRE.resolve()
