@@ -1,7 +1,6 @@
-"""projector λ (DynamoDB Streams, NEW_AND_OLD_IMAGES): keep the search index and the graph in
-step with the source of truth. Partial batch failures; replays and reordering are harmless. The
-batch's index writes go first, in one bulk request (``Projector.prepare``); each record is then
-finished on its own, so a failure still fails only its record."""
+"""projector λ (DynamoDB Streams, NEW_AND_OLD_IMAGES): keep the search index and the graph in step
+with the source of truth and announce each change (docs/events.md: the stream is the events' outbox).
+Partial batch failures; replays are harmless. Index writes go first in one bulk request, then each record."""
 
 from __future__ import annotations
 
@@ -38,6 +37,7 @@ def record_handler(record: DynamoDBRecord, container: Container, decisions: Prep
     if change is None:  # not a memory item (L0 log, audit, idempotency...)
         return
     report = container.projector.apply(change, now=container.clock.now(), decision=decision)
+    container.events.change(change, container.clock.now())
     counts = (report.applied, report.stale, report.conflicts, report.deleted)
     names = ("ProjectionsApplied", "ProjectionsStale", "ProjectionConflicts", "ProjectionsDeleted")
     for name, value in zip(names, counts, strict=True):

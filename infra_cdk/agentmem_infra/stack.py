@@ -12,6 +12,7 @@ from agentmem_infra.api import Api
 from agentmem_infra.compute import Functions
 from agentmem_infra.config import EnvConfig
 from agentmem_infra.data import Queues, Tables
+from agentmem_infra.event_bus import EventBus
 from agentmem_infra.graph import GraphCluster
 from agentmem_infra.index_setup import IndexSetup
 from agentmem_infra.monitoring import Alarms
@@ -70,6 +71,7 @@ class AgentMemStack(Stack):
             key=self.key,
             skip_bundling=skip_bundling,
         )
+        self.event_bus = EventBus(self, "Events", config=config, functions=self.compute.functions)
         self.index_setup = IndexSetup(
             self,
             "IndexSetup",

@@ -157,12 +157,31 @@ def acknowledge_findings(stack: AgentMemStack) -> None:
             "the projector stream event source mapping's on-failure destination",
         ),
         (stack.queues.schedule_dlq, "the EventBridge schedule targets' dead-letter queue"),
+        (stack.event_bus.dlq, "the webhook rules' targets' dead-letter queue (docs/events.md)"),
     ):
         acknowledge(
             queue,
             "AwsSolutions-SQS3",
             f"This queue is {what}: a dead-letter queue itself (alarmed on depth in staging/prod). "
             "cdk-nag only recognises SQS redrive policies as DLQ usage.",
+        )
+
+    # --- the webhook rules' delivery role (docs/events.md).
+    acknowledge(
+        stack.event_bus.delivery_role.node.find_child("DefaultPolicy"),
+        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:"
+        "api-destination/agentmem-*/*]",
+        "Webhooks are registered at run time, each an API destination named agentmem-<webhook>; the "
+        "role may invoke those of this account and region only, and only rules on the stack's bus use it.",
+    )
+
+    for wildcard in stack.event_bus.registry_wildcards:  # ListRules' '*' is the role's above
+        _resource(
+            stack,
+            compute.roles["api"],
+            wildcard,
+            "Webhooks are created at run time (POST /v1/webhooks), each named agentmem-<tenant digest>-"
+            "<id>; the api manages those names only, on the stack's bus (docs/events.md).",
         )
 
     # --- API + Cognito.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from agentmem.adapters import Adapters
@@ -50,6 +50,7 @@ from agentmem.services.admin import AdminService
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
+from agentmem.services.events import EventEmitter, NoEvents
 from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
 from agentmem.services.health import HealthService
@@ -68,6 +69,7 @@ from agentmem.services.sessions import SessionStateService
 from agentmem.services.summaries import SummaryService
 from agentmem.services.transfer import TransferService
 from agentmem.services.turns import TurnService, TurnStatusService
+from agentmem.services.webhooks import DeliveryPolicy, WebhookDelivery, WebhookService
 from agentmem.services.write_pipeline import WritePipeline
 from agentmem.settings import Settings, load_settings
 
@@ -104,6 +106,9 @@ class Container:
     idempotency: IdempotentRequests
     retention: RetentionService
     summaries: SummaryService | None = None  # scene summaries (None: the adapters keep none)
+    events: EventEmitter = field(default_factory=lambda: EventEmitter(NoEvents()))
+    webhooks: WebhookService = field(default_factory=lambda: WebhookService(None))
+    webhook_delivery: WebhookDelivery | None = None  # local mode: the event sources deliver
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
     @property
@@ -171,6 +176,7 @@ def bootstrap(
     elif embedder is not None:
         raise ValueError("pass the embedder inside adapters, or let bootstrap build them")
     a = adapters
+    events = EventEmitter(a.events or NoEvents())
     scorer = settings.scorer()
     thresholds = settings.thresholds()
     conflicts = ConflictService(store=a.store, conflicts=a.conflicts or _memory_conflicts(), audit=a.audit)
@@ -223,6 +229,7 @@ def bootstrap(
         summaries=a.summaries,
         idempotency=a.idempotency,
         audited=a.audited_writes,
+        events=events,
     )
     return Container(
         settings=settings,
@@ -234,7 +241,7 @@ def bootstrap(
         explicit=explicit,
         turns=TurnService(queue=a.queue),
         sessions=SessionStateService(runtime=a.runtime_state, guard=guard),
-        ingest=IngestService(pipeline=pipeline, audit=a.audit, summaries=summaries),
+        ingest=IngestService(pipeline=pipeline, audit=a.audit, summaries=summaries, events=events),
         recall=recall,
         context=ContextService(
             store=a.store,
@@ -276,7 +283,25 @@ def bootstrap(
         idempotency=IdempotentRequests(a.idempotency, timedelta(hours=settings.idempotency_ttl_hours)),
         retention=_retention(a, settings),
         summaries=summaries,
+        events=events,
+        webhooks=WebhookService(a.webhooks, a.deliveries),
+        webhook_delivery=_delivery(a, settings),
     )
+
+
+def _delivery(a: Adapters, settings: Settings) -> WebhookDelivery | None:
+    """The local delivery loop's step, where this process delivers (the embedded backend)."""
+    if a.deliveries is None or a.webhooks is None:
+        return None
+    from agentmem.adapters.webhook_http import UrllibTransport
+
+    policy = DeliveryPolicy(
+        max_attempts=settings.webhook_max_attempts,
+        base_s=settings.webhook_backoff_base_s,
+        cap_s=settings.webhook_backoff_cap_s,
+        timeout_s=settings.webhook_timeout_s,
+    )
+    return WebhookDelivery(a.deliveries, a.webhooks, UrllibTransport(), policy)
 
 
 def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
@@ -329,6 +354,7 @@ def _retention(a: Adapters, settings: Settings) -> RetentionService:
         a.queue,
         a.index,
         a.graph,
+        a.deliveries,
     ]
     unique = list({id(p): p for p in parts if p is not None}.values())
     return RetentionService(

@@ -149,6 +149,22 @@ class Settings(BaseSettings):
     # file whose free pages reach vacuum_free_fraction of it, and a WAL checkpoint of each file).
     retention_every_s: float = Field(60.0, gt=0, le=86400)
     vacuum_free_fraction: float = Field(0.25, gt=0, le=1)
+    # Events and webhooks (docs/events.md), local mode: attempts of one delivery before it is
+    # dead-lettered (listed and redriven by /v1/webhooks/deliveries/...).
+    webhook_max_attempts: int = Field(8, ge=1, le=50)
+    # Seconds before the second attempt; each later wait doubles (base * 2^(n-1)).
+    webhook_backoff_base_s: float = Field(5.0, gt=0, le=3600)
+    # The longest wait between two attempts, in seconds.
+    webhook_backoff_cap_s: float = Field(3600.0, gt=0, le=86400)
+    # Seconds a receiver has to answer a delivery.
+    webhook_timeout_s: float = Field(10.0, gt=0, le=60)
+    # AWS: the EventBridge bus the functions put events on (None: events are not published).
+    event_bus_name: str | None = None
+    # AWS webhooks: the role their rules' targets use (the stack's WebhookDeliveryRoleArn).
+    webhook_role_arn: str | None = None
+    # AWS webhooks: their targets' dead-letter queue (WebhookDlqArn); with the role and the bus,
+    # /v1/webhooks manages EventBridge rules, else it answers that it is not configured.
+    webhook_dlq_arn: str | None = None
     search_backend: Literal["opensearch", "local"] = "opensearch"
     opensearch_endpoint: str | None = None  # https://... of the domain or collection
     # SigV4 service: managed domain | Serverless | none (unsigned: a self-managed cluster, the

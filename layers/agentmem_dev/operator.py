@@ -167,6 +167,34 @@ def dlq(args: argparse.Namespace) -> int:
     return 0
 
 
+def webhooks(args: argparse.Namespace) -> int:
+    """Dead-lettered webhook deliveries (docs/events.md): list them, or make them pending again."""
+    c = _container(args)
+    if args.action == "dead":
+        _print(
+            [
+                {
+                    "id": d.delivery_id,
+                    "tenant_id": d.tenant_id,
+                    "webhook_id": d.webhook_id,
+                    "event_id": d.event_id,
+                    "event_type": d.event_type,
+                    "attempts": d.attempts,
+                    "last_error": d.last_error,
+                    "last_attempt_at": d.last_attempt_at,
+                }
+                for d in c.webhooks.dead(args.tenant, args.limit)
+            ]
+        )
+        return 0
+    if args.all == bool(args.ids):
+        print("agentmem webhooks redrive: give delivery IDs or --all", file=sys.stderr)
+        return 2
+    redriven = c.webhooks.redrive(args.tenant, None if args.all else args.ids, now=c.clock.now())
+    _print({"redriven": redriven})
+    return 0 if redriven or args.all else 1
+
+
 # ---------------------------------------------------------------------------- export / import / erase
 
 
@@ -312,6 +340,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     dead.add_argument("action", choices=["list", "redrive"])
     dead.add_argument("message_id", nargs="?", help="redrive: the turn's message id")
     dead.add_argument("--all", action="store_true", help="redrive: every dead letter (of --tenant/--user)")
+
+    hooks = command("webhooks", "dead-lettered webhook deliveries: list, redrive", webhooks, scope=None)
+    hooks.add_argument("action", choices=["dead", "redrive"])
+    hooks.add_argument("ids", nargs="*", help="redrive: the delivery ids")
+    hooks.add_argument("--all", action="store_true", help="redrive: every dead delivery (of --tenant)")
+    hooks.add_argument("--tenant", help="one tenant's deliveries (default: every tenant's)")
+    hooks.add_argument("--limit", type=int, default=100, help="dead: at most this many (default 100)")
 
     exp = command("export", "a user's memories as NDJSON (redacted content)", export, scope="required")
     exp.add_argument("-o", "--output", help="file to write (default stdout)")

@@ -115,6 +115,32 @@ def model_arn(region: str, model_id: str) -> str:
     return f"arn:{PARTITION}:bedrock:{region}::foundation-model/{model_id}"
 
 
+def event_bus_arn(region: str, name: str) -> str:
+    return name if name.startswith("arn:") else f"arn:{PARTITION}:events:{region}:{ACCOUNT}:event-bus/{name}"
+
+
+def _events_requests(op: str, params: Mapping[str, Any], region: str) -> list[Request]:
+    """EventBridge: PutEvents per bus; the webhook registry's calls on its rule, connection and
+    API destination (ListRules has no resource-level permission: ``*``)."""
+    base = f"arn:{PARTITION}:events:{region}:{ACCOUNT}"
+    if op == "PutEvents":
+        buses = {str(e.get("EventBusName") or "default") for e in params["Entries"]}
+        return [Request("events:PutEvents", event_bus_arn(region, b)) for b in sorted(buses)]
+    if op == "ListRules":
+        return [Request("events:ListRules", "*")]
+    if op in ("PutRule", "DescribeRule", "DeleteRule"):
+        return [Request(f"events:{op}", f"{base}:rule/{params['EventBusName']}/{params['Name']}")]
+    if op in ("PutTargets", "RemoveTargets"):
+        found = [Request(f"events:{op}", f"{base}:rule/{params['EventBusName']}/{params['Rule']}")]
+        roles = {t["RoleArn"] for t in params.get("Targets", []) if t.get("RoleArn")}
+        return found + [Request("iam:PassRole", r) for r in sorted(roles)]
+    if op in ("CreateConnection", "DescribeConnection", "DeleteConnection"):
+        return [Request(f"events:{op}", f"{base}:connection/{params['Name']}")]
+    if op in ("CreateApiDestination", "DescribeApiDestination", "DeleteApiDestination"):
+        return [Request(f"events:{op}", f"{base}:api-destination/{params['Name']}")]
+    raise UnknownCall(f"no IAM mapping for events:{op}")
+
+
 def requests_of(call: Call, region: str) -> list[Request]:
     """The IAM requests one SDK call needs (AWS's authorisation model, per service)."""
     op, params = call.operation, call.params
@@ -147,6 +173,8 @@ def requests_of(call: Call, region: str) -> list[Request]:
             ]
     if call.service == "secretsmanager" and op == "GetSecretValue":  # the model server's key, by ARN
         return [Request("secretsmanager:GetSecretValue", params["SecretId"])]
+    if call.service == "events":
+        return _events_requests(op, params, region)
     if call.service == "bedrock-runtime" and op in _BEDROCK:
         return [Request(_BEDROCK[op], model_arn(region, params["modelId"]))]
     raise UnknownCall(f"{call.function}: no IAM mapping for {call.service}:{op}")
@@ -213,6 +241,7 @@ class TemplatePolicies:
     region: str
     settings: Any  # agentmem.settings.Settings of the run
     names: dict[str, str] = field(default_factory=dict)  # logical id -> Ref value
+    arns: dict[str, str] = field(default_factory=dict)  # logical id -> its ARN, where a variable holds it
 
     @property
     def resources(self) -> Mapping[str, Any]:
@@ -232,10 +261,13 @@ class TemplatePolicies:
         """Name the resources the function's environment refers to with the run's values."""
         variables = self.resources[function_id]["Properties"]["Environment"]["Variables"]
         for variable, value in variables.items():
-            if isinstance(value, dict) and set(value) == {"Ref"} and variable.startswith("AGENTMEM_"):
-                concrete = getattr(self.settings, variable.removeprefix("AGENTMEM_").lower(), None)
-                if concrete:
-                    self.names[value["Ref"]] = str(concrete)
+            if not (isinstance(value, dict) and variable.startswith("AGENTMEM_")):
+                continue
+            concrete = getattr(self.settings, variable.removeprefix("AGENTMEM_").lower(), None)
+            if concrete and set(value) == {"Ref"}:
+                self.names[value["Ref"]] = str(concrete)
+            elif concrete and set(value) == {"Fn::GetAtt"} and value["Fn::GetAtt"][1] == "Arn":
+                self.arns[value["Fn::GetAtt"][0]] = str(concrete)  # a variable that holds an ARN
 
     def resolve(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -278,6 +310,8 @@ class TemplatePolicies:
         return self.names.get(name, _UNRESOLVED.format(name))
 
     def _get_att(self, logical: str, attribute: str) -> str:
+        if attribute == "Arn" and logical in self.arns:
+            return self.arns[logical]
         resource = self.resources.get(logical, {})
         kind, name = resource.get("Type"), self.names.get(logical)
         if name is None or attribute != "Arn":
@@ -286,6 +320,8 @@ class TemplatePolicies:
             return table_arn(self.region, name)
         if kind == "AWS::SQS::Queue":
             return queue_arn(self.region, name)
+        if kind == "AWS::Events::EventBus":
+            return event_bus_arn(self.region, name)
         return _UNRESOLVED.format(f"{logical}.{attribute}")
 
     def statements(self, function_id: str) -> list[dict[str, Any]]:

@@ -18,8 +18,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
-from iam_calls import CallRecorder, Request, TemplatePolicies, denied, requests_of, table_arn
+from iam_calls import CallRecorder, Request, TemplatePolicies, denied, event_bus_arn, requests_of, table_arn
 from infra_helpers import Synth
 
 from agentmem.adapters.embedders import HashEmbedder
@@ -39,6 +40,7 @@ BOB = Scope("acme", "bob")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
 WRITE = "memory:read,memory:write,memory:permanent"
+OPERATOR = WRITE + ",webhooks:manage"
 
 
 @pytest.fixture
@@ -47,6 +49,8 @@ def world(tmp_path: Path) -> Iterator[tuple[Tables, Container, ManualClock]]:
         clock = ManualClock(T0)
         queue_url = tables.sqs.create_queue(QueueName="agentmem-ingest")["QueueUrl"]
         dlq_url = tables.sqs.create_queue(QueueName="agentmem-ingest-dlq")["QueueUrl"]
+        bus = "agentmem-dev-events"
+        boto3.client("events", region_name=REGION).create_event_bus(Name=bus)
         settings = load_settings(
             backend="aws",
             embedder="hash",
@@ -55,15 +59,24 @@ def world(tmp_path: Path) -> Iterator[tuple[Tables, Container, ManualClock]]:
             local_projection_dir=tmp_path / "projections",
             queue_url=queue_url,
             dlq_url=dlq_url,
+            event_bus_name=bus,
+            webhook_role_arn="arn:aws:iam::123456789012:role/agentmem-dev-webhook-delivery",
+            webhook_dlq_arn="arn:aws:sqs:eu-west-1:123456789012:agentmem-webhook-dlq",
             aws_region=REGION,
         )
         yield tables, bootstrap(settings, clock=clock, embedder=HashEmbedder()), clock
 
 
 def api(
-    container: Container, scope: Scope, method: str, path: str, body: Any = None, key: str | None = None
+    container: Container,
+    scope: Scope,
+    method: str,
+    path: str,
+    body: Any = None,
+    key: str | None = None,
+    perms: str = WRITE,
 ) -> Any:
-    event = events.api_event_as(scope.tenant_id, scope.user_id, method, path, body, WRITE)
+    event = events.api_event_as(scope.tenant_id, scope.user_id, method, path, body, perms)
     if key is not None:  # Idempotency-Key: the keyed write's own reads and writes are checked too
         event["headers"]["Idempotency-Key"] = key
         event["multiValueHeaders"]["Idempotency-Key"] = [key]
@@ -131,6 +144,11 @@ def live(tables: Tables, container: Container, clock: ManualClock, recorder: Cal
     api(container, ALICE, "PUT", "/v1/sessions/s-1/state", {"task_memory": ["book a flight to Leeds"]})
     api(container, ALICE, "GET", "/v1/sessions/s-1/state")
     api(container, ALICE, "POST", "/v1/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    hook = api(
+        container, ALICE, "POST", "/v1/webhooks", {"url": "https://chat.example.com/h"}, perms=OPERATOR
+    )
+    api(container, ALICE, "GET", "/v1/webhooks", perms=OPERATOR)
+    api(container, ALICE, "DELETE", f"/v1/webhooks/{hook['id']}", perms=OPERATOR)
     sent = api(
         container,
         ALICE,
@@ -240,6 +258,11 @@ def test_the_run_reaches_the_calls_a_first_deploy_broke_on(recorded: tuple[CallR
     assert Request("dynamodb:DeleteItem", session) in requests["ingest"]
     assert Request("dynamodb:DeleteItem", memory) in requests["ingest"]
     assert Request("dynamodb:DeleteItem", memory) in requests["reconcile"]
+    bus = event_bus_arn(REGION, str(container.settings.event_bus_name))
+    for publisher in ("ingest", "api", "projector"):  # turn outcomes, the erase, memory changes
+        assert Request("events:PutEvents", bus) in requests[publisher], publisher
+    made = {r.action for r in requests["api"]}  # the webhook registry's calls (POST/GET/DELETE /v1/webhooks)
+    assert {"events:CreateConnection", "events:PutTargets", "iam:PassRole", "events:DeleteRule"} <= made
 
 
 def test_a_call_nobody_mapped_fails_instead_of_passing_unseen() -> None:

@@ -12,12 +12,12 @@ import pytest
 from pydantic import BaseModel
 
 from agentmem.api.app import OPEN, SECURITY, SECURITY_SCHEMES, openapi_json
-from agentmem.wire import conflicts, history, models, operator
+from agentmem.wire import conflicts, history, models, operator, webhooks
 from agentmem.wire.examples import EXAMPLES
 
 DOC = json.loads(openapi_json())
 OPERATIONS = [(m.upper(), p, op) for p, ops in DOC["paths"].items() for m, op in ops.items()]
-MODEL_MODULES = (models, conflicts, history, operator)
+MODEL_MODULES = (models, conflicts, history, operator, webhooks)
 OPEN_ROUTES = {("GET", "/v1/health"), ("GET", "/v1/openapi.json")}
 
 

@@ -80,6 +80,10 @@ def test_nothing_shipped_imports_development_tooling_or_tests() -> None:
             "agentmem.event_ports",
             ("agentmem.adapters", "agentmem.services", "agentmem.api", "agentmem.bootstrap"),
         ),
+        (
+            "agentmem.webhook_ports",
+            ("agentmem.adapters", "agentmem.services", "agentmem.api", "agentmem.bootstrap"),
+        ),
     ],
 )
 def test_each_layer_imports_only_what_is_to_its_right(layer: str, forbidden: tuple[str, ...]) -> None:

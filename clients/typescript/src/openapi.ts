@@ -143,6 +143,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unregister a webhook (its pending deliveries are dropped) */
+        delete: operations["delete_webhook_v1_webhooks__webhook_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/turns": {
         parameters: {
             query?: never;
@@ -309,6 +326,58 @@ export interface paths {
         put?: never;
         /** Import memories (at most 100) through the same guards as POST /v1/memories */
         post: operations["import_memories_v1_import_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's webhooks (without their secrets) */
+        get: operations["list_webhooks_v1_webhooks_get"];
+        put?: never;
+        /** Register a webhook for the tenant's events (its secret is in this answer only) */
+        post: operations["create_webhook_v1_webhooks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries/dead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's dead-lettered deliveries, newest first */
+        get: operations["dead_deliveries_v1_webhooks_deliveries_dead_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver dead-lettered deliveries again (the given ids, or all of the tenant's) */
+        post: operations["redrive_deliveries_v1_webhooks_deliveries_redrive_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1316,6 +1385,22 @@ export interface components {
             degraded: string[];
         };
         /**
+         * RedriveDeliveriesIn
+         * @example {
+         *       "ids": [
+         *         "5b0e3c8f2a1d4e6f9a7b8c0d1e2f3a4b"
+         *       ]
+         *     }
+         * @example {}
+         */
+        RedriveDeliveriesIn: {
+            /**
+             * Ids
+             * @description The deliveries to redrive; absent: all dead.
+             */
+            ids?: string[] | null;
+        };
+        /**
          * RedriveOut
          * @example {
          *       "redriven": 1
@@ -1326,6 +1411,16 @@ export interface components {
              * Redriven
              * @description How many dead letters went back to the ingest queue.
              */
+            redriven: number;
+        };
+        /**
+         * RedrivenOut
+         * @example {
+         *       "redriven": 1
+         *     }
+         */
+        RedrivenOut: {
+            /** Redriven */
             redriven: number;
         };
         /**
@@ -1598,6 +1693,137 @@ export interface components {
             loc: (string | number)[];
             /** Error Type */
             type: string;
+        };
+        /**
+         * WebhookDeliveriesOut
+         * @example {
+         *       "deliveries": [
+         *         {
+         *           "attempts": 8,
+         *           "event_id": "evt_0d4c2b7a9e8f1a3b5c6d7e8f9a0b1c2d",
+         *           "event_type": "turn.processed",
+         *           "id": "5b0e3c8f2a1d4e6f9a7b8c0d1e2f3a4b",
+         *           "last_attempt_at": "2026-12-07T21:14:03Z",
+         *           "last_error": "http_500",
+         *           "webhook_id": "wh_3f9c0a7d1e2b4c5d6e7f8a9b"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDeliveriesOut: {
+            /** Deliveries */
+            deliveries: components["schemas"]["WebhookDeliveryOut"][];
+        };
+        /**
+         * WebhookDeliveryOut
+         * @description A dead-lettered delivery: ids, attempts and the last error (the event is content-free).
+         */
+        WebhookDeliveryOut: {
+            /** Id */
+            id: string;
+            /** Webhook Id */
+            webhook_id: string;
+            /** Event Id */
+            event_id: string;
+            /** Event Type */
+            event_type: string;
+            /** Attempts */
+            attempts: number;
+            /** Last Error */
+            last_error: string;
+            /** Last Attempt At */
+            last_attempt_at: string | null;
+        };
+        /**
+         * WebhookIn
+         * @description A receiver of the caller's tenant's events.
+         * @example {
+         *       "events": [
+         *         "turn.processed",
+         *         "memory.*"
+         *       ],
+         *       "url": "https://chat.example.com/hooks/agentmem"
+         *     }
+         * @example {
+         *       "description": "客服系统",
+         *       "events": [
+         *         "*"
+         *       ],
+         *       "url": "https://客服.example.cn/回调"
+         *     }
+         */
+        WebhookIn: {
+            /**
+             * Url
+             * @description http:// or https:// URL that receives POSTs.
+             */
+            url: string;
+            /**
+             * Events
+             * @description Event types (turn.processed, memory.created ...), a family (memory.*) or * (all).
+             */
+            events?: string[];
+            /**
+             * Description
+             * @default
+             */
+            description: string;
+        };
+        /**
+         * WebhookOut
+         * @example {
+         *       "created_at": "2026-12-07T20:00:00Z",
+         *       "description": "chat service",
+         *       "events": [
+         *         "turn.processed",
+         *         "memory.*"
+         *       ],
+         *       "id": "wh_3f9c0a7d1e2b4c5d6e7f8a9b",
+         *       "secret": "whsec_N2Q5YjM0ZTAtZmFrZS1leGFtcGxlLXNlY3JldA",
+         *       "url": "https://chat.example.com/hooks/agentmem"
+         *     }
+         */
+        WebhookOut: {
+            /** Id */
+            id: string;
+            /** Url */
+            url: string;
+            /** Events */
+            events: string[];
+            /** Description */
+            description: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Secret
+             * @description The signing secret: in the answer to its creation only, never again.
+             */
+            secret?: string | null;
+        };
+        /**
+         * WebhooksOut
+         * @example {
+         *       "webhooks": [
+         *         {
+         *           "created_at": "2026-12-07T20:00:00Z",
+         *           "description": "chat service",
+         *           "events": [
+         *             "turn.processed",
+         *             "memory.*"
+         *           ],
+         *           "id": "wh_3f9c0a7d1e2b4c5d6e7f8a9b",
+         *           "secret": null,
+         *           "url": "https://chat.example.com/hooks/agentmem"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhooksOut: {
+            /** Webhooks */
+            webhooks: components["schemas"]["WebhookOut"][];
         };
         /** ResponseValidationError */
         ResponseValidationError: {
@@ -2989,6 +3215,118 @@ export interface operations {
             };
         };
     };
+    delete_webhook_v1_webhooks__webhook_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard refused the content) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No tenant and user in the authorizer context */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The caller may not do this, or the body names another tenant or user */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such record (or route) in the caller's scope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body or a parameter fails the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The ingest queue is full, or too many requests in flight for the caller (usage plan, throttling); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unexpected error (logged) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A store or the embedder is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     post_turns_v1_turns_post: {
         parameters: {
             query?: never;
@@ -4177,6 +4515,420 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportOut"];
+                };
+            };
+            /** @description Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard refused the content) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No tenant and user in the authorizer context */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The caller may not do this, or the body names another tenant or user */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body or a parameter fails the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The ingest queue is full, or too many requests in flight for the caller (usage plan, throttling); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unexpected error (logged) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A store or the embedder is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_webhooks_v1_webhooks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhooksOut"];
+                };
+            };
+            /** @description Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard refused the content) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No tenant and user in the authorizer context */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The caller may not do this, or the body names another tenant or user */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body or a parameter fails the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The ingest queue is full, or too many requests in flight for the caller (usage plan, throttling); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unexpected error (logged) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A store or the embedder is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    create_webhook_v1_webhooks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIn"];
+            };
+        };
+        responses: {
+            /** @description Registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookOut"];
+                };
+            };
+            /** @description Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard refused the content) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No tenant and user in the authorizer context */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The caller may not do this, or the body names another tenant or user */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body or a parameter fails the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The ingest queue is full, or too many requests in flight for the caller (usage plan, throttling); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unexpected error (logged) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A store or the embedder is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    dead_deliveries_v1_webhooks_deliveries_dead_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dead deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveriesOut"];
+                };
+            };
+            /** @description Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard refused the content) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No tenant and user in the authorizer context */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The caller may not do this, or the body names another tenant or user */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body or a parameter fails the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The ingest queue is full, or too many requests in flight for the caller (usage plan, throttling); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unexpected error (logged) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A store or the embedder is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    redrive_deliveries_v1_webhooks_deliveries_redrive_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedriveDeliveriesIn"];
+            };
+        };
+        responses: {
+            /** @description Redriven */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedrivenOut"];
                 };
             };
             /** @description Malformed request (not JSON, too deep, an unknown query parameter, a bad cursor, a guard refused the content) */

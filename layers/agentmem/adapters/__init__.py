@@ -26,6 +26,7 @@ from agentmem.ports import (
     TurnLog,
     TurnQueue,
 )
+from agentmem.webhook_ports import DeliveryOutbox, EventPublisher, WebhookRegistry
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +52,7 @@ class Adapters:
     # explicit write and its audit line commit together; None: two steps.
     audited_writes: AuditedWrites | None = None
     idempotency: IdempotencyStore | None = None  # None: Idempotency-Key is not kept (every request runs)
+    # Events (docs/events.md): None publishes none; deliveries None: the platform delivers them.
+    events: EventPublisher | None = None
+    webhooks: WebhookRegistry | None = None
+    deliveries: DeliveryOutbox | None = None

@@ -25,7 +25,19 @@ from agentmem import __version__
 from agentmem.api import errors
 from agentmem.api.openapi import responses
 from agentmem.api.request import BodyRefused, RequestContext, check_json_body, unknown_query_parameters
-from agentmem.api.routes import audit, conflicts, history, mcp, memories, operator, read, sessions, turns, ui
+from agentmem.api.routes import (
+    audit,
+    conflicts,
+    history,
+    mcp,
+    memories,
+    operator,
+    read,
+    sessions,
+    turns,
+    ui,
+    webhooks,
+)
 from agentmem.messages import MAX_BODY_BYTES
 from agentmem.wire.models import BacklogOut, ErrorOut, HealthOut
 
@@ -121,6 +133,7 @@ ROUTERS: tuple[Router, ...] = (
     mcp.router,
     audit.router,
     operator.router,  # turn status, dead letters, export / import
+    webhooks.router,  # webhooks and their dead-lettered deliveries (docs/events.md)
     meta,
     ui.router,  # the inspector's static files (not in the OpenAPI document)
 )

@@ -46,6 +46,7 @@ from agentmem.ports import (
     TurnQueue,
 )
 from agentmem.services.audit_trail import audit_event, write_audited
+from agentmem.services.events import EventEmitter
 from agentmem.services.guard import WriteGuard
 
 # Records one tag-filtered listing reads from the store before it answers a (possibly short)
@@ -97,6 +98,7 @@ class AdminService:
     summaries: SessionSummaryStore | None = None
     idempotency: IdempotencyStore | None = None  # the answers kept by Idempotency-Key
     audited: AuditedWrites | None = None  # the store, when a patch or delete commits with its audit line
+    events: EventEmitter | None = None  # user.erased (docs/events.md)
 
     def list(
         self,
@@ -264,6 +266,8 @@ class AdminService:
             actor,
             {"memories": memories, "turns": turns, "queued_turns_dropped": dropped},
         )
+        if self.events is not None:
+            self.events.erased(scope, now, {"memories": memories, "reason": "erase_requested"})
         return report
 
     def set_layer(

@@ -28,6 +28,7 @@ from agentmem.domain.models import AuditAction, AuditEvent, Scope, Status
 from agentmem.errors import AgentMemError, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage, scope_of_body
 from agentmem.ports import AuditLog, MemoryStore, TurnLog
+from agentmem.services.events import EventEmitter, announced
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 from agentmem.services.projector import erased_before
 from agentmem.services.summaries import SummaryService
@@ -47,6 +48,7 @@ class IngestService:
     pipeline: WritePipeline
     audit: AuditLog
     summaries: SummaryService | None = None  # session memory: scene logs and summaries
+    events: EventEmitter | None = None  # turn.processed / turn.rejected (docs/events.md)
 
     @property
     def store(self) -> MemoryStore:
@@ -60,7 +62,21 @@ class IngestService:
         self, body: str, *, now: datetime, queue_message_id: str = "", sent_at: datetime | None = None
     ) -> TurnOutcome:
         """Process one message body (``sent_at``: when the queue accepted it). Returns the
-        outcome; raises only on transient failures."""
+        outcome, announced as an event; raises only on transient failures."""
+        outcome = self._handle(body, now=now, queue_message_id=queue_message_id, sent_at=sent_at)
+        if self.events is not None:
+            self.events.turn(
+                scope_of_body(body) or REJECTED_SCOPE,
+                outcome.message_id,
+                outcome.status,
+                now,
+                announced(outcome),
+            )
+        return outcome
+
+    def _handle(
+        self, body: str, *, now: datetime, queue_message_id: str, sent_at: datetime | None
+    ) -> TurnOutcome:
         try:
             message = TurnMessage.from_body(body)
         except ValidationFailed as exc:

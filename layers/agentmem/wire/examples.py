@@ -253,4 +253,50 @@ EXAMPLES: dict[str, list[Any]] = {
         }
     ],
     "ImportOut": [{"imported": 1, "rejected": [{"index": 1, "reasons": ["duplicate"]}]}],
+    # webhooks (docs/events.md)
+    "WebhookIn": [
+        {"url": "https://chat.example.com/hooks/agentmem", "events": ["turn.processed", "memory.*"]},
+        {"url": "https://客服.example.cn/回调", "events": ["*"], "description": "客服系统"},
+    ],
+    "WebhookOut": [
+        {
+            "id": "wh_3f9c0a7d1e2b4c5d6e7f8a9b",
+            "url": "https://chat.example.com/hooks/agentmem",
+            "events": ["turn.processed", "memory.*"],
+            "description": "chat service",
+            "created_at": "2026-12-07T20:00:00Z",
+            "secret": "whsec_N2Q5YjM0ZTAtZmFrZS1leGFtcGxlLXNlY3JldA",
+        }
+    ],
+    "WebhooksOut": [
+        {
+            "webhooks": [
+                {
+                    "id": "wh_3f9c0a7d1e2b4c5d6e7f8a9b",
+                    "url": "https://chat.example.com/hooks/agentmem",
+                    "events": ["turn.processed", "memory.*"],
+                    "description": "chat service",
+                    "created_at": "2026-12-07T20:00:00Z",
+                    "secret": None,
+                }
+            ]
+        }
+    ],
+    "WebhookDeliveriesOut": [
+        {
+            "deliveries": [
+                {
+                    "id": "5b0e3c8f2a1d4e6f9a7b8c0d1e2f3a4b",
+                    "webhook_id": "wh_3f9c0a7d1e2b4c5d6e7f8a9b",
+                    "event_id": "evt_0d4c2b7a9e8f1a3b5c6d7e8f9a0b1c2d",
+                    "event_type": "turn.processed",
+                    "attempts": 8,
+                    "last_error": "http_500",
+                    "last_attempt_at": "2026-12-07T21:14:03Z",
+                }
+            ]
+        }
+    ],
+    "RedriveDeliveriesIn": [{"ids": ["5b0e3c8f2a1d4e6f9a7b8c0d1e2f3a4b"]}, {}],
+    "RedrivenOut": [{"redriven": 1}],
 }

@@ -1,6 +1,7 @@
 """Local mode's event sources: a queue poller (SQS semantics -> ``functions/ingest``), a stream
-reader (the SQLite outbox as DynamoDB Streams batches -> ``functions/projector``) and a timer
-(scheduled events -> ``functions/consolidate`` / ``functions/reconcile``).
+reader (the SQLite outbox as DynamoDB Streams batches -> ``functions/projector``), the webhook
+deliveries (events.db -> each tenant's webhooks, docs/events.md) and a timer (scheduled events ->
+``functions/consolidate`` / ``functions/reconcile``).
 
 Threads in the server (with ``agentmem serve --workers N``, in one process of their own, once for
 all the api workers: :class:`agentmem_dev.emulator.workers.EventSources`); ``drain()`` runs the
@@ -36,6 +37,8 @@ class PumpStats:
     consolidations: int = 0
     reconciliations: int = 0
     retention_passes: int = 0
+    webhook_deliveries: int = 0
+    webhook_failures: int = 0
 
 
 @dataclass
@@ -49,6 +52,7 @@ class LocalRunner:
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)  # queue and checkpoint bookkeeping
+    _webhook_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         queue, store = self.container.queue, self.container.store
@@ -123,6 +127,18 @@ class LocalRunner:
             self.stats.stream_failures += len(failed)
             return len(rows) if not failed else max(0, checkpoint - after)
 
+    def pump_webhooks(self) -> int:
+        """Fan the published events out to their webhooks and attempt the due deliveries (no
+        λ: on AWS, EventBridge does this). Its own lock: a slow receiver holds up no batch."""
+        delivery = self.container.webhook_delivery
+        if delivery is None:
+            return 0
+        with self._webhook_lock:
+            report = delivery.run(self.container.clock.now())
+        self.stats.webhook_deliveries += report.delivered
+        self.stats.webhook_failures += report.retried + report.dead
+        return report.fanned + report.delivered
+
     def retain(self) -> Any:
         """One retention pass over the embedded stores (no λ: in AWS, TTLs do this)."""
         with self._lock:  # not while a batch moves the checkpoint
@@ -145,7 +161,7 @@ class LocalRunner:
     def drain(self, max_rounds: int = 10_000) -> None:
         """Process the queue and the stream until both are empty (or nothing moves)."""
         for _ in range(max_rounds):
-            moved = self.pump_queue() + self.pump_stream()
+            moved = self.pump_queue() + self.pump_stream() + self.pump_webhooks()
             if moved == 0:
                 return
 
@@ -163,6 +179,12 @@ class LocalRunner:
                 target=self._loop,
                 args=(self.pump_stream, self.poll_interval_s),
                 name="local-stream",
+                daemon=True,
+            ),
+            threading.Thread(
+                target=self._loop,
+                args=(self.pump_webhooks, self.poll_interval_s),
+                name="local-webhooks",
                 daemon=True,
             ),
             threading.Thread(target=self._timer, name="local-timer", daemon=True),

@@ -145,7 +145,7 @@ def authorize(
         and hmac.compare_digest(given.strip().encode(), operator.encode())
     ):
         # An operator writes the Constraints (policy memories) for whichever scope it names.
-        permissions += ",memory:permanent," + POLICY_PERMISSION
+        permissions += ",memory:permanent,webhooks:manage," + POLICY_PERMISSION
     elif token:
         if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
             return None, "a valid bearer token is required"

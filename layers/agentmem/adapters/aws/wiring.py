@@ -29,6 +29,8 @@ from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
 from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
+from agentmem.adapters.aws.eventbridge import EventBridgePublisher
+from agentmem.adapters.aws.eventbridge_webhooks import EventBridgeWebhooks
 from agentmem.adapters.aws.sqs_dead_letters import SqsDeadLetterQueue
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue
 from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
@@ -200,4 +202,17 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         ),
         prototype_banks=DynamoPrototypeBanks(settings.table_session, client=dynamodb, clock=clock.now),
         idempotency=DynamoIdempotencyStore(settings.table_session, client=dynamodb),
+        # events on the bus (docs/events.md); its rules deliver them, so no registry or outbox here
+        events=EventBridgePublisher(settings.event_bus_name, region=region)
+        if settings.event_bus_name
+        else None,
+        webhooks=_webhooks(settings),
     )
+
+
+def _webhooks(settings: Settings) -> EventBridgeWebhooks | None:
+    """The webhook registry in EventBridge, where the stack names its bus, role and DLQ."""
+    bus, role, dlq = settings.event_bus_name, settings.webhook_role_arn, settings.webhook_dlq_arn
+    if not (bus and role and dlq):
+        return None
+    return EventBridgeWebhooks(bus, role, dlq, region=settings.aws_region)

@@ -15,6 +15,7 @@ from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
+from agentmem.adapters.embedded.webhooks import SqliteWebhooks
 from agentmem.adapters.embedders import build_embedder
 from agentmem.adapters.providers import build_embedder_for, build_llm
 from agentmem.errors import ConfigurationError
@@ -45,6 +46,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
     store = SqliteMemoryStore(data / "memory.db")
     audit = SqliteAuditLog(data / "memory.db")  # the trail shares the store's transactions
     import_legacy_file(audit.database, data / "audit.db")  # a data dir from before: once
+    webhooks = SqliteWebhooks(data / "events.db")  # events outbox, webhooks, their deliveries
     return Adapters(
         store=store,
         audited_writes=store,
@@ -60,4 +62,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         conflicts=SqliteConflictStore(data / "memory.db"),
         summaries=SqliteSummaryStore(data / "memory.db"),
         llm=build_llm(settings),
+        events=webhooks,
+        webhooks=webhooks,
+        deliveries=webhooks,
     )
