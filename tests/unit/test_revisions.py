@@ -61,9 +61,9 @@ def test_what_is_never_a_candidate(old: MemoryRecord, new: str) -> None:
     assert revision_candidates(said(new), [(0.8, old)], TH) == []
 
 
-def test_too_far_or_a_duplicate_is_not_a_candidate() -> None:
+def test_a_duplicate_is_not_a_candidate_but_a_faint_likeness_is() -> None:
     old = rec("x", "I'd like to leave on March 6th.")
-    assert revision_candidates(said("I want to leave on March 12th."), [(0.1, old)], TH) == []
+    assert revision_candidates(said("I want to leave on March 12th."), [(0.0, old)], TH) == [old]
     assert revision_candidates(said("I want to leave on March 12th."), [(TH.dedup, old)], TH) == []
 
 
@@ -71,9 +71,10 @@ def test_the_pair_head_reads_both_vectors_in_order() -> None:
     a = np.array([1.0, 0.0], dtype=np.float32)
     b = np.array([0.6, 0.8], dtype=np.float32)
     features = pair_features(a, b)
-    assert features.tolist() == pytest.approx([0.6, 0.0, 0.4, 0.8])
-    weights = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 5.0, 5.0]], dtype=np.float32)
-    head = Head(("other", "same"), weights, np.zeros(2, dtype=np.float32), np.zeros(4, dtype=np.float32))
+    assert features.tolist() == pytest.approx([0.6, 0.0, 0.4, 0.8, 1.0, 0.0, 0.6, 0.8])
+    weights = np.zeros((2, 8), dtype=np.float32)
+    weights[1, 2:4] = 5.0  # "same" grows with where they part (a toy head)
+    head = Head(("other", "same"), weights, np.zeros(2, dtype=np.float32), np.zeros(8, dtype=np.float32))
     heads = Heads("m", {REVISION_HEAD: head})
     assert heads.revises(a, b) == pytest.approx(1 / (1 + np.exp(-6.0)))
     assert heads.revises(a, a) == pytest.approx(0.5)

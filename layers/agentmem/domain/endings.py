@@ -159,8 +159,10 @@ def revision_candidates(
     """The statements of the same conversation that ``fact`` could give a new value to ("I want
     to leave on the 12th" after "a bus on the 6th, please"; "try Big 4" after "a table at Villa
     Romano"): the user's earlier facts of this session (:func:`may_revise`; not pinned, not
-    multi-valued, not from the same message) of some similarity (``update_topic`` up to a
-    duplicate), those stating a value of the same shape first, then the most similar. Whether one
+    multi-valued, not from the same message, not a duplicate), those stating a value of the same
+    shape first, then the most similar. No floor of similarity: two requests of one task read
+    alike to the embedder whatever their slot (a departure and a return date), so the learned
+    head decides, over the first :data:`REVISION_PAIRS` of them. Whether one
     *is* revised is the learned revision pair head's call (the write path asks it); across
     conversations only the attribute tables and change words retire a fact."""
     if fact.at is None or fact.session_id is None or is_multi_valued(fact.content):
@@ -169,7 +171,7 @@ def revision_candidates(
     eligible = [
         (sim, o)
         for sim, o in ranked
-        if thresholds.update_topic <= sim < thresholds.dedup
+        if sim < thresholds.dedup
         and same_session(fact, o)
         and o.source is Source.USER
         and not o.pinned

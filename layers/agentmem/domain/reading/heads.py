@@ -36,10 +36,11 @@ def pair_features(
     earlier: npt.NDArray[np.float32], later: npt.NDArray[np.float32]
 ) -> npt.NDArray[np.float32]:
     """What a pair head reads of two statements' vectors: their elementwise product (the
-    dimensions they share) and absolute difference (where they part), side by side."""
+    dimensions they share), absolute difference (where they part), and each vector itself (what
+    each one is about: a departure and a return date part in these, not in the product)."""
     a = np.asarray(earlier, dtype=np.float32)
     b = np.asarray(later, dtype=np.float32)
-    return np.concatenate([a * b, np.abs(a - b)])
+    return np.concatenate([a * b, np.abs(a - b), a, b])
 
 
 @dataclass(frozen=True)
