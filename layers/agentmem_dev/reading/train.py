@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -66,7 +67,7 @@ def own_pairs(rows: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str
     the head also learns, in Chinese as in English, that two facts of one person are not a
     revision of each other."""
     plain = [r[3] for r in rows if r[:3] == ("speaker", "asserted", "adds")]
-    return [("other", a, b) for a, b in zip(plain, plain[1:], strict=False)]
+    return [("other", a, b) for a, b in itertools.pairwise(plain)]
 
 
 def pair_head(pairs: list[tuple[str, str, str]], embed: Any) -> tuple[Head | None, dict[str, Any]]:
