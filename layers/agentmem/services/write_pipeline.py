@@ -127,11 +127,23 @@ class WritePipeline:
 
         verdict = screened_user.injection
         split = split_attack([r.user for r in earlier], turn.user, verdict)
+        directive = (
+            self.guard.directive(user.text, [r.user for r in earlier], self.embedder)
+            if split is None and not verdict.is_injection
+            else None
+        )
         if split is not None:  # completes an attack split over turns (it may inject alone too)
             self._quarantine(turn, user.text, split.reasons, outcome)
             self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)
+            outcome.split_parts = [earlier[i].message_id for i in split.parts]
         elif verdict.is_injection:
             self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
+        elif directive is not None and directive.stops:  # an order by meaning (guard.directive)
+            reasons = directive.quarantine or (directive.hold or "",)
+            self._quarantine(turn, user.text, reasons, outcome)
+            if directive.window:
+                self._quarantine_earlier(turn, earlier, reasons)
+                outcome.split_parts = [r.message_id for r in earlier]
         else:
             candidates = extract_from_user(user.text)
             question = self._question_answered(earlier, speaker)

@@ -78,14 +78,6 @@ class DirectiveScore:
         """How likely the text is an order of either kind."""
         return self.to_assistant + self.to_others
 
-    def most(self, other: DirectiveScore) -> DirectiveScore:
-        """The element-wise maximum (a text is as order-like as its most order-like segment)."""
-        return DirectiveScore(
-            max(self.to_assistant, other.to_assistant),
-            max(self.to_others, other.to_others),
-            max(self.preference, other.preference),
-        )
-
 
 NOTHING = DirectiveScore()
 
