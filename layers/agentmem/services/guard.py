@@ -39,7 +39,9 @@ from agentmem.domain.guards.directive import (
     DirectiveScore,
     DirectiveVerdict,
     judge,
+    long_enough,
     pasted_part,
+    readable_views,
 )
 from agentmem.domain.guards.gate import has_placeholder
 from agentmem.errors import ValidationFailed
@@ -54,6 +56,8 @@ no brackets, colons, punctuation of a sentence or markup."""
 MAX_NAME_WORDS = 4
 MAX_DIRECTIVE_SEGMENTS = 6  # sentences of a turn (with its opening) the directive head reads
 _JOINED_CHARS = 1200  # the tail of the session's recent turns joined, as one text
+MAX_VIEWS = 2  # de-obfuscated views and decoded payloads read besides the text
+_VIEW_CHARS = 500
 _SCORE_CACHE = 1024  # earlier turns' scores kept (the window judges them again with every turn)
 
 
@@ -136,8 +140,12 @@ class WriteGuard:
         from agentmem.services.semantic_guard import segments  # the semantic guard's sentence split
 
         own_pieces = segments(text)[:MAX_DIRECTIVE_SEGMENTS]
+        own_pieces += [redact(view[:_VIEW_CHARS]).text for view in readable_views(text)[:MAX_VIEWS]]
+        own_pieces = [piece for piece in own_pieces if long_enough(piece)]
         pasted = pasted_part(text)
-        quoted_pieces = segments(pasted)[:MAX_DIRECTIVE_SEGMENTS] if pasted else []
+        quoted_pieces = (
+            [p for p in segments(pasted)[:MAX_DIRECTIVE_SEGMENTS] if long_enough(p)] if pasted else []
+        )
         scores = head.scores(embedder.embed_documents([*own_pieces, *quoted_pieces])) if own_pieces else []
         own = _most(scores[: len(own_pieces)])
         quoted = _most(scores[len(own_pieces) :])
@@ -153,7 +161,7 @@ class WriteGuard:
             self._remember(embedder.model_id, t, score)
         with self._lock:
             past = [self._scores.get((embedder.model_id, t), NOTHING) for t in earlier]
-        return judge(text, own, quoted=quoted, joined=window_scores[0], earlier=past)
+        return judge(text, own, quoted=quoted, joined=window_scores[0], earlier=past, earlier_texts=earlier)
 
     def _remember(self, model_id: str, text: str, score: DirectiveScore) -> None:
         with self._lock:

