@@ -36,6 +36,7 @@ from agentmem.domain.conflict import Judgement, NewFact, allowed, decide, doubtf
 from agentmem.domain.endings import amended
 from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
 from agentmem.domain.extraction import Candidate, attribute, extract_from_user
+from agentmem.domain.guards.directive import sharing_a_name
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.guards.pii import redact_continued
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
@@ -136,14 +137,18 @@ class WritePipeline:
             self._quarantine(turn, user.text, split.reasons, outcome)
             self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)
             outcome.split_parts = [earlier[i].message_id for i in split.parts]
-        elif verdict.is_injection:
-            self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
-        elif directive is not None and directive.stops:  # an order by meaning (guard.directive)
-            reasons = directive.quarantine or (directive.hold or "",)
+        elif verdict.is_injection or (directive is not None and directive.stops):
+            # an order by the rules or by meaning (guard.directive): never reaches the model; the
+            # earlier turns that name what it names (its brand, person, link) were its pieces
+            if verdict.is_injection:
+                reasons, parts = verdict.reasons, sharing_a_name([r.user for r in earlier], turn.user)
+            else:
+                assert directive is not None
+                reasons, parts = directive.quarantine or (directive.hold or "",), directive.parts
             self._quarantine(turn, user.text, reasons, outcome)
-            if directive.parts:  # the earlier turns it was built from
-                self._quarantine_earlier(turn, [earlier[i] for i in directive.parts], reasons)
-                outcome.split_parts = [earlier[i].message_id for i in directive.parts]
+            if parts:
+                self._quarantine_earlier(turn, [earlier[i] for i in parts], reasons)
+                outcome.split_parts = [earlier[i].message_id for i in parts]
         else:
             candidates = extract_from_user(user.text)
             question = self._question_answered(earlier, speaker)
