@@ -3,7 +3,8 @@ decided with context so benign strings pass.
 
 A match counts when its value (the pattern's first group, else the match without the delimiters
 some patterns take with it) looks made up: at least :data:`MIN_CHARS` long, letters *and* digits,
-and a Shannon entropy of at least :data:`MIN_ENTROPY` bits per character. So a version string, a
+and a Shannon entropy of at least :data:`MIN_ENTROPY` bits per character, and no
+documentation sample (``…EXAMPLE``). So a version string, a
 product code, a UUID in a doc or a barcode (no letters, or too regular) stay, and ``AKIA…`` /
 ``SG.…`` / ``xoxb-…`` / ``…-us6`` keys go. Pure: no I/O.
 """
@@ -35,9 +36,11 @@ def entropy(value: str) -> float:
 
 
 def looks_made_up(value: str) -> bool:
-    """Long enough, letters and digits, and varied enough to be a generated key."""
+    """Long enough, letters and digits, and varied enough to be a generated key; a documentation
+    sample (``AKIAIOSFODNN7EXAMPLE``) is no key."""
     return (
-        len(value) >= MIN_CHARS
+        "example" not in value.lower()
+        and len(value) >= MIN_CHARS
         and any(c.isdigit() for c in value)
         and any(c.isalpha() for c in value)
         and entropy(value) >= MIN_ENTROPY
