@@ -22,6 +22,7 @@ from datetime import timedelta
 
 from agentmem.adapters import Adapters
 from agentmem.adapters.provider_usage import ProviderUsage
+from agentmem.adapters.guard_heads import load_directive_head
 from agentmem.adapters.reader_heads import load_heads
 from agentmem.backends import builder
 from agentmem.clock import SystemClock
@@ -182,7 +183,8 @@ def bootstrap(
     conflicts = ConflictService(store=a.store, conflicts=a.conflicts or _memory_conflicts(), audit=a.audit)
     # One guard for every entrance; its semantic detector judges the vectors facts are stored with.
     guard = WriteGuard(
-        SemanticGuard(a.embedder, stored=a.prototype_banks) if settings.semantic_guard else None
+        SemanticGuard(a.embedder, stored=a.prototype_banks) if settings.semantic_guard else None,
+        directive_head=load_directive_head() if settings.semantic_guard else None,
     )
     pipeline = WritePipeline(
         store=a.store,

@@ -106,6 +106,8 @@ def test_a_slice_against_a_live_server_reports_tried_and_through(tmp_path: Path)
     assert set(areas) == {"pii", "false_positive", "injection_memory", "bad_input", "isolation"}
     assert set(areas) <= set(AREAS)
     assert areas["pii"] == {
+        "by_class": {"control": [2, 1]},
+        "by_language": {"en": [2, 1]},
         "tried": 2,
         "through": 1,
         "ids": ["must-through"],

@@ -9,6 +9,12 @@ and the injection rules of :data:`~agentmem.domain.guards.injection.INJECTION_RU
 text is embedded anyway, :meth:`WriteGuard.semantic` (nearest attack prototypes with the configured
 embedder): one extra embedding is never spent on a turn.
 
+An order to the assistant (or one that lets a third party act) is also recognised by meaning, in any
+language: :meth:`WriteGuard.directive` embeds the turn's sentences, its pasted part and, when the
+turn leans that way, the session's recent turns joined, and asks the directive head
+(:mod:`agentmem.domain.guards.directive`); that costs one batch of embeddings per turn (two when
+the session's window is judged too), and nothing without a head for the embedder's model.
+
 What a caller does with a verdict is the entrance's own rule (a turn is quarantined, an explicit
 write is refused with 422, a speaker that reads as an injection is dropped), but the verdict is
 the same everywhere.
@@ -17,13 +23,26 @@ the same everywhere.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from agentmem.domain.guards import InjectionVerdict, RedactionResult, detect_injection, redact
+from agentmem.domain.guards.directive import (
+    NOTHING,
+    WINDOW_PART,
+    DirectiveHead,
+    DirectiveScore,
+    DirectiveVerdict,
+    judge,
+    long_enough,
+    pasted_part,
+    readable_views,
+)
 from agentmem.domain.guards.gate import has_placeholder
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Embedder
@@ -35,6 +54,11 @@ NAME_SHAPE = re.compile(r"[^\W_](?:[\w .'·・-]{0,38}[^\W_])?")
 """A person's name: letters (any script), digits, spaces and ``.'·-`` inside, at most 40 characters;
 no brackets, colons, punctuation of a sentence or markup."""
 MAX_NAME_WORDS = 4
+MAX_DIRECTIVE_SEGMENTS = 6  # sentences of a turn (with its opening) the directive head reads
+_JOINED_CHARS = 1200  # the tail of the session's recent turns joined, as one text
+MAX_VIEWS = 2  # de-obfuscated views and decoded payloads read besides the text
+_VIEW_CHARS = 500
+_SCORE_CACHE = 1024  # earlier turns' scores kept (the window judges them again with every turn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +95,9 @@ class WriteGuard:
     """The guard. ``semantic_detector`` is optional (tests and the rules-only mode run without it)."""
 
     semantic_detector: SemanticDetector | None = None
+    directive_head: DirectiveHead | None = None  # orders by meaning (rules alone without)
+    _scores: OrderedDict[tuple[str, str], DirectiveScore] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def warm(self) -> None:
         """Prepare the semantic detector (embed its prototype banks) off the request path."""
@@ -103,6 +130,46 @@ class WriteGuard:
             return None, "speaker_not_a_name"
         return text.strip(), None
 
+    def directive(self, text: str, earlier: Sequence[str], embedder: Embedder) -> DirectiveVerdict:
+        """The directive head's verdict on a user's turn (``text``, redacted) given the session's
+        recent accepted user texts (``earlier``, oldest first): :func:`~agentmem.domain.guards.directive.judge`.
+        No verdict without a head for ``embedder``'s model."""
+        head = self.directive_head.for_model(embedder.model_id) if self.directive_head else None
+        if head is None or not text.strip():
+            return DirectiveVerdict()
+        from agentmem.services.semantic_guard import segments  # the semantic guard's sentence split
+
+        own_pieces = segments(text)[:MAX_DIRECTIVE_SEGMENTS]
+        own_pieces += [redact(view[:_VIEW_CHARS]).text for view in readable_views(text)[:MAX_VIEWS]]
+        own_pieces = [piece for piece in own_pieces if long_enough(piece)]
+        pasted = pasted_part(text)
+        quoted_pieces = (
+            [p for p in segments(pasted)[:MAX_DIRECTIVE_SEGMENTS] if long_enough(p)] if pasted else []
+        )
+        scores = head.scores(embedder.embed_documents([*own_pieces, *quoted_pieces])) if own_pieces else []
+        own = _most(scores[: len(own_pieces)])
+        quoted = _most(scores[len(own_pieces) :])
+        self._remember(embedder.model_id, text, own)
+        if not earlier or own.order < WINDOW_PART:
+            return judge(text, own, quoted=quoted)
+        with self._lock:
+            unknown = [t for t in earlier if (embedder.model_id, t) not in self._scores]
+        joined = "\n".join([*earlier, text])[-_JOINED_CHARS:]
+        vectors = embedder.embed_documents([joined, *unknown])
+        window_scores = head.scores(vectors)
+        for t, score in zip(unknown, window_scores[1:], strict=True):
+            self._remember(embedder.model_id, t, score)
+        with self._lock:
+            past = [self._scores.get((embedder.model_id, t), NOTHING) for t in earlier]
+        return judge(text, own, quoted=quoted, joined=window_scores[0], earlier=past, earlier_texts=earlier)
+
+    def _remember(self, model_id: str, text: str, score: DirectiveScore) -> None:
+        with self._lock:
+            self._scores[(model_id, text)] = score
+            self._scores.move_to_end((model_id, text))
+            while len(self._scores) > _SCORE_CACHE:
+                self._scores.popitem(last=False)
+
     def screen_all(self, texts: Iterable[str]) -> list[Screened]:
         return [self.screen(t) for t in texts]
 
@@ -128,3 +195,8 @@ class WriteGuard:
                 },
             )
         return [s.text for _, s in screened]
+
+
+def _most(scores: Sequence[DirectiveScore]) -> DirectiveScore:
+    """The most order-like segment's score (a text is as order-like as its worst sentence)."""
+    return max(scores, key=lambda score: score.order, default=NOTHING)

@@ -23,7 +23,6 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from agentmem.domain.guards.gate import split_attack
 from agentmem.domain.models import AuditAction, AuditEvent, Scope, Status
 from agentmem.errors import AgentMemError, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage, scope_of_body
@@ -32,14 +31,13 @@ from agentmem.services.events import EventEmitter, announced
 from agentmem.services.outcome import TurnOutcome, TurnStatus
 from agentmem.services.projector import erased_before
 from agentmem.services.summaries import SummaryService
-from agentmem.services.write_pipeline import SPLIT_ATTACK_TURNS, WritePipeline
+from agentmem.services.write_pipeline import WritePipeline
 
 log = logging.getLogger(__name__)
 
 REJECTED_SCOPE = Scope("_rejected", "_rejected")  # audit bucket for messages with no valid scope
 ERASED = "erased"
 ASSISTANT_INJECTION = "assistant_injection"  # the reply read as an injection (its facts dropped)
-SPLIT_ATTACK = "injection:multi_turn"  # the reason of a turn that completed an attack split over turns
 _PAGE = 200
 
 
@@ -125,25 +123,12 @@ class IngestService:
             memory_ids = [*outcome.written, *outcome.reinforced]
             if ASSISTANT_INJECTION in outcome.dropped:  # the window quotes both sides or neither
                 withheld = [message.message_id]
-        else:
-            withheld = [message.message_id]
-            if SPLIT_ATTACK in outcome.reasons:
-                withheld += self._split_parts(message)
+        else:  # and the earlier turns of an attack it completed, as the write path found them
+            withheld = [message.message_id, *outcome.split_parts]
         try:
             self.summaries.record_turn(scope, session, message.message_id, message.at, memory_ids, withheld)
         except AgentMemError as exc:
             log.warning("ingest.scene_not_recorded", extra={"error": type(exc).__name__})
-
-    def _split_parts(self, message: TurnMessage) -> list[str]:
-        """The earlier turns of an attack split over turns that ``message`` completed, as the
-        write path judged them (:func:`~agentmem.domain.guards.gate.split_attack` over the same
-        accepted turns)."""
-        recent = self.turn_log.recent_turns(message.scope, message.session_id, SPLIT_ATTACK_TURNS + 1)
-        earlier = [t for t in recent if t.message_id != message.message_id and t.status == "accepted"][
-            -SPLIT_ATTACK_TURNS:
-        ]
-        split = split_attack([t.user for t in earlier], message.user)
-        return [earlier[i].message_id for i in split.parts] if split else []
 
     def _drop(self, message: TurnMessage, now: datetime, queue_message_id: str, *, stage: str) -> TurnOutcome:
         """Remove whatever this turn left (records citing it, its L0 line and processed mark),

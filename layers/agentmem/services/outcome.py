@@ -39,6 +39,7 @@ class TurnOutcome:
     dropped: dict[str, int] = field(default_factory=dict)  # reason -> candidate facts dropped
     redacted_kinds: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    split_parts: list[str] = field(default_factory=list)  # earlier turns of an attack this one completed
     llm_calls: int = 0  # every call to the model (extract, classify, judge)
     llm_fallbacks: int = 0  # calls that gave no usable answer: the rules decided
     llm_facts: int = 0  # facts the model added that passed every gate

@@ -36,6 +36,7 @@ from agentmem.domain.conflict import Judgement, NewFact, Ranked, allowed, decide
 from agentmem.domain.endings import REVISION, REVISION_PAIRS, Said, amended, revision_candidates
 from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
 from agentmem.domain.extraction import Candidate, attribute, extract_from_user
+from agentmem.domain.guards.directive import sharing_a_name
 from agentmem.domain.guards.gate import gate, has_placeholder, placeholder_kinds, split_attack
 from agentmem.domain.guards.pii import redact_continued
 from agentmem.domain.llm_facts import LLM_TAG, admit, parse_category
@@ -128,11 +129,27 @@ class WritePipeline:
 
         verdict = screened_user.injection
         split = split_attack([r.user for r in earlier], turn.user, verdict)
+        directive = (
+            self.guard.directive(user.text, [r.user for r in earlier], self.embedder)
+            if split is None and not verdict.is_injection
+            else None
+        )
         if split is not None:  # completes an attack split over turns (it may inject alone too)
             self._quarantine(turn, user.text, split.reasons, outcome)
             self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)
-        elif verdict.is_injection:
-            self._quarantine(turn, user.text, verdict.reasons, outcome)  # never reaches the model
+            outcome.split_parts = [earlier[i].message_id for i in split.parts]
+        elif verdict.is_injection or (directive is not None and directive.stops):
+            # an order by the rules or by meaning (guard.directive): never reaches the model; the
+            # earlier turns that name what it names (its brand, person, link) were its pieces
+            if verdict.is_injection:
+                reasons, parts = verdict.reasons, sharing_a_name([r.user for r in earlier], turn.user)
+            else:
+                assert directive is not None
+                reasons, parts = directive.quarantine or (directive.hold or "",), directive.parts
+            self._quarantine(turn, user.text, reasons, outcome)
+            if parts:
+                self._quarantine_earlier(turn, [earlier[i] for i in parts], reasons)
+                outcome.split_parts = [earlier[i].message_id for i in parts]
         else:
             candidates = extract_from_user(user.text)
             question = self._question_answered(earlier, speaker)

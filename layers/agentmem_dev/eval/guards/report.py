@@ -18,6 +18,7 @@ LABELS: dict[str, str] = {
     "injection_turn": "injection on the turn path: stored / reached `/v1/context`",
     "injection_memory": "injection via `POST /v1/memories` (and MCP) accepted",
     "side_channel": "side channels (session state, `speaker`, tags, policy, PATCH, MCP)",
+    "benign_turn": "benign look-alikes of orders quarantined or held (false positives)",
     "erase": "erase that brought data back",
     "bad_input": "bad input answered with a 5xx or no answer",
     "fairness": "denial of service / fairness",
@@ -43,10 +44,34 @@ def table(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def breakdown(report: dict[str, Any]) -> list[str]:
+    """Per area, what got through by class and by language (``class tried/through``), only the
+    classes and languages where something got through, and the directive head's held-out figures."""
+    lines: list[str] = []
+    for area in AREAS:
+        summary = report["areas"].get(area)
+        if not summary or "by_class" not in summary:
+            continue
+        for key in ("by_class", "by_language"):
+            rows = summary[key]
+            hit = [f"{name} {row[1]}/{row[0]}" for name, row in rows.items() if row[1]]
+            total = f"{len(rows)} {key.removeprefix('by_').replace('language', 'languages').replace('class', 'classes')}"
+            lines.append(f"- {area} {key.replace('_', ' ')} ({total}): " + (", ".join(hit) or "none through"))
+    head = report.get("directive_head")
+    if head:
+        lines.append(
+            "- directive head, held-out file ({n:.0f} texts): accuracy {accuracy}, to_assistant recall "
+            "{to_assistant_recall}, to_others recall {to_others_recall}, benign false positives "
+            "{benign_false_positive}".format(**head)
+        )
+    return lines
+
+
 def render(report: dict[str, Any], *, verbose: bool = False) -> str:
     out = ["guard eval", "----------", *table(report), ""]
     langs = ", ".join(f"{k} {v}" for k, v in report.get("by_language", {}).items())
     out.append(f"{report['cases']} cases ({langs}) in {report['seconds']} s against {report.get('server')}")
+    out += breakdown(report)
     for detail in report["details"]:
         if detail["area"] == "fairness":
             out.append(f"fairness {detail['id']}: {json.dumps(detail['figures'], ensure_ascii=False)}")
@@ -74,6 +99,8 @@ def markdown(report: dict[str, Any]) -> str:
             "## Guards (attack corpus against a live local server)",
             "",
             *table(report),
+            "",
+            *breakdown(report),
             "",
             f"{report['cases']} cases in {report['seconds']} s; ids that got through are in "
             "`reports/eval.json` under `guards`.",

@@ -21,7 +21,7 @@ from agentmem_dev.eval.guards import content, erase, isolation, robustness
 from agentmem_dev.eval.guards.client import Api, barrier, local_server
 from agentmem_dev.eval.guards.corpus import AREAS, MEASURES, Outcome, load_corpus
 
-CONTENT_AREAS = ("pii", "false_positive", "injection_turn", "injection_memory", "side_channel")
+CONTENT_AREAS = ("pii", "false_positive", "benign_turn", "injection_turn", "injection_memory", "side_channel")
 WORKERS = 4
 
 T = TypeVar("T")
@@ -135,14 +135,20 @@ def summarise(
         }
         first = MEASURES[area][0]
         areas[area] = {
+            "by_class": _through_by(mine, cases, "class", first),
+            "by_language": _through_by(mine, cases, "lang", first),
             "tried": len(mine),
             "through": measures[first]["through"],
             "ids": measures[first]["ids"],
             "measures": measures,
             "inconclusive": [o.case_id for o in mine if o.inconclusive],
         }
+    from agentmem.adapters.guard_heads import load_directive_head
+
+    head = load_directive_head()
     return {
         "areas": areas,
+        "directive_head": head.held_out if head else None,
         "cases": len(outcomes),
         "by_language": dict(sorted(Counter(str(c.get("lang", "?")) for c in cases).items())),
         "seconds": round(seconds, 1),
@@ -161,6 +167,19 @@ def summarise(
             if o.hits or o.inconclusive or o.area == "fairness"
         ],
     }
+
+
+def _through_by(
+    outcomes: Sequence[Outcome], cases: Sequence[dict[str, Any]], key: str, measure: str
+) -> dict[str, list[int]]:
+    """Per value of a case field (``class``, ``lang``): ``[tried, got through]`` on ``measure``."""
+    field = {str(c["id"]): str(c.get(key, "?")) for c in cases}
+    out: dict[str, list[int]] = {}
+    for o in outcomes:
+        row = out.setdefault(field.get(o.case_id, "?"), [0, 0])
+        row[0] += 1
+        row[1] += measure in o.hits
+    return dict(sorted(out.items()))
 
 
 def run_guard_eval(

@@ -71,6 +71,7 @@ from agentmem.domain.guards.pii.secrets import (
     find_private_key,
     find_secret,
 )
+from agentmem.domain.guards.pii.vendor_keys import find_vendor_key
 from agentmem.domain.lazy_re import lazy_compile
 
 __all__ = [
@@ -155,7 +156,7 @@ PII_RULES: tuple[PiiRule, ...] = (
     PiiRule("aws_key", "[AWS_KEY]", rank=30, find=find_aws_key),
     PiiRule("jwt", "[JWT]", rank=20, find=find_jwt),
     PiiRule("private_key", "[PRIVATE_KEY]", rank=10, find=find_private_key),
-    PiiRule("api_key", "[API_KEY]", rank=40, find=find_api_key),
+    PiiRule("api_key", "[API_KEY]", rank=40, find=_either(find_api_key, find_vendor_key)),
     PiiRule(
         "password",
         "[PASSWORD]",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 import re
 from collections.abc import Iterator
 from urllib.parse import unquote
@@ -31,6 +32,8 @@ _MIXED = lazy_compile(r"\d|[a-z][A-Z]|[+/=]")
 _PAYLOAD_GROUP = lazy_compile(
     r"(?<![A-Za-z0-9+/=])(?=[A-Za-z0-9+/]*(?:\d|[a-z][A-Z]|[+/]))(?:[A-Za-z0-9+/]{4})+={0,2}(?![A-Za-z0-9+/=])"
 )
+# HTML entities inside a word: "mark&#64;example-corp.io", "&#x31;&#x33;&#x38;…", "alice&commat;mail.com"
+_ENTITY_RUN = lazy_compile(r"[\w.+\-]*(?:&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});[\w.+\-]*)+")
 # URL-encoding: "%2B86%20138%200013%208000", "alice%40example.com"
 _PERCENT_RUN = lazy_compile(r"[A-Za-z0-9._~+\-]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9._~+\-]*)+")
 _MIN_PRINTABLE = 0.9
@@ -78,7 +81,7 @@ def iter_encoded_payloads(text: str) -> Iterator[Base64Payload]:
     """The runs of ``text`` that decode to readable text holding a digit or ``@``: base64 of 12
     characters or more (standard ``+/`` or URL-safe ``-_``, with or without its ``=`` padding; a
     plain word or a number is no payload), base64 split into groups by spaces or line breaks (the
-    groups of four's multiples, one of them no plain word), URL-encoding (``%2B86%20138…``,
+    groups of four's multiples, one of them no plain word), HTML entities (``mark&#64;example.io``), URL-encoding (``%2B86%20138…``,
     ``alice%40example.com``), and hex of seven bytes or more (compact, after ``0x``, or bytes
     joined by spaces or colons). A hash or a random key decodes to no readable text."""
     for match in _BASE64_RUN.finditer(text):
@@ -103,6 +106,10 @@ def iter_encoded_payloads(text: str) -> Iterator[Base64Payload]:
         decoded = _decode_base64("".join(groups))
         if decoded is not None:
             yield Base64Payload(match.start() + chunks[0][0], match.start() + chunks[-1][1], decoded)
+    for match in _ENTITY_RUN.finditer(text) if "&" in text else ():
+        decoded = html.unescape(match.group(0))
+        if decoded != match.group(0) and _PII_MATERIAL.search(decoded):
+            yield Base64Payload(match.start(), match.end(), decoded)
     for match in _PERCENT_RUN.finditer(text) if "%" in text else ():
         try:
             decoded = unquote(match.group(0), errors="strict")

@@ -1,0 +1,1 @@
+"""Training data and the trainer of the injection gate's directive head (issue 37)."""
