@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from agentmem.adapters import Adapters
-from agentmem.adapters.provider_usage import ProviderUsage
 from agentmem.adapters.guard_heads import load_directive_head
+from agentmem.adapters.provider_usage import ProviderUsage
 from agentmem.adapters.reader_heads import load_heads
 from agentmem.backends import builder
 from agentmem.clock import SystemClock
