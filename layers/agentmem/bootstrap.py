@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -46,9 +47,18 @@ from agentmem.ports import (
     TurnQueue,
 )
 from agentmem.services.admin import AdminService
+from agentmem.services.caches import (
+    NEIGHBOUR_RECORDS,
+    QUERY_VECTORS,
+    SCORE_BLOCKS,
+    NeighbourRecords,
+    QueryVectors,
+    ScoreBlocks,
+)
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
+from agentmem.services.executors import InlineExecutor
 from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
 from agentmem.services.health import HealthService
@@ -71,6 +81,7 @@ from agentmem.services.write_pipeline import WritePipeline
 from agentmem.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
+CONTEXT_FETCHERS = 4  # threads a context call fetches its sources on (recall, listings, session sources)
 
 
 @dataclass(frozen=True)
@@ -190,6 +201,7 @@ def bootstrap(
         conflicts=conflicts,
         reader_heads=load_heads(),
         audited=a.audited_writes,
+        neighbour_cache=NeighbourRecords(NEIGHBOUR_RECORDS),
     )
     recall = RecallService(
         store=a.store,
@@ -198,6 +210,8 @@ def bootstrap(
         index=a.index,
         graph=a.graph,
         floor=settings.relevance(),
+        query_vectors=QueryVectors(QUERY_VECTORS),
+        score_blocks=ScoreBlocks(SCORE_BLOCKS),
     )
     projector = Projector(
         index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
@@ -240,7 +254,7 @@ def bootstrap(
             recall=recall,
             audit=a.audit,
             runtime=a.runtime_state,
-            parallel=settings.backend != "local",  # embedded stores are CPU work in-process
+            executor=_executor(settings),
             conflicts=conflicts,
             index=a.index,  # the slot listings from its cards, confirmed from the store
             turn_log=a.turn_log,
@@ -276,6 +290,15 @@ def bootstrap(
         retention=_retention(a, settings),
         summaries=summaries,
     )
+
+
+def _executor(settings: Settings) -> Executor:
+    """Where the context call fetches its sources: on threads over remote stores (its latency is
+    then the slowest fetch, not the sum), inline over the embedded ones (in-process CPU work
+    under one GIL, where the threads' hand-offs cost more than they overlap)."""
+    if settings.backend == "local":
+        return InlineExecutor()
+    return ThreadPoolExecutor(max_workers=CONTEXT_FETCHERS, thread_name_prefix="context")
 
 
 def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:

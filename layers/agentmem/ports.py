@@ -334,7 +334,7 @@ class SearchIndex(Protocol):
     def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """Each listed memory as the projector last wrote it, vector left out (``embedding_model``
         kept): recall scores on these and the store confirms what is returned or shown
-        (:mod:`agentmem.services.card_reads`). An id left out: the caller reads the store."""
+        (:mod:`agentmem.services.reads`). An id left out: the caller reads the store."""
 
     def listing(self, scope: Scope, category: str, limit: int) -> builtins.list[MemoryRecord] | None:
         """:meth:`MemoryStore.list` of ``category``'s active memories as the cards hold them (see

@@ -59,9 +59,10 @@ from agentmem.ports import (
     TurnLog,
 )
 from agentmem.services.audit_trail import append_audit, audit_event, write_audited
+from agentmem.services.caches import NeighbourRecords
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.guard import WriteGuard
-from agentmem.services.neighbours import NeighbourPool, RecordCache, swapped
+from agentmem.services.neighbours import NeighbourPool, swapped
 from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.outcome import LlmBudget, TurnOutcome, TurnStatus
 
@@ -85,7 +86,9 @@ class WritePipeline:
     observer: PipelineObserver = field(default_factory=NullObserver)  # sees decisions, changes none
     guard: WriteGuard = field(default_factory=WriteGuard)  # the one guard of every entrance
     conflicts: ConflictService | None = None  # asks before superseding a permanent/pinned memory
-    neighbour_cache: RecordCache = field(default_factory=RecordCache)  # full neighbours across turns
+    neighbour_cache: NeighbourRecords = field(
+        default_factory=NeighbourRecords
+    )  # full neighbours across turns
     reader_heads: Heads | None = None  # the statement reader's learned heads (rules alone without)
     audited: AuditedWrites | None = None  # the store, when its supersedes commit with their audit lines
 
