@@ -113,6 +113,24 @@ def test_there_is_no_import_cycle() -> None:
     assert cycles == []
 
 
+def test_only_the_handlers_use_the_cold_start_tricks() -> None:
+    """``agentmem.coldstart`` rewrites third-party entries in ``sys.modules``: only a Lambda
+    handler's import may do that, never a module a test, the emulator or the client imports."""
+    users = sorted(
+        str(path.relative_to(LAYERS))
+        for path in LAYERS.rglob("*.py")
+        if path.name != "coldstart.py" and _imports_coldstart(path)
+    )
+    assert users == []
+    handlers = sorted((LAYERS.parent / "functions").glob("*/handler.py"))
+    assert handlers and all(_imports_coldstart(h) for h in handlers)
+
+
+def _imports_coldstart(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    return "from agentmem.coldstart import" in text or "import agentmem.coldstart" in text
+
+
 def test_long_modules_say_why() -> None:
     long = {}
     for module, path in modules().items():
