@@ -35,12 +35,12 @@ from agentmem.ports import (
     BacklogState,
     Clock,
     Compactable,
-    ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
     Retained,
     RuntimeStateStore,
+    ScopeLedger,
     SearchIndex,
     StreamBacklog,
     TurnLog,
@@ -121,6 +121,10 @@ class Container:
         return self.adapters.store
 
     @property
+    def ledger(self) -> ScopeLedger:
+        return self.adapters.ledger
+
+    @property
     def turn_log(self) -> TurnLog:
         return self.adapters.turn_log
 
@@ -183,13 +187,14 @@ def bootstrap(
     a = adapters
     scorer = settings.scorer()
     thresholds = settings.thresholds()
-    conflicts = ConflictService(store=a.store, conflicts=a.conflicts or _memory_conflicts(), audit=a.audit)
+    conflicts = ConflictService(store=a.store, conflicts=a.conflicts, audit=a.audit)
     # One guard for every entrance; its semantic detector judges the vectors facts are stored with.
     guard = WriteGuard(
         SemanticGuard(a.embedder, stored=a.prototype_banks) if settings.semantic_guard else None
     )
     pipeline = WritePipeline(
         store=a.store,
+        ledger=a.ledger,
         turn_log=a.turn_log,
         audit=a.audit,
         embedder=a.embedder,
@@ -214,16 +219,28 @@ def bootstrap(
         score_blocks=ScoreBlocks(SCORE_BLOCKS),
     )
     projector = Projector(
-        index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
+        index=a.index,
+        graph=a.graph,
+        audit=a.audit,
+        embedder=a.embedder,
+        store=a.store,
+        ledger=a.ledger,
+        thresholds=thresholds,
     )
     summaries = (
         SummaryService(store=a.summaries, memories=a.store, llm=a.llm) if a.summaries is not None else None
     )
     explicit = ExplicitWriter(
-        store=a.store, audit=a.audit, embedder=a.embedder, guard=guard, audited=a.audited_writes
+        store=a.store,
+        ledger=a.ledger,
+        audit=a.audit,
+        embedder=a.embedder,
+        guard=guard,
+        audited=a.audited_writes,
     )
     admin = AdminService(
         store=a.store,
+        ledger=a.ledger,
         audit=a.audit,
         embedder=a.embedder,
         turn_log=a.turn_log,
@@ -266,6 +283,7 @@ def bootstrap(
         admin=admin,
         consolidation=ConsolidationService(
             store=a.store,
+            ledger=a.ledger,
             audit=a.audit,
             embedder=a.embedder,
             scorer=scorer,
@@ -276,7 +294,7 @@ def bootstrap(
         ),
         mcp=McpService(writer=explicit, recall=recall, admin=admin),
         reconciler=Reconciler(
-            store=a.store, index=a.index, graph=a.graph, projector=projector, clock=clock.now
+            store=a.store, ledger=a.ledger, index=a.index, graph=a.graph, projector=projector, clock=clock.now
         ),
         conflicts=conflicts,
         history=HistoryService(store=a.store),
@@ -332,13 +350,6 @@ def _retention(a: Adapters, settings: Settings) -> RetentionService:
         targets=[p for p in unique if isinstance(p, Retained)],
         files=[p for p in unique if isinstance(p, Compactable)],
     )
-
-
-def _memory_conflicts() -> ConflictStore:
-    """A private in-memory conflict store, for adapter bundles that bring none (tests' fakes)."""
-    from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
-
-    return SqliteConflictStore(":memory:")
 
 
 _default: Container | None = None

@@ -85,6 +85,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Retained",
     "RetentionPolicy",
     "RuntimeStateStore",
+    "ScopeLedger",
     "SearchIndex",
     "SessionSummaryStore",
     "StreamBacklog",
@@ -103,8 +104,9 @@ if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy
 
 
 class MemoryStore(Protocol):
-    """The source of truth for memory records (DynamoDB; SQLite locally). Every successful write
-    also emits a change (DynamoDB Streams / the local outbox) in the same atomic step."""
+    """The source of truth for memory records (DynamoDB; SQLite locally): the record operations.
+    Every successful write also emits a change (DynamoDB Streams / the local outbox) in the same
+    atomic step. What is kept per scope beside the records is the :class:`ScopeLedger`."""
 
     def create(self, record: MemoryRecord) -> None:
         """Insert ``record`` (version 1). Raises VersionConflict if the id exists."""
@@ -153,6 +155,13 @@ class MemoryStore(Protocol):
     def erase_scope(self, scope: Scope) -> int:
         """Erase every record of the scope; returns how many were removed."""
 
+
+class ScopeLedger(Protocol):
+    """What is kept per scope beside its records, in the same table or file as the
+    :class:`MemoryStore` (so the store checks the erase barrier in the same atomic step as a
+    create): the writes waiting for consolidation, the registry of scopes the reconciler walks,
+    the reconcile cursors and the erase barrier."""
+
     def mark_pending(self, scope: Scope, writes: int) -> int:
         """Count writes since the last consolidation of ``scope``; returns the new count."""
 
@@ -175,8 +184,8 @@ class MemoryStore(Protocol):
 
     def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
         """Record that ``scope`` was erased at ``at`` (kept apart from the records, so
-        :meth:`erase_scope` never removes it; a later barrier replaces an earlier one, an earlier
-        one is ignored). From then on :meth:`create` and :meth:`transact` refuse, in the same
+        :meth:`MemoryStore.erase_scope` never removes it; a later barrier replaces an earlier one, an earlier
+        one is ignored). From then on :meth:`MemoryStore.create` and :meth:`MemoryStore.transact` refuse, in the same
         atomic step, any new record of the scope created at or before the barrier
         (``VersionConflict`` with ``details["reason"] == "erased"``). Returns the barrier in force."""
 

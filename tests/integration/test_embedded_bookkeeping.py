@@ -25,9 +25,9 @@ def test_an_older_pending_table_gets_its_since_column_and_keeps_its_counts(tmp_p
         )
     store = SqliteMemoryStore(path, clock=lambda: T0)
     old = Scope("t", "old")
-    assert store.pending_scopes(10) == [(old, 2)]
-    store.mark_pending(Scope("t", "new"), 1)
-    assert store.pending_scopes(10) == [(old, 2), (Scope("t", "new"), 1)]  # the old one waited longer
+    assert store.ledger.pending_scopes(10) == [(old, 2)]
+    store.ledger.mark_pending(Scope("t", "new"), 1)
+    assert store.ledger.pending_scopes(10) == [(old, 2), (Scope("t", "new"), 1)]  # the old one waited longer
     store.close()
 
 

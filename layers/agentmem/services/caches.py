@@ -25,7 +25,7 @@ from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.domain.score_block import ScoreBlock
 from agentmem.ports import MemoryStore
 
-QUERY_VECTORS = 8  # queries whose vectors are kept (a call asks for one a few times)
+QUERY_VECTORS = 1  # the last query: a context call embeds it for recall and again for each slot it ranks
 SCORE_BLOCKS = 16  # listings whose score blocks are kept (a user's three slot categories, a few users)
 NEIGHBOUR_RECORDS = 512  # full records kept between turns (a vector of 384 floats is ~12 kB)
 

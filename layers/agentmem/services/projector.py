@@ -39,6 +39,7 @@ from agentmem.ports import (
     Hit,
     MemoryStore,
     ProjectionOutcome,
+    ScopeLedger,
     SearchIndex,
 )
 
@@ -82,6 +83,7 @@ class Projector:
     audit: AuditLog
     embedder: Embedder | None = None
     store: MemoryStore | None = None
+    ledger: ScopeLedger | None = None  # the erase barriers (none read when None)
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
 
     def decide(self, change: Change) -> Decision:
@@ -103,7 +105,9 @@ class Projector:
             if record is None:
                 continue
             if change.scope not in barriers:
-                barriers[change.scope] = self.store.erase_barrier(change.scope)
+                barriers[change.scope] = (
+                    self.ledger.erase_barrier(change.scope) if self.ledger is not None else None
+                )
             if record.is_active and not erased_before(barriers[change.scope], record.created_at):
                 wanted.setdefault(change.scope, []).append(change.memory_id)
         current: dict[tuple[Scope, str], MemoryRecord] = {}

@@ -55,6 +55,7 @@ from agentmem.ports import (
     MemoryStore,
     Put,
     RawTurnRecord,
+    ScopeLedger,
     SearchIndex,
     TurnLog,
 )
@@ -77,6 +78,7 @@ SPLIT_ATTACK_TURNS = 3  # earlier user texts of the session re-scanned with the 
 @dataclass
 class WritePipeline:
     store: MemoryStore
+    ledger: ScopeLedger  # the consolidation counters
     turn_log: TurnLog
     audit: AuditLog
     embedder: Embedder
@@ -176,7 +178,7 @@ class WritePipeline:
             )
         writes = len(outcome.written) + len(outcome.superseded) + len(outcome.reinforced)
         if writes:
-            self.store.mark_pending(scope, writes)
+            self.ledger.mark_pending(scope, writes)
         self.turn_log.mark_processed(scope, turn.message_id, turn.at, outcome.to_dict())
         return outcome
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
-from agentmem.adapters.aws.dynamodb_tables import DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteTurnLog
 from agentmem.domain import summary as summary_module
