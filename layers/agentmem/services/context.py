@@ -1,5 +1,5 @@
-"""Context service (DESIGN §5.4): fill the mode's slots from memories and runtime state, let the
-pure assembler apply budgets and render, audit what was injected.
+"""Context service (docs/design.md, "The read path"): fill the mode's slots from memories and
+runtime state, let the pure assembler apply budgets and render, audit what was injected.
 
 Each slot has one source in :data:`SLOT_SOURCES`: a function from what one build fetched
 (:class:`SlotInputs`) to the slot's items, best first. ``build`` fetches once, concurrently, and

@@ -1,4 +1,5 @@
-"""Projector (DESIGN §4.9): follow the store's change stream into the search index and graph.
+"""Projector (docs/design.md, "The write path" step 8): follow the store's change stream into the
+search index and graph.
 
 INSERT / MODIFY of an active record -> upsert (version-guarded), then edges: FOLLOWS (previous
 memory of the session), SIMILAR_TO (k-NN above the calibrated threshold, not a scan),

@@ -1,5 +1,5 @@
-"""Reconciliation (seed 000 §8.3): compare the source of truth with both projections by version
-and content hash, and repair. Missing -> re-project, Stale -> re-project, Orphan -> delete.
+"""Reconciliation (docs/design.md, "Projections and their repair"): compare the source of truth
+with both projections by version and content hash, and repair. Missing -> re-project, Stale -> re-project, Orphan -> delete.
 Edges lost under live vertices are linked again. Each repair carries a dedupe key
 ``target:id:version:type``; the report is returned and emitted as metrics by the caller.
 

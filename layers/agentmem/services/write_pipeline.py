@@ -1,5 +1,5 @@
-"""The one write entrance (DESIGN §4): Extract -> Guard -> Persist. Projection follows from the
-store's change stream.
+"""The one write entrance (docs/design.md, "The write path"): Extract -> Guard -> Persist.
+Projection follows from the store's change stream.
 
 Order matters: L0 first (after redaction) so nothing accepted is lost; the injection gate before
 any extraction; PII redacted before anything is stored, embedded, logged or judged; importance
@@ -7,12 +7,13 @@ scored knowing what the original text held. Memory ids are derived from the mess
 redelivered turn converges on the state of an uninterrupted run: nothing lost, nothing doubled.
 
 An optional :class:`~agentmem.ports.LLM` (Bedrock when enabled) helps after the rules, never
-instead of them (DESIGN §4): it may add facts the rules missed (they pass the very same gates,
-and come after the rule facts so the rule facts' ids stay stable), refine a category the rules
-left as ``general``, and settle at most three doubtful conflicts per turn. A fact that would
-supersede a permanent or pinned memory is kept as a pending conflict instead (seed 003:
-:mod:`agentmem.services.conflicts`): the user confirms before it overwrites. Every model answer of
-None falls back to the rules; a quarantined turn never reaches the model.
+instead of them (docs/design.md, "The write path"): it may add facts the rules missed (they pass
+the very same gates, and come after the rule facts so the rule facts' ids stay stable), refine a
+category the rules left as ``general``, and settle at most three doubtful conflicts per turn. A
+fact that would supersede a permanent or pinned memory is kept as a pending conflict instead
+(docs/design.md, "Confirmation before overwriting what is permanent";
+:mod:`agentmem.services.conflicts`): the user confirms before it overwrites. Every model answer
+of None falls back to the rules; a quarantined turn never reaches the model.
 
 The policy lives in the domain: the gates in :mod:`agentmem.domain.guards.gate`, the model's
 facts in :mod:`agentmem.domain.llm_facts`, the conflict decision in :mod:`agentmem.domain.conflict`.
@@ -326,7 +327,7 @@ class WritePipeline:
                     continue
                 ask = self.conflicts if other is not None and other.never_decays else None
                 if decision is Judgement.SUPERSEDE and other is not None and ask is not None:
-                    ask.propose(other, record, turn.at)  # permanent or pinned: asked first (seed 003)
+                    ask.propose(other, record, turn.at)  # permanent or pinned: asked first (docs/design.md)
                     outcome.drop("pending_confirmation")
                     continue
                 if decision is Judgement.SUPERSEDE and other is not None:
