@@ -39,7 +39,7 @@ from agentmem.domain.models import (
 )
 from agentmem.domain.runtime_state import RuntimeState
 from agentmem.errors import AgentMemError
-from agentmem.ports import AuditLog, MemoryStore, RawTurnRecord, RuntimeStateStore, SearchIndex, TurnLog
+from agentmem.ports import AuditLog, CardStore, MemoryStore, RawTurnRecord, RuntimeStateStore, TurnLog
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.context_slots import SLOT_SOURCES, SlotInputs
 from agentmem.services.executors import InlineExecutor
@@ -86,7 +86,7 @@ class ContextService:
     """Where the sources are fetched (:mod:`agentmem.services.executors`): a thread pool over
     remote stores, inline over in-process ones; the composition root chooses."""
     conflicts: ConflictService | None = None  # pending confirmations become hints
-    index: SearchIndex | None = None
+    index: CardStore | None = None
     """Where the profile and policy slots are listed from (the store when None or failing):
     :mod:`agentmem.services.slot_listings`."""
 

@@ -2,7 +2,7 @@
 read of the memories it looks at, and the one check that what it shows or acts on is the
 store's own copy.
 
-Reads are cheap from the search index's cards (:meth:`~agentmem.ports.SearchIndex.cards`: each
+Reads are cheap from the search index's cards (:meth:`~agentmem.ports.CardStore.cards`: each
 memory as the projector last wrote it, without its vector) and dear from the store (a DynamoDB
 read unit per ~4 KB). A call therefore scores and lists from cards, and before it answers
 confirms against the store, in one batch read, only the memories it shows or acts on that it
@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.errors import AgentMemError
-from agentmem.ports import MemoryStore, SearchIndex
+from agentmem.ports import CardStore, MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class ReadSession:
     where the store holds none), the cards handed out in their place (:attr:`cards`) and what
     degraded. ``index`` is where cards come from (None: every read goes to the store)."""
 
-    def __init__(self, store: MemoryStore, index: SearchIndex | None, scope: Scope) -> None:
+    def __init__(self, store: MemoryStore, index: CardStore | None, scope: Scope) -> None:
         self.store = store
         self.index = index
         self.scope = scope

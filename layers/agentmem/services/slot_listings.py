@@ -5,9 +5,9 @@ the source of truth for what the context shows.
 Each context call ranks the newest :data:`LISTING_LIMIT` active memories of each slot category
 to show a few of them. Listed from the store, that was three listings of up to 100 records each:
 on DynamoDB 13 of a context call's ~22 read units (``agentmem bench cost``). The search index
-holds the same memories as cards (:meth:`~agentmem.ports.SearchIndex.cards`: the record as the
+holds the same memories as cards (:meth:`~agentmem.ports.CardStore.cards`: the record as the
 projector last wrote it, without its vector), and answers the listing in the same order
-(:meth:`~agentmem.ports.SearchIndex.listing`); what a card cannot know is what changed since the
+(:meth:`~agentmem.ports.CardStore.listing`); what a card cannot know is what changed since the
 projector wrote it, so:
 
 - the store's copies that recall read in the same call (its newest memories, which the projection
@@ -36,7 +36,7 @@ from datetime import datetime
 
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import AgentMemError
-from agentmem.ports import MemoryStore, SearchIndex
+from agentmem.ports import CardStore, MemoryStore
 from agentmem.services.reads import ReadSession
 
 log = logging.getLogger(__name__)
@@ -99,9 +99,7 @@ def list_from_store(store: MemoryStore, scope: Scope, as_of: datetime | None = N
     return SlotListings(by_category)
 
 
-def list_slots(
-    session: ReadSession, index: SearchIndex | None, as_of: datetime | None = None
-) -> SlotListings:
+def list_slots(session: ReadSession, index: CardStore | None, as_of: datetime | None = None) -> SlotListings:
     """The listings from the index's cards where it can answer them (see the module), noted in
     ``session`` as cards to confirm, else from the store."""
     store, scope = session.store, session.scope
