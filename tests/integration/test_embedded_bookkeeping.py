@@ -35,8 +35,8 @@ def test_a_saved_cursor_survives_a_reopen(tmp_path: Path) -> None:
     path = tmp_path / "memory.sqlite3"
     cursor = ReconcileCursor(2, 3, "b3BhcXVl", 4, T0, 9, ReconcilePass(T0, T0, 12))
     first = SqliteMemoryStore(path)
-    first.save_reconcile_cursor(cursor)
+    first.ledger.save_reconcile_cursor(cursor)
     first.close()
     again = SqliteMemoryStore(path)
-    assert again.reconcile_cursor(2, 3) == cursor
+    assert again.ledger.reconcile_cursor(2, 3) == cursor
     again.close()

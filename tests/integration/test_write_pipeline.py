@@ -287,6 +287,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, tuple
     c = fresh(tmp_path_factory.mktemp("reference"), "data")
     probe = FaultyStore(c.store, fail_at=0)
     c.pipeline.store = probe  # type: ignore[assignment]
+    c.pipeline.ledger = probe  # type: ignore[assignment]
     assert run_script(c) == 0
     return snapshot(c), probe.writes
 
