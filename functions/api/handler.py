@@ -1,4 +1,8 @@
-"""api λ (API Gateway REST proxy): the HTTP API. Scope comes from the authorizer context."""
+"""api λ (API Gateway REST proxy): the HTTP API. Scope comes from the authorizer context.
+
+Before the API is imported, two Powertools packages are registered without running their
+``__init__`` (:func:`agentmem.coldstart.defer_package_init`: every other resolver, asyncio, ~30
+event classes the API does not use); only this cold start does it, no other importer of the API."""
 
 from __future__ import annotations
 
@@ -7,8 +11,12 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agentmem.api.app import resolve
-from agentmem.lazy import LazyTracer, default_container
+from agentmem.coldstart import LazyTracer, default_container, defer_package_init
+
+for _package in ("aws_lambda_powertools.event_handler", "aws_lambda_powertools.utilities.data_classes"):
+    defer_package_init(_package)
+
+from agentmem.api.app import resolve  # noqa: E402 - after the deferral above
 
 if TYPE_CHECKING:
     from agentmem.bootstrap import Container

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agentmem.lazy import LazyTracer, default_container
+from agentmem.coldstart import LazyTracer, default_container
 
 if TYPE_CHECKING:
     from agentmem.bootstrap import Container

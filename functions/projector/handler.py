@@ -13,7 +13,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
-from agentmem.lazy import LazyTracer, default_container
+from agentmem.coldstart import LazyTracer, default_container
 
 if TYPE_CHECKING:
     from agentmem.bootstrap import Container

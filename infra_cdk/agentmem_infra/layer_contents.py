@@ -78,7 +78,7 @@ NOT_IN_LAYER: Mapping[str, Confined] = {
 }
 
 EXTRAS: Mapping[str, tuple[str, ...]] = {
-    # agentmem.lazy.LazyTracer builds Powertools' Tracer, which imports aws_xray_sdk.
+    # agentmem.coldstart.LazyTracer builds Powertools' Tracer, which imports aws_xray_sdk.
     "aws-lambda-powertools": ("tracer",),
 }
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -36,22 +37,31 @@ from agentmem.ports import (
     BacklogState,
     Clock,
     Compactable,
-    ConflictStore,
     Embedder,
     GraphStore,
     MemoryStore,
     Retained,
     RuntimeStateStore,
+    ScopeLedger,
     SearchIndex,
     StreamBacklog,
     TurnLog,
     TurnQueue,
 )
 from agentmem.services.admin import AdminService
+from agentmem.services.caches import (
+    NEIGHBOUR_RECORDS,
+    QUERY_VECTORS,
+    SCORE_BLOCKS,
+    NeighbourRecords,
+    QueryVectors,
+    ScoreBlocks,
+)
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.consolidation import ConsolidationService
 from agentmem.services.context import ContextService
 from agentmem.services.events import EventEmitter, NoEvents
+from agentmem.services.executors import InlineExecutor
 from agentmem.services.explicit_write import ExplicitWriter
 from agentmem.services.guard import WriteGuard
 from agentmem.services.health import HealthService
@@ -75,6 +85,7 @@ from agentmem.services.write_pipeline import WritePipeline
 from agentmem.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
+CONTEXT_FETCHERS = 4  # threads a context call fetches its sources on (recall, listings, session sources)
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,10 @@ class Container:
     @property
     def store(self) -> MemoryStore:
         return self.adapters.store
+
+    @property
+    def ledger(self) -> ScopeLedger:
+        return self.adapters.ledger
 
     @property
     def turn_log(self) -> TurnLog:
@@ -180,7 +195,7 @@ def bootstrap(
     events = EventEmitter(a.events or NoEvents())
     scorer = settings.scorer()
     thresholds = settings.thresholds()
-    conflicts = ConflictService(store=a.store, conflicts=a.conflicts or _memory_conflicts(), audit=a.audit)
+    conflicts = ConflictService(store=a.store, conflicts=a.conflicts, audit=a.audit)
     # One guard for every entrance; its semantic detector judges the vectors facts are stored with.
     guard = WriteGuard(
         SemanticGuard(a.embedder, stored=a.prototype_banks) if settings.semantic_guard else None,
@@ -188,6 +203,7 @@ def bootstrap(
     )
     pipeline = WritePipeline(
         store=a.store,
+        ledger=a.ledger,
         turn_log=a.turn_log,
         audit=a.audit,
         embedder=a.embedder,
@@ -199,6 +215,7 @@ def bootstrap(
         conflicts=conflicts,
         reader_heads=load_heads(),
         audited=a.audited_writes,
+        neighbour_cache=NeighbourRecords(NEIGHBOUR_RECORDS),
     )
     recall = RecallService(
         store=a.store,
@@ -207,18 +224,32 @@ def bootstrap(
         index=a.index,
         graph=a.graph,
         floor=settings.relevance(),
+        query_vectors=QueryVectors(QUERY_VECTORS),
+        score_blocks=ScoreBlocks(SCORE_BLOCKS),
     )
     projector = Projector(
-        index=a.index, graph=a.graph, audit=a.audit, embedder=a.embedder, store=a.store, thresholds=thresholds
+        index=a.index,
+        graph=a.graph,
+        audit=a.audit,
+        embedder=a.embedder,
+        store=a.store,
+        ledger=a.ledger,
+        thresholds=thresholds,
     )
     summaries = (
         SummaryService(store=a.summaries, memories=a.store, llm=a.llm) if a.summaries is not None else None
     )
     explicit = ExplicitWriter(
-        store=a.store, audit=a.audit, embedder=a.embedder, guard=guard, audited=a.audited_writes
+        store=a.store,
+        ledger=a.ledger,
+        audit=a.audit,
+        embedder=a.embedder,
+        guard=guard,
+        audited=a.audited_writes,
     )
     admin = AdminService(
         store=a.store,
+        ledger=a.ledger,
         audit=a.audit,
         embedder=a.embedder,
         turn_log=a.turn_log,
@@ -250,7 +281,7 @@ def bootstrap(
             recall=recall,
             audit=a.audit,
             runtime=a.runtime_state,
-            parallel=settings.backend != "local",  # embedded stores are CPU work in-process
+            executor=_executor(settings),
             conflicts=conflicts,
             index=a.index,  # the slot listings from its cards, confirmed from the store
             turn_log=a.turn_log,
@@ -262,6 +293,7 @@ def bootstrap(
         admin=admin,
         consolidation=ConsolidationService(
             store=a.store,
+            ledger=a.ledger,
             audit=a.audit,
             embedder=a.embedder,
             scorer=scorer,
@@ -272,7 +304,7 @@ def bootstrap(
         ),
         mcp=McpService(writer=explicit, recall=recall, admin=admin),
         reconciler=Reconciler(
-            store=a.store, index=a.index, graph=a.graph, projector=projector, clock=clock.now
+            store=a.store, ledger=a.ledger, index=a.index, graph=a.graph, projector=projector, clock=clock.now
         ),
         conflicts=conflicts,
         history=HistoryService(store=a.store),
@@ -304,6 +336,15 @@ def _delivery(a: Adapters, settings: Settings) -> WebhookDelivery | None:
         timeout_s=settings.webhook_timeout_s,
     )
     return WebhookDelivery(a.deliveries, a.webhooks, UrllibTransport(), policy)
+
+
+def _executor(settings: Settings) -> Executor:
+    """Where the context call fetches its sources: on threads over remote stores (its latency is
+    then the slowest fetch, not the sum), inline over the embedded ones (in-process CPU work
+    under one GIL, where the threads' hand-offs cost more than they overlap)."""
+    if settings.backend == "local":
+        return InlineExecutor()
+    return ThreadPoolExecutor(max_workers=CONTEXT_FETCHERS, thread_name_prefix="context")
 
 
 def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
@@ -364,13 +405,6 @@ def _retention(a: Adapters, settings: Settings) -> RetentionService:
         targets=[p for p in unique if isinstance(p, Retained)],
         files=[p for p in unique if isinstance(p, Compactable)],
     )
-
-
-def _memory_conflicts() -> ConflictStore:
-    """A private in-memory conflict store, for adapter bundles that bring none (tests' fakes)."""
-    from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
-
-    return SqliteConflictStore(":memory:")
 
 
 _default: Container | None = None

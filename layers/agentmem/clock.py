@@ -1,6 +1,6 @@
 """Clocks (:class:`agentmem.ports.Clock`): the system clock the service runs on, and a manual one
 that eval, benchmarks, the demo and tests set and advance. Domain code never reads a clock: time
-is an argument there (DESIGN §8.5)."""
+is an argument there (docs/design.md, "Principles")."""
 
 from __future__ import annotations
 

@@ -56,6 +56,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "AuditedWrites",
     "Backlog",
     "BacklogState",
+    "CardStore",
     "Change",
     "ChangeFeed",
     "Clock",
@@ -74,6 +75,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Neighbour",
     "OutboxChange",
     "Page",
+    "Projection",
     "ProjectionOutcome",
     "ProjectionState",
     "Put",
@@ -85,6 +87,7 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "Retained",
     "RetentionPolicy",
     "RuntimeStateStore",
+    "ScopeLedger",
     "SearchIndex",
     "SessionSummaryStore",
     "StreamBacklog",
@@ -103,8 +106,9 @@ if TYPE_CHECKING:  # annotations only: importing the ports must not import numpy
 
 
 class MemoryStore(Protocol):
-    """The source of truth for memory records (DynamoDB; SQLite locally). Every successful write
-    also emits a change (DynamoDB Streams / the local outbox) in the same atomic step."""
+    """The source of truth for memory records (DynamoDB; SQLite locally): the record operations.
+    Every successful write also emits a change (DynamoDB Streams / the local outbox) in the same
+    atomic step. What is kept per scope beside the records is the :class:`ScopeLedger`."""
 
     def create(self, record: MemoryRecord) -> None:
         """Insert ``record`` (version 1). Raises VersionConflict if the id exists."""
@@ -153,6 +157,13 @@ class MemoryStore(Protocol):
     def erase_scope(self, scope: Scope) -> int:
         """Erase every record of the scope; returns how many were removed."""
 
+
+class ScopeLedger(Protocol):
+    """What is kept per scope beside its records, in the same table or file as the
+    :class:`MemoryStore` (so the store checks the erase barrier in the same atomic step as a
+    create): the writes waiting for consolidation, the registry of scopes the reconciler walks,
+    the reconcile cursors and the erase barrier."""
+
     def mark_pending(self, scope: Scope, writes: int) -> int:
         """Count writes since the last consolidation of ``scope``; returns the new count."""
 
@@ -175,8 +186,8 @@ class MemoryStore(Protocol):
 
     def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
         """Record that ``scope`` was erased at ``at`` (kept apart from the records, so
-        :meth:`erase_scope` never removes it; a later barrier replaces an earlier one, an earlier
-        one is ignored). From then on :meth:`create` and :meth:`transact` refuse, in the same
+        :meth:`MemoryStore.erase_scope` never removes it; a later barrier replaces an earlier one, an earlier
+        one is ignored). From then on :meth:`MemoryStore.create` and :meth:`MemoryStore.transact` refuse, in the same
         atomic step, any new record of the scope created at or before the barrier
         (``VersionConflict`` with ``details["reason"] == "erased"``). Returns the barrier in force."""
 
@@ -291,8 +302,47 @@ class SessionSummaryStore(Protocol):
         items were removed."""
 
 
-class SearchIndex(Protocol):
-    """k-NN + BM25 projection of active memories (OpenSearch; numpy + SQLite locally)."""
+class Projection(Protocol):
+    """What is asked of every projection of the store (the search index, the graph) by the
+    reconciler and by erase: the version and hash it holds of each memory, and the scope gone."""
+
+    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
+        """The projected version and hash for each id present."""
+
+    def all_states(self, scope: Scope) -> builtins.list[ProjectionState]:
+        """Every memory the projection holds of the scope (for orphan detection)."""
+
+    def erase_scope(self, scope: Scope) -> int:
+        """Remove everything of the scope; returns how many memories it held."""
+
+
+class CardStore(Protocol):
+    """The copy of each memory the search index keeps beside its vector (a *card*: the record as
+    the projector last wrote it, without the vector) and what was read from it by the rules: what
+    a call scores and lists on before it confirms against the store (:mod:`agentmem.services.reads`)."""
+
+    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
+        """The attribute keys and pinned flag kept with each listed document
+        (:mod:`agentmem.adapters.readings`), for the ids whose document holds a reading by the
+        rules that run now; an id left out is unknown (the caller reads the memory itself)."""
+
+    def stating(self, scope: Scope, keys: Sequence[str], k: int) -> builtins.list[str]:
+        """The ids of the ``k`` newest active memories whose reading by the rules that run now
+        has one of the attribute ``keys`` (:func:`~agentmem.domain.conflict.attribute_keys`)."""
+
+    def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """Each listed memory as the projector last wrote it, vector left out (``embedding_model``
+        kept): recall scores on these and the store confirms what is returned or shown
+        (:mod:`agentmem.services.reads`). An id left out: the caller reads the store."""
+
+    def listing(self, scope: Scope, category: str, limit: int) -> builtins.list[MemoryRecord] | None:
+        """:meth:`MemoryStore.list` of ``category``'s active memories as the cards hold them (see
+        :mod:`agentmem.services.slot_listings`); None: a document has no card or category."""
+
+
+class SearchIndex(Projection, CardStore, Protocol):
+    """k-NN + BM25 projection of active memories (OpenSearch; numpy + SQLite locally), which also
+    keeps each memory's card (:class:`CardStore`)."""
 
     def upsert(self, record: MemoryRecord) -> ProjectionOutcome:
         """Write the record if its version is newer than the indexed one (external versioning)."""
@@ -322,35 +372,8 @@ class SearchIndex(Protocol):
     ) -> dict[str, float]:
         """Cosine with each listed memory's indexed vector of ``model`` (ids without one left out)."""
 
-    def readings(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Reading]:
-        """The attribute keys and pinned flag kept with each listed document
-        (:mod:`agentmem.adapters.readings`), for the ids whose document holds a reading by the
-        rules that run now; an id left out is unknown (the caller reads the memory itself)."""
 
-    def stating(self, scope: Scope, keys: Sequence[str], k: int) -> builtins.list[str]:
-        """The ids of the ``k`` newest active memories whose reading by the rules that run now
-        has one of the attribute ``keys`` (:func:`~agentmem.domain.conflict.attribute_keys`)."""
-
-    def cards(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """Each listed memory as the projector last wrote it, vector left out (``embedding_model``
-        kept): recall scores on these and the store confirms what is returned or shown
-        (:mod:`agentmem.services.card_reads`). An id left out: the caller reads the store."""
-
-    def listing(self, scope: Scope, category: str, limit: int) -> builtins.list[MemoryRecord] | None:
-        """:meth:`MemoryStore.list` of ``category``'s active memories as the cards hold them (see
-        :mod:`agentmem.services.slot_listings`); None: a document has no card or category."""
-
-    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
-        """Indexed version and hash for each id present."""
-
-    def all_states(self, scope: Scope) -> builtins.list[ProjectionState]:
-        """Every document of the scope (for orphan detection)."""
-
-    def erase_scope(self, scope: Scope) -> int:
-        """Remove every document of the scope; returns how many."""
-
-
-class GraphStore(Protocol):
+class GraphStore(Projection, Protocol):
     """Graph of memories and entities (Neptune; SQLite adjacency tables locally)."""
 
     def upsert_memory(self, record: MemoryRecord) -> ProjectionOutcome:
@@ -381,15 +404,6 @@ class GraphStore(Protocol):
 
     def degree(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, int]:
         """Number of edges touching each memory (hub protection)."""
-
-    def states(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ProjectionState]:
-        """Vertex version and hash for each id present."""
-
-    def all_states(self, scope: Scope) -> builtins.list[ProjectionState]:
-        """Every memory vertex of the scope."""
-
-    def erase_scope(self, scope: Scope) -> int:
-        """Remove every vertex and edge of the scope; returns the number of memory vertices."""
 
 
 @runtime_checkable

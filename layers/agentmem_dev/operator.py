@@ -81,17 +81,17 @@ def consolidate(args: argparse.Namespace) -> int:
     report = ConsolidationReport()
     if scope is not None:
         c.consolidation.consolidate(scope, now=now, report=report)
-        c.store.clear_pending(scope)
+        c.ledger.clear_pending(scope)
     else:
         # run_pending's walk, one scope at a time so the bar can follow it
         due = [
             s
-            for s, count in c.store.pending_scopes(args.max_scopes)
+            for s, count in c.ledger.pending_scopes(args.max_scopes)
             if args.force or count >= c.consolidation.trigger_every
         ]
         for s in _progress(due, desc="consolidate", unit="user"):
             c.consolidation.consolidate(s, now=now, report=report)
-            c.store.clear_pending(s)
+            c.ledger.clear_pending(s)
     _print(report.to_dict())
     return 0
 
@@ -117,7 +117,7 @@ def reconcile(args: argparse.Namespace) -> int:
 def _all_scopes(c: Container, segment: int, segments: int) -> Iterator[Scope]:
     cursor: str | None = None
     while True:
-        scopes, cursor = c.store.all_scopes(500, cursor, segment=segment, segments=segments)
+        scopes, cursor = c.ledger.all_scopes(500, cursor, segment=segment, segments=segments)
         yield from scopes
         if cursor is None:
             return

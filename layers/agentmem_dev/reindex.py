@@ -38,14 +38,24 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import ConfigurationError, VersionConflict
 from agentmem.port_types import Put
-from agentmem.ports import Embedder, MemoryStore
+from agentmem.ports import Embedder, ScopeLedger
+from agentmem.ports import MemoryStore as _Records
+
+
+class MemoryStore(_Records, Protocol):
+    """The store with its scope ledger beside it (every embedded and AWS store has one): the
+    ledger lists the users, the store their memories."""
+
+    @property
+    def ledger(self) -> ScopeLedger: ...
+
 
 SWITCH_ATTEMPTS = 3
 PAGE = 500  # records listed per page of a scope
@@ -119,7 +129,7 @@ def active_records(store: MemoryStore) -> Iterator[MemoryRecord]:
     """Every active memory of every user (vectors left out: they are being replaced)."""
     cursor: str | None = None
     while True:
-        scopes, cursor = store.all_scopes(PAGE, cursor)
+        scopes, cursor = store.ledger.all_scopes(PAGE, cursor)
         for scope in scopes:
             yield from _scope_records(store, scope)
         if cursor is None:

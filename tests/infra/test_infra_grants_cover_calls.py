@@ -191,7 +191,7 @@ def live(tables: Tables, container: Container, clock: ManualClock, recorder: Cal
         outcome = write(turn)
         previous, recorder.current = recorder.current, None
         try:
-            container.store.set_erase_barrier(carol, clock.now())
+            container.ledger.set_erase_barrier(carol, clock.now())
         finally:
             recorder.current = previous
         return outcome
@@ -209,7 +209,7 @@ def live(tables: Tables, container: Container, clock: ManualClock, recorder: Cal
     api(container, dave, "POST", "/v1/memories", {"content": "I live in Bath."})
     project(reader, container)
     clock.advance(timedelta(minutes=1))
-    container.store.set_erase_barrier(dave, clock.now())
+    container.ledger.set_erase_barrier(dave, clock.now())
     report = lambdas.invoke("reconcile", {"segment": 0, "segments": 1}, container)
     assert report["erased"] >= 1 and report["failed"] == 0, report
 

@@ -25,9 +25,9 @@ def test_an_older_pending_table_gets_its_since_column_and_keeps_its_counts(tmp_p
         )
     store = SqliteMemoryStore(path, clock=lambda: T0)
     old = Scope("t", "old")
-    assert store.pending_scopes(10) == [(old, 2)]
-    store.mark_pending(Scope("t", "new"), 1)
-    assert store.pending_scopes(10) == [(old, 2), (Scope("t", "new"), 1)]  # the old one waited longer
+    assert store.ledger.pending_scopes(10) == [(old, 2)]
+    store.ledger.mark_pending(Scope("t", "new"), 1)
+    assert store.ledger.pending_scopes(10) == [(old, 2), (Scope("t", "new"), 1)]  # the old one waited longer
     store.close()
 
 
@@ -35,8 +35,8 @@ def test_a_saved_cursor_survives_a_reopen(tmp_path: Path) -> None:
     path = tmp_path / "memory.sqlite3"
     cursor = ReconcileCursor(2, 3, "b3BhcXVl", 4, T0, 9, ReconcilePass(T0, T0, 12))
     first = SqliteMemoryStore(path)
-    first.save_reconcile_cursor(cursor)
+    first.ledger.save_reconcile_cursor(cursor)
     first.close()
     again = SqliteMemoryStore(path)
-    assert again.reconcile_cursor(2, 3) == cursor
+    assert again.ledger.reconcile_cursor(2, 3) == cursor
     again.close()

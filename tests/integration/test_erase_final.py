@@ -149,7 +149,7 @@ def test_the_reconciler_removes_records_older_than_the_barrier(
     post(api, TEXTS[1])
     runner.drain()
     clock.advance(timedelta(seconds=1))
-    container.store.set_erase_barrier(S, clock.now())  # an erase that stopped after its barrier
+    container.store.ledger.set_erase_barrier(S, clock.now())  # an erase that stopped after its barrier
     report = container.reconciler.reconcile_scope(S, now=clock.now())
     assert report.erased == 1 and report.orphan >= 1
     assert container.store.list(S, statuses=tuple(Status)).items == []

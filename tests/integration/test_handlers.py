@@ -400,7 +400,7 @@ def test_reconcile_handler_walks_the_segment_of_its_event_and_saves_the_cursor(
     assert sum(int(r["scopes_checked"]) for r in reports) == 1  # the one user, in one segment only
     assert all(r["last_pass"] is not None for r in reports)
     for segment in range(2):
-        saved = container.store.reconcile_cursor(segment, 2)
+        saved = container.store.ledger.reconcile_cursor(segment, 2)
         assert saved is not None and saved.last_pass is not None
 
 

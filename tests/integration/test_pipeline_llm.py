@@ -136,7 +136,12 @@ def turn(mid: str, user: str, assistant: str = "", *, hours: float = 0) -> Turn:
 
 def pipeline(c: Container, llm: LLM | None, embedder: Embedder | None = None) -> WritePipeline:
     return WritePipeline(
-        store=c.store, turn_log=c.turn_log, audit=c.audit, embedder=embedder or c.embedder, llm=llm
+        store=c.store,
+        ledger=c.ledger,
+        turn_log=c.turn_log,
+        audit=c.audit,
+        embedder=embedder or c.embedder,
+        llm=llm,
     )
 
 

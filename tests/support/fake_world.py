@@ -19,6 +19,7 @@ from agentmem.domain.models import Category, MemoryRecord, Scope, SourceRefs, St
 from agentmem.ports import Put
 from agentmem.services.projector import ProjectionReport
 from agentmem.settings import load_settings
+from support.fakes.conflicts import InMemoryConflictStore
 from support.fakes.memory import (
     InMemoryAuditLog,
     InMemoryGraphStore,
@@ -51,6 +52,7 @@ class World:
     def __post_init__(self) -> None:
         adapters = Adapters(
             store=self.store,
+            ledger=self.store.ledger,
             turn_log=self.turn_log,
             runtime_state=self.runtime_state,
             audit=self.audit,
@@ -58,6 +60,7 @@ class World:
             index=self.index,
             graph=self.graph,
             queue=self.queue,
+            conflicts=InMemoryConflictStore(),
         )
         self.c = bootstrap(load_settings(embedder="hash"), adapters=adapters, clock=self.clock)
 

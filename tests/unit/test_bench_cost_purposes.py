@@ -28,11 +28,11 @@ TURN_ROWS = [
     _row("turn_log.append_raw", write=1.0),  # its session-index entry (another operation row)
     _row("turn_log.mark_processed", write=1.0),
     _row("summaries.record_turn", read=1.0, write=1.05),
-    _row("store.mark_pending", write=1.25),
+    _row("ledger.mark_pending", write=1.25),
     _row("store.transact", write=2.5),
     _row("store.update", write=1.4),
     _row("store.scan_active", read=4.0),
-    _row("store.erase_barrier", read=2.0),
+    _row("ledger.erase_barrier", read=2.0),
     _row("audit.append", write=0.2),
 ]
 CONTEXT_ROWS = [
@@ -48,7 +48,7 @@ def test_a_turns_bookkeeping_is_split_from_its_memory_writes() -> None:
         BOOKKEEPING["turn_log.append_raw"]: 2.0,
         BOOKKEEPING["turn_log.mark_processed"]: 1.0,
         BOOKKEEPING["summaries.record_turn"]: 1.05,
-        BOOKKEEPING["store.mark_pending"]: 1.25,
+        BOOKKEEPING["ledger.mark_pending"]: 1.25,
     }
     assert split["bookkeeping"] == 5.3
     assert split["memories"] == 3.9  # the pending counter is bookkeeping, not a memory write

@@ -1,4 +1,4 @@
-"""agentmem.lazy.defer_package_init: a package whose ``__init__`` only re-exports is registered
+"""agentmem.coldstart.defer_package_init: a package whose ``__init__`` only re-exports is registered
 without running it; each name it re-exports is imported from its own submodule on first use (the
 same object), a submodule imports as usual, any other name runs the whole ``__init__``; a package
 whose ``__init__`` does more, or that is imported already, is left alone."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.lazy import _reexports, defer_package_init
+from agentmem.coldstart import _reexports, defer_package_init
 
 _names = itertools.count()
 

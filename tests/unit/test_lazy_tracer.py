@@ -1,4 +1,4 @@
-"""The handlers' tracer (agentmem.lazy.LazyTracer): off, the handler runs undecorated and X-Ray is
+"""The handlers' tracer (agentmem.coldstart.LazyTracer): off, the handler runs undecorated and X-Ray is
 never loaded; on, the first invocation builds the tracer and every invocation is traced."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentmem.lazy import LazyTracer, tracing_enabled
+from agentmem.coldstart import LazyTracer, tracing_enabled
 
 
 class FakeTracer:

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 
 from agentmem.domain.asked import asked, states
 from agentmem.domain.models import Category, Layer, MemoryRecord, Scope
-from agentmem.domain.score_block import BlockCache, Ranked, ScoreBlock, best
+from agentmem.domain.score_block import Ranked, ScoreBlock, best
 from agentmem.domain.scoring import Scorer, lexical_matcher
 from agentmem.domain.temporal import Period, query_period
 from agentmem.domain.text import lexical_match
+from agentmem.services.caches import ScoreBlocks
 
 S = Scope("t1", "u1")
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -288,12 +289,12 @@ def test_the_period_lifts_only_the_memories_in_the_named_span() -> None:
 
 
 def test_the_block_cache_keys_on_the_records_themselves() -> None:
-    cache = BlockCache(size=2)
+    cache = ScoreBlocks(size=2)
     a = [record(i, "x", minutes=i) for i in range(3)]
     assert cache.of(a) is cache.of(list(a))  # the same records: the same block
     equal = [record(i, "x", minutes=i) for i in range(3)]  # equal, but other objects
     assert cache.of(equal) is not cache.of(a)
     cache.of([a[0]])
     cache.of([a[1]])  # a third and fourth listing evict the oldest
-    assert len(cache._blocks) == 2
+    assert len(cache) == 2
     assert cache.of(a).terms

@@ -21,6 +21,7 @@ from agentmem.ports import (
     MemoryStore,
     PrototypeBanks,
     RuntimeStateStore,
+    ScopeLedger,
     SearchIndex,
     SessionSummaryStore,
     TurnLog,
@@ -36,6 +37,7 @@ class Adapters:
     routes and commands say it is not configured."""
 
     store: MemoryStore
+    ledger: ScopeLedger  # kept beside the records, in the same table or file (the store's ``ledger``)
     turn_log: TurnLog
     runtime_state: RuntimeStateStore
     audit: AuditLog
@@ -43,8 +45,8 @@ class Adapters:
     index: SearchIndex
     graph: GraphStore
     queue: TurnQueue
+    conflicts: ConflictStore
     llm: LLM | None = None
-    conflicts: ConflictStore | None = None  # None: bootstrap keeps them in memory (tests' fakes)
     dead_letters: DeadLetterQueue | None = None
     summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions
     prototype_banks: PrototypeBanks | None = None  # absent: each process embeds the guard's banks

@@ -128,7 +128,7 @@ ROUTERS: tuple[Router, ...] = (
     read.router,
     memories.router,
     history.router,  # a memory's supersede chain
-    conflicts.router,  # pending conflicts with permanent/pinned memories (seed 003)
+    conflicts.router,  # pending conflicts with permanent/pinned memories (docs/design.md)
     sessions.router,
     mcp.router,
     audit.router,

@@ -15,16 +15,15 @@ order — with the arithmetic on numpy arrays instead of a Python loop per memor
 
 The query-free inputs of a listing (importance, the time it decays from, what never decays) are a
 :class:`ScoreBlock`, built once per listing: a caller that ranks the same records for many queries
-(the profile slot, every context call) keeps it (:mod:`agentmem.services.recall`). The text match
-(:func:`~agentmem.domain.scoring.lexical_matcher`) stays one Python call per memory, and is skipped
-for the memories whose score could not reach the ``top``-th even with a full match.
+(the profile slot, every context call) keeps it (:class:`agentmem.services.caches.ScoreBlocks`).
+The text match (:func:`~agentmem.domain.scoring.lexical_matcher`) stays one Python call per
+memory, and is skipped for the memories whose score could not reach the ``top``-th even with a
+full match.
 """
 
 from __future__ import annotations
 
 import heapq
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -107,32 +106,6 @@ class ScoreBlock:
                 counts[found] += 1
         contained = np.fromiter((nq in text for text in self._normalized), np.float64, n) if nq else 0.0
         return 0.6 * (counts / len(q)) + 0.4 * contained
-
-
-class BlockCache:
-    """The :class:`ScoreBlock` of each of the last ``size`` listings, by the identity of their
-    records (a store that keeps decoded records per generation hands the same objects back until
-    a write): a hit costs one tuple of ids. Sound because a block holds its records, so no id of
-    a cached key can be reused by another object while it is cached; records are immutable."""
-
-    def __init__(self, size: int = 16) -> None:
-        self.size = size
-        self._blocks: OrderedDict[tuple[int, ...], ScoreBlock] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def of(self, records: Sequence[MemoryRecord]) -> ScoreBlock:
-        key = tuple(map(id, records))
-        with self._lock:
-            block = self._blocks.get(key)
-            if block is not None:
-                self._blocks.move_to_end(key)
-                return block
-        block = ScoreBlock(records, terms=True)
-        with self._lock:
-            self._blocks[key] = block
-            while len(self._blocks) > self.size:
-                self._blocks.popitem(last=False)
-        return block
 
 
 def _clamp(values: Floats) -> Floats:

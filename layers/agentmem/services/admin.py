@@ -40,6 +40,7 @@ from agentmem.ports import (
     Page,
     Put,
     RuntimeStateStore,
+    ScopeLedger,
     SearchIndex,
     SessionSummaryStore,
     TurnLog,
@@ -86,6 +87,7 @@ class EraseReport:
 @dataclass
 class AdminService:
     store: MemoryStore
+    ledger: ScopeLedger  # the erase barrier
     audit: AuditLog
     embedder: Embedder
     turn_log: TurnLog | None = None
@@ -234,7 +236,7 @@ class AdminService:
         log, runtime state, session summaries and both projections are erased. The projections are also cleaned by
         the REMOVE changes the store emits; erasing them here directly means the answer is
         complete when this returns."""
-        barrier = self.store.set_erase_barrier(scope, now)
+        barrier = self.ledger.set_erase_barrier(scope, now)
         queue = queue or self.queue
         dropped = queue.purge_scope(scope) if queue is not None else 0
         memories = self.store.erase_scope(scope)

@@ -1,4 +1,5 @@
-"""Confirmation before overwriting what is permanent (seed 003 §3.2, DESIGN §4).
+"""Confirmation before overwriting what is permanent (docs/design.md, "Confirmation before
+overwriting what is permanent").
 
 A turn whose fact would supersede a permanent or pinned memory does not: the write path hands
 the pair to :meth:`ConflictService.propose`, which keeps the new statement as a pending proposal

@@ -15,7 +15,7 @@ from agentmem.domain.consolidation import ConsolidationConfig, Plan, plan
 from agentmem.domain.models import AuditAction, AuditEvent, Confidence, MemoryRecord, Scope, Status
 from agentmem.domain.scoring import Scorer
 from agentmem.errors import AgentMemError, VersionConflict
-from agentmem.ports import AuditLog, Embedder, GraphStore, MemoryStore, Put
+from agentmem.ports import AuditLog, Embedder, GraphStore, MemoryStore, Put, ScopeLedger
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,7 @@ class ConsolidationReport:
 @dataclass
 class ConsolidationService:
     store: MemoryStore
+    ledger: ScopeLedger  # which scopes wait for consolidation
     audit: AuditLog
     embedder: Embedder
     scorer: Scorer
@@ -66,14 +67,14 @@ class ConsolidationService:
         deadline = None if budget is None else clock() + budget
         done: set[Scope] = set()
         while True:
-            page = self.store.pending_scopes(max_scopes)
+            page = self.ledger.pending_scopes(max_scopes)
             ready = [s for s, count in page if (force or count >= self.trigger_every) and s not in done]
             for scope in ready:
                 if deadline is not None and clock() >= deadline:
                     report.budget_exhausted = True
                     return report
                 self.consolidate(scope, now=now, report=report)
-                self.store.clear_pending(scope)
+                self.ledger.clear_pending(scope)
                 done.add(scope)
             if deadline is None or not ready:
                 return report

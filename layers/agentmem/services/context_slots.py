@@ -30,6 +30,7 @@ from agentmem.domain.runtime_state import RuntimeState
 from agentmem.domain.summary import summary_lines
 from agentmem.domain.text import language
 from agentmem.ports import RawTurnRecord
+from agentmem.services.reads import Degraded
 from agentmem.services.recall import RecallService
 from agentmem.services.summaries import LoadedSummary
 
@@ -55,7 +56,7 @@ class SlotInputs:
     policy_records: list[MemoryRecord]
     state: RuntimeState | None
     recall: RecallService
-    degraded: list[str]
+    degraded: Degraded
     scored_by_id: dict[str, ScoredMemory]
     unranked: dict[SlotName, int] = field(default_factory=dict)
     as_of: datetime | None = None
@@ -84,7 +85,7 @@ class SlotInputs:
         return self._ranked[SlotName.PROFILE]
 
     def _rank(self, records: list[MemoryRecord], top: int | None = None) -> list[ScoredMemory]:
-        ranked = self.recall.rank(
+        ranked = self.recall.rank_listing(
             records, self.query, now=self.now, degraded=self.degraded, top=top, as_of=self.as_of
         )
         self.scored_by_id.update({s.record.memory_id: s for s in ranked})

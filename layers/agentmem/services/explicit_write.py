@@ -41,7 +41,7 @@ from agentmem.domain.models import (
     SourceRefs,
 )
 from agentmem.errors import Forbidden, VersionConflict
-from agentmem.ports import AuditedWrites, AuditLog, Embedder, MemoryStore
+from agentmem.ports import AuditedWrites, AuditLog, Embedder, MemoryStore, ScopeLedger
 from agentmem.services.audit_trail import append_audit
 from agentmem.services.guard import WriteGuard
 from agentmem.services.outcome import TurnOutcome, TurnStatus
@@ -52,6 +52,7 @@ _FIRST_HAND = (Source.EXPLICIT, Source.ADMIN)  # stated by the user or an operat
 @dataclass
 class ExplicitWriter:
     store: MemoryStore
+    ledger: ScopeLedger  # the consolidation counters
     audit: AuditLog
     embedder: Embedder
     guard: WriteGuard = field(default_factory=WriteGuard)
@@ -131,7 +132,7 @@ class ExplicitWriter:
                 if existing is None:
                     raise
             else:
-                self.store.mark_pending(scope, 1)
+                self.ledger.mark_pending(scope, 1)
         outcome.written.append(record.memory_id)
         return existing or record, outcome
 

@@ -91,7 +91,7 @@ class IngestService:
             log.warning("ingest.rejected", extra={"reason": reason, "queue_message_id": queue_message_id})
             return TurnOutcome(message_id=queue_message_id, status=TurnStatus.REJECTED, reasons=[reason])
         scope = message.scope
-        barrier = self.store.erase_barrier(scope)
+        barrier = self.pipeline.ledger.erase_barrier(scope)
         if erased_before(barrier, sent_at, message.at):
             return self._drop(message, now, queue_message_id, stage="ingest")
         try:
@@ -100,7 +100,7 @@ class IngestService:
             if exc.details.get("reason") != ERASED:
                 raise
             return self._drop(message, now, queue_message_id, stage="write")
-        after = self.store.erase_barrier(scope)
+        after = self.pipeline.ledger.erase_barrier(scope)
         if after is not None and after != barrier:  # erased while this turn was being written
             return self._drop(message, now, queue_message_id, stage="in_flight")
         self._record_scene(message, outcome)

@@ -1,4 +1,4 @@
-"""MCP endpoint (seed 002 §9): JSON-RPC 2.0 over HTTP exposing the memory operations as tools
+"""MCP endpoint (docs/mcp.md): JSON-RPC 2.0 over HTTP exposing the memory operations as tools
 ``memory_write``, ``memory_read``, ``memory_search``, ``memory_delete``. The same services and
 guards as the REST API; the scope is the caller's, never a tool argument."""
 

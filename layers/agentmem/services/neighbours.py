@@ -39,7 +39,7 @@ its vector, nor from a stale copy.
 
 Cards. The hits the rules need are taken from the index's cards
 (:meth:`~agentmem.ports.SearchIndex.cards`: the projected copy of each, without its vector), as
-recall takes its candidates (:mod:`agentmem.services.card_reads`); an id without a card, and every
+recall takes its candidates (:mod:`agentmem.services.reads`); an id without a card, and every
 hit while the cards cannot be read, comes from the store. A card is the version the projector last
 wrote, so the memory a decision acts on (the one a fact reinforces or supersedes) is confirmed
 against the store before anything is written (:meth:`NeighbourPool.confirm`): where the store's
@@ -50,7 +50,7 @@ superseded again through a lagging card, and one reinforced a moment ago is rein
 rather than duplicated. What the cards still decide on the projection's word is what they did
 before through the index's cosines and readings: which memories are not acted on.
 
-The unprojected neighbours come through a :class:`RecordCache` of the full records the store
+The unprojected neighbours come through a :class:`~agentmem.services.caches.NeighbourRecords` of the full records the store
 decoded for earlier turns (a user's newest memories wait for the projector over several turns): a
 cached record is used only while it equals the store's current vector-less copy field for field,
 so it is the one a full read would give. A record erased by another process is never served again
@@ -61,10 +61,8 @@ that meets its user's erase empties the user's entries.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -72,8 +70,10 @@ from agentmem.domain.conflict import NEAREST, attribute_keys
 from agentmem.domain.extraction import Candidate
 from agentmem.domain.models import MemoryRecord, Scope
 from agentmem.domain.similarity import Calibration
-from agentmem.errors import AgentMemError, StoreUnavailable, VersionConflict
+from agentmem.errors import StoreUnavailable, VersionConflict
 from agentmem.ports import MemoryStore, SearchIndex
+from agentmem.services.caches import NeighbourRecords
+from agentmem.services.reads import ReadSession
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,6 @@ FROM_KNN = 10  # per fact, nearest by vector (the rules judge the 3 most similar
 FROM_KEYWORD = 5  # per fact, best by BM25 (exact rewordings, records of another embedding model)
 FROM_STATING = 10  # per turn, the newest stating a fact's attribute (an update meets its old value)
 FALLBACK = 200  # newest memories compared when there is no search index, or it is down
-CACHED_RECORDS = 512  # full records kept between turns (a vector of 384 floats is ~12 kB)
 
 
 def swapped(pool: list[MemoryRecord], memory_id: str, current: MemoryRecord | None) -> list[MemoryRecord]:
@@ -90,6 +89,12 @@ def swapped(pool: list[MemoryRecord], memory_id: str, current: MemoryRecord | No
     if current is None:
         return [r for r in pool if r.memory_id != memory_id]
     return [current if r.memory_id == memory_id else r for r in pool]
+
+
+def same_judgement(stored: MemoryRecord, card: MemoryRecord) -> bool:
+    """The write path's "the same copy" (``same=`` of :meth:`~agentmem.services.reads.ReadSession.confirm`):
+    the store's copy reads the same to the rules as the card (:func:`_judged`)."""
+    return _judged(stored) == _judged(card)
 
 
 def _judged(record: MemoryRecord) -> tuple[object, ...]:
@@ -101,69 +106,11 @@ def _judged(record: MemoryRecord) -> tuple[object, ...]:
     return (r.content_hash, r.layer, r.pinned, r.valid_from, r.valid_to, r.expires_at, r.embedding_model)
 
 
-class RecordCache:
-    """Full records (vectors included) exactly as the store returned them, most recently used
-    kept, each with its vector-less copy to compare against the store's current one."""
-
-    def __init__(self, capacity: int = CACHED_RECORDS) -> None:
-        self.capacity = max(0, capacity)
-        self._records: OrderedDict[tuple[str, str], tuple[MemoryRecord, MemoryRecord]] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def remember(self, records: Iterable[MemoryRecord]) -> None:
-        """Keep ``records`` (full, as the store decoded them)."""
-        with self._lock:
-            for record in records:
-                slot = (record.scope.key, record.memory_id)
-                self._records[slot] = (replace(record, embedding=None), record)
-                self._records.move_to_end(slot)
-            while len(self._records) > self.capacity:
-                self._records.popitem(last=False)
-
-    def forget(self, scope: Scope) -> None:
-        """Drop every record of ``scope`` (its user was erased)."""
-        with self._lock:
-            for slot in [slot for slot in self._records if slot[0] == scope.key]:
-                del self._records[slot]
-
-    def complete(
-        self, store: MemoryStore, scope: Scope, light: dict[str, MemoryRecord]
-    ) -> dict[str, MemoryRecord]:
-        """The full records of ``light`` (the store's current copies, maybe without vectors):
-        cached ones that equal them, the rest read from the store (and kept). A record deleted
-        in between is left out; one changed in between comes back as its newer version."""
-        full: dict[str, MemoryRecord] = {}
-        missing: list[str] = []
-        with self._lock:
-            for memory_id, current in light.items():
-                if current.embedding is not None or current.embedding_model is None:
-                    full[memory_id] = current  # complete already (or never had a vector)
-                    continue
-                cached = self._records.get((scope.key, memory_id))
-                if cached is not None and cached[0] == current:
-                    self._records.move_to_end((scope.key, memory_id))
-                    full[memory_id] = cached[1]
-                    self.hits += 1
-                else:
-                    missing.append(memory_id)
-            self.misses += len(missing)
-        if missing:
-            fetched = store.get_many(scope, missing)
-            self.remember(fetched.values())
-            full.update(fetched)
-        return {m: full[m] for m in light if m in full}
-
-
 @dataclass(frozen=True)
 class NeighbourPool:
     store: MemoryStore
     index: SearchIndex | None
-    cache: RecordCache = field(default_factory=RecordCache)  # the write pipeline's, across turns
+    cache: NeighbourRecords = field(default_factory=NeighbourRecords)  # the write pipeline's, across turns
     calibration: Calibration | None = None  # the embedder's: lets gather skip what cannot matter
     recent: int = RECENT
     from_knn: int = FROM_KNN
@@ -172,9 +119,17 @@ class NeighbourPool:
     fallback: int = FALLBACK
     # (vector bytes, memory id) -> the index's cosine; None: asked, no indexed vector
     _cosines: dict[tuple[bytes, str], float | None] = field(default_factory=dict, compare=False, repr=False)
-    # memory id -> the card the pool holds it by (not confirmed yet); -> the store's copy confirm read
-    _carded: dict[str, MemoryRecord] = field(default_factory=dict, compare=False, repr=False)
-    _confirmed: dict[str, MemoryRecord] = field(default_factory=dict, compare=False, repr=False)
+    # scope key -> the turn's reads (the cards the pool holds memories by, the store's copies)
+    _sessions: dict[str, ReadSession] = field(default_factory=dict, compare=False, repr=False)
+    # ids whose whole copy confirm() read, for full() to take once
+    _confirmed: set[str] = field(default_factory=set, compare=False, repr=False)
+
+    def session(self, scope: Scope) -> ReadSession:
+        """The pool's read session in ``scope`` (one per turn: the pool is)."""
+        found = self._sessions.get(scope.key)
+        if found is None:
+            found = self._sessions[scope.key] = ReadSession(self.store, self.index, scope)
+        return found
 
     def gather(
         self, scope: Scope, candidates: Sequence[Candidate], vectors: np.ndarray, model_id: str
@@ -200,38 +155,26 @@ class NeighbourPool:
         pool = {r.memory_id: r for r in self.store.scan_active(scope, self.recent, embeddings=False)}
         hits_out = [i for i in dict.fromkeys(hit_ids) if i not in pool]
         wanted = self._needed(scope, keys_of, vectors, model_id, hits_out)
-        pool.update(self._light(scope, wanted))
+        pool.update(self.session(scope).light(wanted))  # the index's card, else the store's copy
         for key in dict.fromkeys(c.key for c in candidates if c.key):
             pool.update((r.memory_id, r) for r in self.store.find_by_key(scope, key))
         # Memory ids sort by creation time.
         return [pool[i] for i in sorted(pool, reverse=True) if pool[i].is_active]
 
-    def _light(self, scope: Scope, memory_ids: list[str]) -> dict[str, MemoryRecord]:
-        """A copy without its vector of each listed memory: the index's card, else the store's;
-        the ids answered by a card are remembered (:meth:`confirm`)."""
-        cards: dict[str, MemoryRecord] = {}
-        if memory_ids and self.index is not None:
-            try:
-                cards = self.index.cards(scope, memory_ids)
-            except AgentMemError as exc:  # the store answers for them
-                log.warning("ingest.cards_unavailable", extra={"error": type(exc).__name__})
-        self._carded.update(cards)
-        rest = [m for m in memory_ids if m not in cards]
-        return cards | (self.store.get_many(scope, rest, embeddings=False) if rest else {})
-
     def confirm(self, scope: Scope, record: MemoryRecord) -> MemoryRecord | None:
         """``record`` when the decision taken on it stands: it came from the store, or it came
-        from a card and the store's copy reads the same to the rules (:func:`_judged`). Otherwise
-        the store's copy, whole (for the caller to judge again with: its own vector, not the one the
-        index last projected), or None when the store holds it no more, or not as an active memory.
-        Reads the store only for a card, once."""
-        card = self._carded.pop(record.memory_id, None)
-        if card is None:
+        from a card and the store's copy reads the same to the rules (:func:`same_judgement`).
+        Otherwise the store's copy, whole (for the caller to judge again with: its own vector,
+        not the one the index last projected), or None when the store holds it no more, or not
+        as an active memory. Reads the store only for a card, once (through the read session)."""
+        session = self.session(scope)
+        if not session.is_card(record.memory_id):
             return record
-        found = self.store.get_many(scope, [record.memory_id]).get(record.memory_id)
+        stale = session.confirm([record.memory_id], same=same_judgement, embeddings=True)
+        found = session.stored.get(record.memory_id)
         if found is not None:
-            self._confirmed[record.memory_id] = found  # full(): no second read
-        if found is not None and _judged(found) == _judged(card):
+            self._confirmed.add(record.memory_id)  # full(): no second read
+        if not stale:
             return record
         return found if found is not None and found.is_active else None
 
@@ -308,10 +251,11 @@ class NeighbourPool:
         missing = set(bare) - found.keys()
         unindexed = {r.memory_id: r for r in pool if r.memory_id in missing}
         query = np.asarray(vector, dtype=np.float32)
+        session = self.session(scope)
         full = self.cache.complete(
-            self.store, scope, {m: r for m, r in unindexed.items() if m not in self._carded}
+            self.store, scope, {m: r for m, r in unindexed.items() if not session.is_card(m)}
         )
-        if carded := [m for m in unindexed if m in self._carded]:  # a card is not the store's copy
+        if carded := [m for m in unindexed if session.is_card(m)]:  # a card is not the store's copy
             full |= self.store.get_many(scope, carded)
         for memory_id, record in full.items():
             if record.embedding is not None and record.embedding_model == model_id:
@@ -323,8 +267,11 @@ class NeighbourPool:
         a cached one (``record`` may be stale by now). Raises ``VersionConflict`` when the store
         no longer holds that version of it (changed or deleted since the pool was read); a record
         that came from a card is taken in the version :meth:`confirm` read (confirmed just before)."""
-        if (confirmed := self._confirmed.pop(record.memory_id, None)) is not None:
-            return confirmed
+        if record.memory_id in self._confirmed:
+            self._confirmed.discard(record.memory_id)
+            confirmed = self.session(scope).stored.get(record.memory_id)
+            if confirmed is not None:
+                return confirmed
         found = self.store.get_many(scope, [record.memory_id]).get(record.memory_id)
         if found is None or found.version != record.version:
             raise VersionConflict("memory changed concurrently", details={"memory_id": record.memory_id})

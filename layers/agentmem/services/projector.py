@@ -1,4 +1,5 @@
-"""Projector (DESIGN §4.9): follow the store's change stream into the search index and graph.
+"""Projector (docs/design.md, "The write path" step 8): follow the store's change stream into the
+search index and graph.
 
 INSERT / MODIFY of an active record -> upsert (version-guarded), then edges: FOLLOWS (previous
 memory of the session), SIMILAR_TO (k-NN above the calibrated threshold, not a scan),
@@ -39,6 +40,7 @@ from agentmem.ports import (
     Hit,
     MemoryStore,
     ProjectionOutcome,
+    ScopeLedger,
     SearchIndex,
 )
 
@@ -82,6 +84,7 @@ class Projector:
     audit: AuditLog
     embedder: Embedder | None = None
     store: MemoryStore | None = None
+    ledger: ScopeLedger | None = None  # the erase barriers (none read when None)
     thresholds: SimilarityThresholds = field(default_factory=SimilarityThresholds)
 
     def decide(self, change: Change) -> Decision:
@@ -103,7 +106,9 @@ class Projector:
             if record is None:
                 continue
             if change.scope not in barriers:
-                barriers[change.scope] = self.store.erase_barrier(change.scope)
+                barriers[change.scope] = (
+                    self.ledger.erase_barrier(change.scope) if self.ledger is not None else None
+                )
             if record.is_active and not erased_before(barriers[change.scope], record.created_at):
                 wanted.setdefault(change.scope, []).append(change.memory_id)
         current: dict[tuple[Scope, str], MemoryRecord] = {}

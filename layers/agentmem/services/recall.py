@@ -1,10 +1,15 @@
-"""Recall (DESIGN §5.2-5.3): k-NN + BM25 candidates, 1-2 hop graph expansion, one scorer.
+"""Recall (docs/recall.md): k-NN + BM25 candidates, 1-2 hop graph expansion, one scorer.
 
-Candidates are merged by memory id keeping every channel that found them and scored on the
-search index's cards (the projected copies); what recall returns is read back from the source of
-truth, and scored again from there when a card was out of date (:mod:`.card_reads`), so a memory
-superseded a moment ago is never returned even if a projection lags. Each store that fails is reported in ``degraded`` and recall goes on with
-what is left; with the search index down it scores a bounded scan of the source of truth.
+Two steps over the call's read session (:class:`~agentmem.services.reads.ReadSession`):
+:meth:`RecallService.gather` finds the candidates (:class:`Candidates`: merged by memory id,
+keeping every channel that found them, known from the search index's cards) and
+:meth:`RecallService.rank` scores them on the session's copies. :meth:`RecallService.recall`
+confirms its answer against the store and ranks again when a card was stale, so a memory
+superseded a moment ago is never returned even if a projection lags; a context call confirms only
+what it shows (``services/context.py``). Each store that fails is added to the session's
+``degraded`` and recall goes on with what is left; with the search index down it scores a
+bounded scan of the source of truth. It is over 400 lines: finding, ranking and scoring one
+query's candidates are one responsibility, and splitting them would pass their state around.
 
 Two bounded channels on top of the one scorer (docs/recall.md): the period a query names
 (:func:`~agentmem.domain.temporal.query_period`) lifts the memories of that span, and the best
@@ -22,10 +27,9 @@ created after ``t`` never answers and a replaced value answers for the time it w
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import partial
 
 import numpy as np
 
@@ -33,12 +37,13 @@ from agentmem.domain.asked import asked, states
 from agentmem.domain.attributes import STALE_CHANNEL, STALE_FACTOR, stale_pairs
 from agentmem.domain.models import Category, MemoryRecord, Scope, ScoredMemory, Status
 from agentmem.domain.reading.stored import demote_third_party, slot_first
-from agentmem.domain.score_block import BlockCache, ScoreBlock, best
+from agentmem.domain.score_block import ScoreBlock, best
 from agentmem.domain.scoring import RelevanceFloor, Scorer
 from agentmem.domain.temporal import query_period
 from agentmem.errors import AgentMemError
 from agentmem.ports import Embedder, GraphStore, MemoryStore, SearchIndex
-from agentmem.services.card_reads import CandidateReads
+from agentmem.services.caches import QueryVectors, ScoreBlocks
+from agentmem.services.reads import Degraded, ReadSession
 
 log = logging.getLogger(__name__)
 
@@ -67,13 +72,26 @@ def bounded(query: str) -> str:
 class RecallResult:
     memories: list[ScoredMemory]
     degraded: list[str] = field(default_factory=list)
-    stored: dict[str, MemoryRecord | None] = field(default_factory=dict)
-    """The store's copy of each id recall read from the store (its newest memories, what it
-    answers; None: the store holds none): the context slots take these over the index's cards."""
-    reads: CandidateReads = field(kw_only=True)  # behind the answer (cards in it unless confirmed)
-    again: Callable[[bool], RecallResult] = field(kw_only=True)
-    """The same candidates scored again with the store's copies in :attr:`reads` (``True``: the
-    whole answer confirmed); no second search (the graph channel walks again)."""
+
+
+@dataclass
+class Candidates:
+    """What :meth:`RecallService.gather` found for one query: every candidate (a card, or the
+    store's copy where it was read) with the channels that found it, the k-NN cosines and the
+    normalised BM25 scores. :meth:`RecallService.rank` scores them; ranking again (after a
+    confirmation found a card stale) searches nothing again."""
+
+    scope: Scope
+    query: str
+    vector: np.ndarray | None
+    now: datetime
+    k: int
+    records: dict[str, MemoryRecord]
+    channels: dict[str, list[str]] = field(default_factory=dict)
+    bm25: dict[str, float] = field(default_factory=dict)
+    cosines: dict[str, float] = field(default_factory=dict)
+    wanted: set[Category] | None = None
+    as_of: datetime | None = None
 
 
 @dataclass
@@ -89,8 +107,12 @@ class RecallService:
     graph_limit: int = 20
     recent_window: int = 20
     floor: RelevanceFloor = field(default_factory=RelevanceFloor)
-    _last_query: tuple[str, np.ndarray] | None = field(default=None, repr=False)
-    _blocks: BlockCache = field(default_factory=BlockCache, repr=False)  # the listings' (rank)
+    query_vectors: QueryVectors = field(default_factory=QueryVectors, repr=False)
+    score_blocks: ScoreBlocks = field(default_factory=ScoreBlocks, repr=False)  # the listings' (rank_listing)
+
+    def session(self, scope: Scope) -> ReadSession:
+        """A read session over this recall's store and cards, for one call in ``scope``."""
+        return ReadSession(self.store, self.index, scope)
 
     def recall(
         self,
@@ -101,149 +123,164 @@ class RecallService:
         now: datetime,
         categories: Iterable[Category] | None = None,
         as_of: datetime | None = None,
-        confirm: bool = True,
     ) -> RecallResult:
-        """The ``k`` best memories for ``query`` (valid at ``as_of`` when given, see the module).
-        ``confirm=False``: the answer as scored, cards included, for a caller that confirms only
-        what it shows (the context call) and, when one is out of date, asks :attr:`RecallResult.again`."""
-        degraded: list[str] = []
+        """The ``k`` best memories for ``query`` (valid at ``as_of`` when given, see the module),
+        each the store's own copy."""
+        session = self.session(scope)
+        found = self.gather(session, query, k=k, now=now, categories=categories, as_of=as_of)
+        return RecallResult(self.rank_confirmed(session, found), session.degraded.names())
+
+    def gather(
+        self,
+        session: ReadSession,
+        query: str,
+        *,
+        k: int,
+        now: datetime,
+        categories: Iterable[Category] | None = None,
+        as_of: datetime | None = None,
+    ) -> Candidates:
+        """The candidates for ``query``: k-NN and BM25 hits from the search index (as cards),
+        the store's newest memories (read-your-writes), and for ``as_of`` the superseded ones;
+        without the index, a bounded scan of the store. What fails is added to the session's
+        ``degraded``."""
+        scope, degraded = session.scope, session.degraded
         if as_of is not None:
             now = as_of  # recency as of then
         query = bounded(query)
-        wanted = set(categories) if categories else None
-        vector = self._embed(query, degraded)
-        channels: dict[str, list[str]] = {}
-        bm25: dict[str, float] = {}
-        cosines: dict[str, float] = {}
-        records: dict[str, MemoryRecord] = {}
+        found = Candidates(
+            scope, query, self._embed(query, degraded), now, k, records={},
+            wanted=set(categories) if categories else None, as_of=as_of,
+        )  # fmt: skip
+        channels, records = found.channels, found.records
         pool = max(self.candidate_pool, 4 * k)
-
         if self.index is not None:
             try:
-                if vector is not None:
-                    for hit in self.index.knn(scope, vector, pool, self.embedder.model_id):
+                if found.vector is not None:
+                    for hit in self.index.knn(scope, found.vector, pool, self.embedder.model_id):
                         channels.setdefault(hit.memory_id, []).append("vector")
-                        cosines[hit.memory_id] = hit.score
+                        found.cosines[hit.memory_id] = hit.score
                 keyword_hits = self.index.keyword(scope, query, pool)
                 top = keyword_hits[0].score if keyword_hits else 0.0
                 for hit in keyword_hits:
                     channels.setdefault(hit.memory_id, []).append("keyword")
-                    bm25[hit.memory_id] = hit.score / top if top > 0 else 0.0
+                    found.bm25[hit.memory_id] = hit.score / top if top > 0 else 0.0
             except AgentMemError as exc:
                 log.warning("recall.index_unavailable", extra={"error": type(exc).__name__})
-                degraded.append("search_index")
+                degraded.add("search_index")
                 channels.clear()
-                cosines.clear()
-        reads = CandidateReads(self.store, None if "search_index" in degraded else self.index, scope)
+                found.cosines.clear()
         if self.index is None or "search_index" in degraded:
             # No index to score with: the bounded scan brings the vectors along.
             for record in self.store.scan_active(scope, FALLBACK_SCAN_LIMIT):
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("store_scan")
-            reads.read(records.values())
+            session.read(records.values())
         else:
             # Read-your-writes: the newest memories may not be projected yet.
             for record in self.store.scan_active(scope, self.recent_window, embeddings=False):
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("recent")
-            reads.read(records.values())
-            records.update(reads.light([i for i in channels if i not in records]))
+            session.read(records.values())
+            records.update(session.light([i for i in channels if i not in records]))
         if as_of is not None:
             history = [r for r in self._history(scope) if r.memory_id not in records]
-            reads.read(history)
+            session.read(history)
             for record in history:
                 records[record.memory_id] = record
                 channels.setdefault(record.memory_id, []).append("history")
+        return found
+
+    def rank(self, session: ReadSession, found: Candidates) -> list[ScoredMemory]:
+        """The best ``found.k`` of the candidates, scored on the session's copies (the store's
+        where it was read, else the card), with the graph channel, the stale-value net and the
+        relevance floor. Unconfirmed: a caller shows them only after :meth:`ReadSession.confirm`."""
+        records = session.current(found.records)
         # Only the best k can end in the answer (the graph adds its own candidates below).
-        top = max(k, self.graph_seeds)
-        score = partial(self._score, as_of=as_of)
+        top = max(found.k, self.graph_seeds)
+        scored = self._score(records, found, session.degraded, top)
+        if self.graph is not None and scored:
+            scored = self._expand(self.graph, session, found, scored, records)
+        ranked = slot_first(demote_third_party(demote_stale(scored), found.query))
+        if found.query.strip() and "embedder" not in session.degraded:  # else relevance cannot be measured
+            ranked = self.floor.apply(self.scorer, ranked)
+        return ranked[: found.k]
 
-        def answer(records: dict[str, MemoryRecord], confirm: bool) -> RecallResult:
-            scored = score(records, channels, bm25, query, vector, now, wanted, cosines, degraded, top)
-            if self.graph is not None and scored:
-                rest = partial(score, channels=channels, bm25=bm25, query=query, vector=vector, now=now)
-                rest = partial(rest, wanted=wanted, known=cosines, degraded=degraded)
-                scored = self._expand(self.graph, scope, scored, records, reads, channels, rest, degraded)
-            ranked = slot_first(demote_third_party(demote_stale(scored), query))
-            if query.strip() and "embedder" not in degraded:  # else relevance cannot be measured
-                ranked = self.floor.apply(self.scorer, ranked)
-            if confirm and not reads.confirm([s.record for s in ranked[:k]]):
-                return answer(reads.current(records), confirm)  # until it is the store's own (card_reads.py)
-            return RecallResult(
-                memories=ranked[:k],
-                degraded=degraded,
-                stored=reads.stored,
-                reads=reads,
-                again=lambda confirm: answer(reads.current(records), confirm),
-            )
-
-        return answer(records, confirm)
+    def rank_confirmed(self, session: ReadSession, found: Candidates) -> list[ScoredMemory]:
+        """:meth:`rank`, confirmed: ranked again until every memory of the answer is the store's
+        own copy. Each round that finds a card stale has read it from the store, and an id read
+        is never a card again, so the rounds end (at most one per candidate; one in practice)."""
+        while True:
+            ranked = self.rank(session, found)
+            if not session.confirm(s.record.memory_id for s in ranked):
+                return ranked
 
     def _expand(
         self,
         graph: GraphStore,
-        scope: Scope,
+        session: ReadSession,
+        found: Candidates,
         scored: list[ScoredMemory],
         records: dict[str, MemoryRecord],
-        reads: CandidateReads,
-        channels: dict[str, list[str]],
-        score: Callable[..., list[ScoredMemory]],
-        degraded: list[str],
     ) -> list[ScoredMemory]:
         """The graph channel: each of the best :attr:`graph_seeds` passes a bonus
         (:meth:`~agentmem.domain.scoring.Scorer.propagate`) to the memories within
         :attr:`graph_hops` of it over :data:`GRAPH_EDGES`, at most :attr:`graph_limit` per seed
         (the adapter's fan-out cap bounds a hub); a memory reached from several seeds keeps the
         best. Neighbours not scored yet are read and scored; all are ranked again."""
+        channels = found.channels
         propagated: dict[str, float] = {}
         try:
             for seed in scored[: self.graph_seeds]:
-                found = graph.neighbours(
-                    scope, [seed.record.memory_id], self.graph_hops, self.graph_limit, via=GRAPH_EDGES
+                near = graph.neighbours(
+                    session.scope, [seed.record.memory_id], self.graph_hops, self.graph_limit, via=GRAPH_EDGES
                 )
-                for n in found:
+                for n in near:
                     channels.setdefault(n.memory_id, []).append(f"graph:{n.hops}")
                     value = self.scorer.propagate(seed.score, n.hops)
                     if value > propagated.get(n.memory_id, 0.0):
                         propagated[n.memory_id] = value
         except AgentMemError as exc:
             log.warning("recall.graph_unavailable", extra={"error": type(exc).__name__})
-            degraded.append("graph")
+            session.degraded.add("graph")
         if not propagated:
             return scored
         have = {s.record.memory_id for s in scored}
         missing = [m for m in propagated if m not in have]
         unread = [m for m in missing if m not in records]
         fetched = {m: records[m] for m in missing if m in records}
-        fetched.update(reads.light(unread) if unread else {})
+        fetched.update(session.light(unread) if unread else {})
         out = [
             self.scorer.with_graph(s, propagated[m], tuple(dict.fromkeys(channels.get(m, ()))))
             if (m := s.record.memory_id) in propagated
             else s
-            for s in [*scored, *(score(fetched) if fetched else [])]
+            for s in [*scored, *(self._score(fetched, found, session.degraded) if fetched else [])]
         ]
         out.sort(key=_rank_key, reverse=True)
         return out
 
-    def rank(
+    def rank_listing(
         self,
         records: Iterable[MemoryRecord],
         query: str,
         *,
         now: datetime,
-        degraded: list[str],
+        degraded: Degraded,
         top: int | None = None,
         as_of: datetime | None = None,
     ) -> list[ScoredMemory]:
         """Score given records (e.g. a slot's category listing) for ``query`` with the one scorer,
         best first; ``top``: only the best ``top`` (the rest are scored, not explained);
-        ``as_of``: only those valid then, scored as of then."""
+        ``as_of``: only those valid then, scored as of then. The listing's score block is kept
+        (:class:`~agentmem.services.caches.ScoreBlocks`): the same listing is ranked call after call."""
         query = bounded(query)
         vector = self._embed(query, degraded)
         by_id = {r.memory_id: r for r in records}
-        return self._score(
-            by_id, {}, {}, query, vector, as_of or now, None, {}, degraded, top, as_of=as_of, cached=True
-        )
+        if not by_id:
+            return []
+        scope = next(iter(by_id.values())).scope
+        listing = Candidates(scope, query, vector, as_of or now, 0, by_id, as_of=as_of)
+        return self._score(by_id, listing, degraded, top, cached=True)
 
     def _history(self, scope: Scope) -> list[MemoryRecord]:
         """The newest :data:`HISTORY_SCAN` superseded memories (the projections hold none)."""
@@ -259,20 +296,19 @@ class RecallService:
                 break
         return found[:HISTORY_SCAN]
 
-    def _embed(self, query: str, degraded: list[str]) -> np.ndarray | None:
+    def _embed(self, query: str, degraded: Degraded) -> np.ndarray | None:
         if not query.strip():
             return None
-        cached = self._last_query
-        if cached is not None and cached[0] == query:
-            return cached[1]
+        vector = self.query_vectors.get(query)
+        if vector is not None:
+            return vector
         try:
             vector = self.embedder.embed_query(query)
         except AgentMemError as exc:
             log.warning("recall.embedder_unavailable", extra={"error": type(exc).__name__})
-            if "embedder" not in degraded:
-                degraded.append("embedder")
+            degraded.add("embedder")
             return None
-        self._last_query = (query, vector)
+        self.query_vectors.put(query, vector)
         return vector
 
     def _cosines(
@@ -281,7 +317,7 @@ class RecallService:
         records: dict[str, MemoryRecord],
         vector: np.ndarray,
         known: dict[str, float],
-        degraded: list[str],
+        degraded: Degraded,
     ) -> dict[str, float]:
         """Cosine of ``vector`` with each record stored with the query's model: from ``known``
         (k-NN hits), the record's own vector when the read brought it, else the search index's
@@ -303,7 +339,7 @@ class RecallService:
                 out.update(self.index.similarities(scope, vector, ask, model))
             except AgentMemError as exc:
                 log.warning("recall.index_unavailable", extra={"error": type(exc).__name__})
-                degraded.append("search_index")
+                degraded.add("search_index")
         unindexed = [m for m in ask if m not in out]
         if unindexed:
             for memory_id, record in self.store.get_many(scope, unindexed).items():
@@ -314,21 +350,16 @@ class RecallService:
     def _score(
         self,
         records: dict[str, MemoryRecord],
-        channels: dict[str, list[str]],
-        bm25: dict[str, float],
-        query: str,
-        vector: np.ndarray | None,
-        now: datetime,
-        wanted: set[Category] | None,
-        known: dict[str, float],
-        degraded: list[str],
+        found: Candidates,
+        degraded: Degraded,
         top: int | None = None,
         *,
-        as_of: datetime | None = None,
         cached: bool = False,
     ) -> list[ScoredMemory]:
-        """The best ``top`` of ``records`` (all when None), explained (:func:`~agentmem.domain.score_block.best`);
-        ``cached``: ``records`` is a listing ranked again and again (its block is kept)."""
+        """The best ``top`` of ``records`` (all when None) for ``found``'s query, explained
+        (:func:`~agentmem.domain.score_block.best`); ``cached``: ``records`` is a listing ranked
+        again and again (its block is kept in :attr:`score_blocks`)."""
+        as_of, wanted, query, now = found.as_of, found.wanted, found.query, found.now
         usable = [
             r
             for r in records.values()
@@ -338,14 +369,15 @@ class RecallService:
         if not usable or (top is not None and top <= 0):
             return []
         cosines: dict[str, float] = {}
-        if vector is not None:
+        if found.vector is not None:
             cosines = self._cosines(
-                usable[0].scope, {r.memory_id: r for r in usable}, vector, known, degraded
+                usable[0].scope, {r.memory_id: r for r in usable}, found.vector, found.cosines, degraded
             )
         n, nan = len(usable), float("nan")
         similarity = self.embedder.calibration.query_array(
             np.fromiter((cosines.get(r.memory_id, nan) for r in usable), np.float64, n)
         )
+        bm25 = found.bm25
         floor = (
             np.fromiter((bm25.get(r.memory_id, 0.0) for r in usable), np.float64, n) if bm25 else np.zeros(n)
         )
@@ -353,7 +385,7 @@ class RecallService:
         scorer = self.scorer
         ranked = best(
             scorer,
-            self._blocks.of(usable) if cached else ScoreBlock(usable),
+            self.score_blocks.of(usable) if cached else ScoreBlock(usable),
             now=now,
             query=query,
             similarity=similarity,
@@ -362,6 +394,7 @@ class RecallService:
             top=top,
             states=(lambda text: states(text, question)) if question is not None else None,
         )
+        channels = found.channels
         out = []
         for item in ranked:
             scored = scorer.explain(item.record, item.parts, tuple(channels.get(item.record.memory_id, ())))

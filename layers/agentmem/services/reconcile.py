@@ -1,5 +1,5 @@
-"""Reconciliation (seed 000 §8.3): compare the source of truth with both projections by version
-and content hash, and repair. Missing -> re-project, Stale -> re-project, Orphan -> delete.
+"""Reconciliation (docs/design.md, "Projections and their repair"): compare the source of truth
+with both projections by version and content hash, and repair. Missing -> re-project, Stale -> re-project, Orphan -> delete.
 Edges lost under live vertices are linked again. Each repair carries a dedupe key
 ``target:id:version:type``; the report is returned and emitted as metrics by the caller.
 
@@ -9,7 +9,7 @@ projections are orphans, deleted with the tombstone version.
 
 A run (:meth:`Reconciler.run`) first checks the scopes with pending writes (the ones most likely
 to have drifted; at most ``dirty_first``), then walks the scope registry from the cursor its
-segment saved last time (:meth:`~agentmem.ports.MemoryStore.reconcile_cursor`), scope by scope,
+segment saved last time (:meth:`~agentmem.ports.ScopeLedger.reconcile_cursor`), scope by scope,
 until its time budget is spent, and saves where it stopped; the next run continues there. At
 the end of the registry the pass is complete (its start, end and number of scopes are kept with
 the cursor and reported) and the next run starts a new one: a run never walks more than one
@@ -37,6 +37,7 @@ from agentmem.ports import (
     MemoryStore,
     ProjectionOutcome,
     ProjectionState,
+    ScopeLedger,
     SearchIndex,
 )
 from agentmem.services.projector import TOMBSTONE_VERSION, Projector, erased_before
@@ -137,6 +138,7 @@ class Reconciler:
     its saved cursor until the time budget is spent or the pass ends (module docstring)."""
 
     store: MemoryStore
+    ledger: ScopeLedger  # the scope walk, its cursors, the dirty scopes and the erase barrier
     index: SearchIndex
     graph: GraphStore
     projector: Projector
@@ -166,13 +168,13 @@ class Reconciler:
             return report.budget_exhausted or (max_scopes is not None and report.scopes_checked >= max_scopes)
 
         done = self._dirty_first(now, segment, segments, dirty_first, stop, report)
-        saved = self.store.reconcile_cursor(segment, segments) or ReconcileCursor(segment, segments)
+        saved = self.ledger.reconcile_cursor(segment, segments) or ReconcileCursor(segment, segments)
         walk = _Walk.resume(saved)
         last_pass = saved.last_pass
         try:
             last_pass = self._walk(walk, now, clock, done, stop, report) or last_pass
         finally:
-            self.store.save_reconcile_cursor(walk.cursor(last_pass))
+            self.ledger.save_reconcile_cursor(walk.cursor(last_pass))
             report.cursor = walk.position
             if last_pass is not None:
                 report.last_pass = {
@@ -206,7 +208,7 @@ class Reconciler:
         if limit <= 0:
             return done
         try:
-            pending = self.store.pending_scopes(limit)
+            pending = self.ledger.pending_scopes(limit)
         except StoreUnavailable as exc:
             report.failed += 1
             log.warning("reconcile.pending_unavailable", extra={"error": type(exc).__name__})
@@ -232,7 +234,7 @@ class Reconciler:
         """Advance ``walk`` scope by scope; the finished pass when it reaches the end."""
         while not stop():
             try:
-                scopes, after = self.store.all_scopes(
+                scopes, after = self.ledger.all_scopes(
                     PAGE_SCOPES, walk.position, segment=walk.saved.segment, segments=walk.saved.segments
                 )
             except StoreUnavailable as exc:
@@ -284,7 +286,7 @@ class Reconciler:
             cursor = page.next_cursor
             if cursor is None:
                 break
-        barrier = self.store.erase_barrier(scope)
+        barrier = self.ledger.erase_barrier(scope)
         for memory_id in [i for i, r in truth.items() if erased_before(barrier, r.created_at)]:
             del truth[memory_id]  # its projections become orphans: deleted below
             try:

@@ -5,21 +5,22 @@ the source of truth for what the context shows.
 Each context call ranks the newest :data:`LISTING_LIMIT` active memories of each slot category
 to show a few of them. Listed from the store, that was three listings of up to 100 records each:
 on DynamoDB 13 of a context call's ~22 read units (``agentmem bench cost``). The search index
-holds the same memories as cards (:meth:`~agentmem.ports.SearchIndex.cards`: the record as the
+holds the same memories as cards (:meth:`~agentmem.ports.CardStore.cards`: the record as the
 projector last wrote it, without its vector), and answers the listing in the same order
-(:meth:`~agentmem.ports.SearchIndex.listing`); what a card cannot know is what changed since the
+(:meth:`~agentmem.ports.CardStore.listing`); what a card cannot know is what changed since the
 projector wrote it, so:
 
 - the store's copies that recall read in the same call (its newest memories, which the projection
   may not hold yet, and what it answers) replace the cards of the same ids and join the listing
   (:meth:`SlotListings.merge`): read-your-writes, as when the store listed;
-- before the context is returned, every memory it shows that is known only from a card is read
-  from the store, together with recall's shown memories in one batch read
-  (``ContextService._confirm``: :meth:`SlotListings.unread` / :meth:`SlotListings.check`); one gone or in another
-  version (superseded, quarantined, edited while the projection lags) is replaced by the store's
-  copy or left out, and the slots are filled again — a memory superseded a moment ago is never
-  shown, whatever the projection says. After :data:`CONFIRM_ROUNDS` such rounds the store lists
-  the slots itself (and recall confirms its whole answer).
+- the listed cards are noted in the call's read session (:class:`~agentmem.services.reads.ReadSession`);
+  before the context is returned, every memory it shows that is known only from a card is read
+  from the store, recall's and the slots' in one batch read (:meth:`~agentmem.services.reads.ReadSession.confirm`);
+  one gone or in another copy (superseded, quarantined, edited while the projection lags) is
+  replaced by the store's copy or left out (:meth:`SlotListings.merge`), and the slots are filled
+  again — a memory superseded a moment ago is never shown, whatever the projection says. After
+  :data:`CONFIRM_ROUNDS` such rounds the store lists the slots itself (and recall confirms its
+  whole answer).
 
 The store lists when there is no index, when the index fails or cannot answer (documents indexed
 before cards were kept), and for a time-travel context (``as_of``: superseded memories, which the
@@ -29,14 +30,14 @@ index does not hold).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import AgentMemError
-from agentmem.ports import MemoryStore, SearchIndex
-from agentmem.services.card_reads import same_copy
+from agentmem.ports import CardStore, MemoryStore
+from agentmem.services.reads import ReadSession
 
 log = logging.getLogger(__name__)
 
@@ -85,27 +86,6 @@ class SlotListings:
                 self.by_category[category] = [by_id[m] for m in sorted(by_id, reverse=True)[:LISTING_LIMIT]]
         self.unconfirmed -= replaced
 
-    def unread(self, shown: Iterable[str]) -> list[str]:
-        """The ids of ``shown`` known only from a card."""
-        return [m for m in dict.fromkeys(shown) if m in self.unconfirmed]
-
-    def check(self, unread: Iterable[str], found: Mapping[str, MemoryRecord]) -> bool:
-        """Whether each card of ``unread`` is the store's version in ``found`` (the store's copies,
-        read for them; an id it lacks: the store holds none). The caller then :meth:`merge` s
-        ``found`` over the cards."""
-        unread = list(unread)
-        cards = {r.memory_id: r for listed in self.by_category.values() for r in listed}
-        same = all(
-            (stored := found.get(m)) is not None
-            and m in cards
-            and same_copy(stored, cards[m])
-            and stored.status is Status.ACTIVE
-            for m in unread
-        )
-        if not same:
-            log.info("context.card_out_of_date", extra={"ids": len(unread)})
-        return same
-
 
 def list_from_store(store: MemoryStore, scope: Scope, as_of: datetime | None = None) -> SlotListings:
     """The listings from the store (as of ``as_of``: the memories valid then, superseded included)."""
@@ -119,11 +99,10 @@ def list_from_store(store: MemoryStore, scope: Scope, as_of: datetime | None = N
     return SlotListings(by_category)
 
 
-def list_slots(
-    store: MemoryStore, index: SearchIndex | None, scope: Scope, as_of: datetime | None = None
-) -> SlotListings:
-    """The listings from the index's cards where it can answer them (see the module), else from
-    the store."""
+def list_slots(session: ReadSession, index: CardStore | None, as_of: datetime | None = None) -> SlotListings:
+    """The listings from the index's cards where it can answer them (see the module), noted in
+    ``session`` as cards to confirm, else from the store."""
+    store, scope = session.store, session.scope
     if index is None or as_of is not None:
         return list_from_store(store, scope, as_of)
     by_category: dict[Category, list[MemoryRecord]] = {}
@@ -137,4 +116,5 @@ def list_slots(
         log.warning("context.listing_unavailable", extra={"error": type(exc).__name__})
         return list_from_store(store, scope)
     unconfirmed = {r.memory_id for listed in by_category.values() for r in listed}
+    session.carded(r for listed in by_category.values() for r in listed)
     return SlotListings(by_category, from_index=True, unconfirmed=unconfirmed)

@@ -1,4 +1,4 @@
-"""Scene summaries across sessions (issue 10, "Session memory").
+"""Scene summaries across sessions (docs/session-memory.md; docs/design.md, "Session memory").
 
 The trigger fits the serverless shape (no process lives between two turns, nothing watches for a
 session to end): the ingest λ records every processed turn in its session's scene log

@@ -1,5 +1,5 @@
-"""The one write entrance (DESIGN §4): Extract -> Guard -> Persist. Projection follows from the
-store's change stream.
+"""The one write entrance (docs/design.md, "The write path"): Extract -> Guard -> Persist.
+Projection follows from the store's change stream.
 
 Order matters: L0 first (after redaction) so nothing accepted is lost; the injection gate before
 any extraction; PII redacted before anything is stored, embedded, logged or judged; importance
@@ -7,12 +7,13 @@ scored knowing what the original text held. Memory ids are derived from the mess
 redelivered turn converges on the state of an uninterrupted run: nothing lost, nothing doubled.
 
 An optional :class:`~agentmem.ports.LLM` (Bedrock when enabled) helps after the rules, never
-instead of them (DESIGN §4): it may add facts the rules missed (they pass the very same gates,
-and come after the rule facts so the rule facts' ids stay stable), refine a category the rules
-left as ``general``, and settle at most three doubtful conflicts per turn. A fact that would
-supersede a permanent or pinned memory is kept as a pending conflict instead (seed 003:
-:mod:`agentmem.services.conflicts`): the user confirms before it overwrites. Every model answer of
-None falls back to the rules; a quarantined turn never reaches the model.
+instead of them (docs/design.md, "The write path"): it may add facts the rules missed (they pass
+the very same gates, and come after the rule facts so the rule facts' ids stay stable), refine a
+category the rules left as ``general``, and settle at most three doubtful conflicts per turn. A
+fact that would supersede a permanent or pinned memory is kept as a pending conflict instead
+(docs/design.md, "Confirmation before overwriting what is permanent";
+:mod:`agentmem.services.conflicts`): the user confirms before it overwrites. Every model answer
+of None falls back to the rules; a quarantined turn never reaches the model.
 
 The policy lives in the domain: the gates in :mod:`agentmem.domain.guards.gate`, the model's
 facts in :mod:`agentmem.domain.llm_facts`, the conflict decision in :mod:`agentmem.domain.conflict`.
@@ -56,13 +57,15 @@ from agentmem.ports import (
     MemoryStore,
     Put,
     RawTurnRecord,
+    ScopeLedger,
     SearchIndex,
     TurnLog,
 )
 from agentmem.services.audit_trail import append_audit, audit_event, write_audited
+from agentmem.services.caches import NeighbourRecords
 from agentmem.services.conflicts import ConflictService
 from agentmem.services.guard import WriteGuard
-from agentmem.services.neighbours import NeighbourPool, RecordCache, swapped
+from agentmem.services.neighbours import NeighbourPool, swapped
 from agentmem.services.observer import NullObserver, PipelineObserver
 from agentmem.services.outcome import LLM_FALLBACK, LlmBudget, TurnOutcome, TurnStatus
 
@@ -78,6 +81,7 @@ TERSE_WORDS = 8  # a revision this short names only the new value: stored as the
 @dataclass
 class WritePipeline:
     store: MemoryStore
+    ledger: ScopeLedger  # the consolidation counters
     turn_log: TurnLog
     audit: AuditLog
     embedder: Embedder
@@ -87,7 +91,9 @@ class WritePipeline:
     observer: PipelineObserver = field(default_factory=NullObserver)  # sees decisions, changes none
     guard: WriteGuard = field(default_factory=WriteGuard)  # the one guard of every entrance
     conflicts: ConflictService | None = None  # asks before superseding a permanent/pinned memory
-    neighbour_cache: RecordCache = field(default_factory=RecordCache)  # full neighbours across turns
+    neighbour_cache: NeighbourRecords = field(
+        default_factory=NeighbourRecords
+    )  # full neighbours across turns
     reader_heads: Heads | None = None  # the statement reader's learned heads (rules alone without)
     audited: AuditedWrites | None = None  # the store, when its supersedes commit with their audit lines
 
@@ -191,7 +197,7 @@ class WritePipeline:
             )
         writes = len(outcome.written) + len(outcome.superseded) + len(outcome.reinforced)
         if writes:
-            self.store.mark_pending(scope, writes)
+            self.ledger.mark_pending(scope, writes)
         if outcome.llm_fallbacks:  # the model gave no answer (down, slow, throttled): the rules decided
             outcome.reasons.append(LLM_FALLBACK)
         self.turn_log.mark_processed(scope, turn.message_id, turn.at, outcome.to_dict())
@@ -342,7 +348,7 @@ class WritePipeline:
                 ask = self.conflicts if other is not None and other.never_decays else None
                 replaces = decision in {Judgement.SUPERSEDE, Judgement.REVISE}
                 if replaces and other is not None and ask is not None:
-                    ask.propose(other, record, turn.at)  # permanent or pinned: asked first (seed 003)
+                    ask.propose(other, record, turn.at)  # permanent or pinned: asked first (docs/design.md)
                     outcome.drop("pending_confirmation")
                     continue
                 if replaces and other is not None:

@@ -46,8 +46,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.adapters import Adapters
+from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
 from agentmem.adapters.aws.dynamodb_audited import DynamoAuditedWrites
 from agentmem.adapters.aws.dynamodb_base import CapacityMeter
+from agentmem.adapters.aws.dynamodb_runtime_state import DynamoRuntimeState
 from agentmem.adapters.aws.dynamodb_schema import (
     SLOT_CATEGORIES,
     audit_table_request,
@@ -56,9 +58,10 @@ from agentmem.adapters.aws.dynamodb_schema import (
 )
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore, memory_item
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
-from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.aws.dynamodb_vectors import vector_item
 from agentmem.adapters.aws.errors import LazyClient
+from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
@@ -176,7 +179,7 @@ BOOKKEEPING = {
     "turn_log.append_raw": "L0 line and its session-index entry",
     "turn_log.mark_processed": "processed mark",
     "summaries.record_turn": "scene log",
-    "store.mark_pending": "consolidation counter",
+    "ledger.mark_pending": "consolidation counter",
 }
 WINDOW, BY_ID = "store.scan_active", "store.get_many"
 
@@ -237,6 +240,7 @@ class _Run:
         # each adapter names its port calls, so the units can be read per call (by_port_call)
         adapters = Adapters(
             store=Attributed(self.store, "store"),
+            ledger=Attributed(self.store.ledger, "ledger"),
             turn_log=Attributed(DynamoTurnLog(TABLES["session"], client=lazy, meter=self.meter), "turn_log"),
             runtime_state=Attributed(
                 DynamoRuntimeState(TABLES["session"], clock=self.clock.now, client=lazy, meter=self.meter),
@@ -247,6 +251,7 @@ class _Run:
             index=LocalSearchIndex(tmp / "search.db"),
             graph=LocalGraphStore(tmp / "graph.db"),
             queue=SqliteTurnQueue(tmp / "queue.db"),
+            conflicts=SqliteConflictStore(":memory:"),  # kept off the DynamoDB bill, as before
             summaries=Attributed(  # session memory
                 DynamoSummaryStore(TABLES["session"], client=lazy, meter=self.meter), "summaries"
             ),

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 from awshelpers import Moto
 
+from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
 from agentmem.adapters.aws.dynamodb_audited import DynamoAuditedWrites
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
-from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog
 from agentmem.domain.models import AuditAction, AuditEvent, Category, MemoryRecord, Scope, Status
 from agentmem.errors import VersionConflict
 from agentmem.ports import Put

@@ -102,12 +102,12 @@ def test_update_conflict_reports_the_stored_version(moto: Moto) -> None:
 
 def test_pending_counter_is_sparse_in_the_dirty_index(moto: Moto) -> None:
     store = store_on(moto)
-    assert store.mark_pending(S1, 3) == 3
+    assert store.ledger.mark_pending(S1, 3) == 3
     item = raw_item(moto, S1, "PENDING")
     assert item["dirty_shard"]["S"] == dirty_shard(S1) and item["dirty_rank"]["S"].startswith("1#")
     dirty = moto.dynamodb.scan(TableName=moto.memory_table, IndexName="dirty_users")["Items"]
     assert [i["pk"]["S"] for i in dirty] == [S1.key]  # only the PENDING item is in the index
-    store.clear_pending(S1)
+    store.ledger.clear_pending(S1)
     assert moto.dynamodb.scan(TableName=moto.memory_table, IndexName="dirty_users")["Items"] == []
 
 
@@ -124,14 +124,14 @@ def test_a_turn_rewrites_the_dirty_index_key_only_when_the_scope_gets_dirty_or_r
     store._t.call = counting  # type: ignore[method-assign]
     keys = []
     for expected in range(1, 9):
-        assert store.mark_pending(S1, 1) == expected
+        assert store.ledger.mark_pending(S1, 1) == expected
         item = raw_item(moto, S1, "PENDING")
         keys.append((item["dirty_shard"]["S"], item["dirty_rank"]["S"]))
     since = raw_item(moto, S1, "PENDING")["dirty_since"]["S"]
     # eight turns, two index key changes: dirty at the first, ready at the fifth
     assert len(indexing) == 2 and len(set(keys)) == 2
     assert keys[0][1] == f"1#{since}" and keys[4][1] == f"0#{since}" and keys[-1] == keys[4]
-    assert store.pending_scopes(5) == [(S1, 8)]
+    assert store.ledger.pending_scopes(5) == [(S1, 8)]
 
 
 def test_entries_of_the_older_layout_are_reindexed_or_still_walked(moto: Moto) -> None:
@@ -152,11 +152,11 @@ def test_entries_of_the_older_layout_are_reindexed_or_still_walked(moto: Moto) -
     for item in (legacy_scope, old_pending):
         moto.dynamodb.put_item(TableName=moto.memory_table, Item=item)
     store.create(rec("m1"))
-    assert store.all_scopes(10) == ([S1, S2], None)  # the older single partition is walked last
-    assert store.all_scopes(10, segment=1, segments=2)[0] in ([], [S1])  # only segment 0 walks it
-    assert store.mark_pending(S1, 1) == 3  # the next write re-indexes the old entry
+    assert store.ledger.all_scopes(10) == ([S1, S2], None)  # the older single partition is walked last
+    assert store.ledger.all_scopes(10, segment=1, segments=2)[0] in ([], [S1])  # only segment 0 walks it
+    assert store.ledger.mark_pending(S1, 1) == 3  # the next write re-indexes the old entry
     assert raw_item(moto, S1, "PENDING")["dirty_shard"]["S"] == dirty_shard(S1)
-    assert store.pending_scopes(10) == [(S1, 3)]
+    assert store.ledger.pending_scopes(10) == [(S1, 3)]
 
 
 def test_the_registry_spreads_over_shards_and_segments_split_it(moto: Moto) -> None:
@@ -170,7 +170,7 @@ def test_the_registry_spreads_over_shards_and_segments_split_it(moto: Moto) -> N
     for segment in range(3):
         cursor: str | None = None
         while True:
-            page, cursor = store.all_scopes(4, cursor, segment=segment, segments=3)
+            page, cursor = store.ledger.all_scopes(4, cursor, segment=segment, segments=3)
             assert all(in_segment(s, segment, 3) for s in page)
             seen.extend(page)
             if cursor is None:
@@ -181,7 +181,7 @@ def test_the_registry_spreads_over_shards_and_segments_split_it(moto: Moto) -> N
 def test_erase_scope_removes_counter_and_registry(moto: Moto) -> None:
     store = store_on(moto)
     store.create(rec("m1"))
-    store.mark_pending(S1, 1)
+    store.ledger.mark_pending(S1, 1)
     assert store.erase_scope(S1) == 1
     assert (
         moto.dynamodb.query(
@@ -191,9 +191,9 @@ def test_erase_scope_removes_counter_and_registry(moto: Moto) -> None:
         )["Items"]
         == []
     )
-    assert store.all_scopes(10) == ([], None)
+    assert store.ledger.all_scopes(10) == ([], None)
     store.create(rec("m2"))  # the registry is written again after an erase
-    assert store.all_scopes(10) == ([S1], None)
+    assert store.ledger.all_scopes(10) == ([S1], None)
 
 
 def test_transaction_limits_are_checked_before_sending(moto: Moto) -> None:

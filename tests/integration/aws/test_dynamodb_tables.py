@@ -12,7 +12,8 @@ import pytest
 from awshelpers import REGION, Moto
 from botocore.stub import ANY, Stubber
 
-from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.domain.models import AuditEvent, Scope
 from support.turns import T0, raw

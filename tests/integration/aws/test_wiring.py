@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.aws.bedrock import BedrockEmbedder, BedrockLLM
+from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
+from agentmem.adapters.aws.dynamodb_runtime_state import DynamoRuntimeState
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
-from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.aws.neptune_graph import NeptuneGraphStore
 from agentmem.adapters.aws.opensearch_index import OpenSearchIndex
 from agentmem.adapters.aws.sqs_queue import SqsTurnQueue

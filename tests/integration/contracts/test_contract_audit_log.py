@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog
+from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
 from agentmem.adapters.embedded.audit_log import SqliteAuditLog
 from agentmem.domain.models import AuditEvent, Scope
 from agentmem.ports import AuditLog

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
-from agentmem.adapters.aws.dynamodb_tables import DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.turn_log import SqliteTurnLog
 from agentmem.domain.models import Category, Layer, MemoryRecord, Scope, SourceRefs
@@ -28,6 +28,8 @@ from agentmem.errors import NotFound, ValidationFailed, VersionConflict
 from agentmem.ports import ConflictStore, RawTurnRecord, TurnLog
 from support.aws import dynamodb_tables
 from support.engines import engine_param
+from support.fakes.conflicts import InMemoryConflictStore
+from support.fakes.memory import InMemoryTurnLog
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
@@ -40,8 +42,11 @@ class Harness:
     turns: TurnLog
 
 
-@pytest.fixture(params=["embedded", "aws", engine_param()])
+@pytest.fixture(params=["embedded", "aws", engine_param(), "fake"])
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
+    if request.param == "fake":
+        yield Harness(InMemoryConflictStore(), InMemoryTurnLog())
+        return
     if request.param == "embedded":
         store, turns = SqliteConflictStore(tmp_path / "memory.db"), SqliteTurnLog(tmp_path / "memory.db")
         yield Harness(store, turns)

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.adapters.aws.dynamodb_tables import DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_runtime_state import DynamoRuntimeState
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.codec import format_sortable
-from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
+from agentmem.adapters.embedded.runtime_state import SqliteRuntimeState
+from agentmem.adapters.embedded.turn_log import SqliteTurnLog
 from agentmem.domain.models import Scope
 from agentmem.domain.runtime_state import Plan, RuntimeState, ToolCall, ToolState
 from agentmem.ports import RawTurnRecord, RuntimeStateStore, TurnLog

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
-from agentmem.adapters.aws.dynamodb_tables import DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
 from agentmem.adapters.embedded.turn_log import SqliteTurnLog
 from agentmem.domain import summary as summary_module
@@ -27,14 +27,19 @@ from agentmem.domain.summary import LatestSession, SceneSummary, SummaryEntity
 from agentmem.ports import RawTurnRecord, SessionSummaryStore, TurnLog
 from support.aws import dynamodb_tables
 from support.engines import engine_param
+from support.fakes.memory import InMemoryTurnLog
+from support.fakes.summaries import InMemorySummaryStore
 
 S1 = Scope("t1", "u1")
 S2 = Scope("t2", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["embedded", "aws", engine_param()])
+@pytest.fixture(params=["embedded", "aws", engine_param(), "fake"])
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SessionSummaryStore, TurnLog]]:
+    if request.param == "fake":
+        yield InMemorySummaryStore(), InMemoryTurnLog()
+        return
     if request.param == "embedded":
         path = tmp_path / "memory.db"
         store, turns = SqliteSummaryStore(path), SqliteTurnLog(path)
@@ -140,7 +145,11 @@ def test_a_scene_stops_growing_at_its_cap(
     stores: tuple[SessionSummaryStore, TurnLog], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, _ = stores
-    for module in ("agentmem.adapters.embedded.summary_store", "agentmem.adapters.aws.dynamodb_summaries"):
+    for module in (
+        "agentmem.adapters.embedded.summary_store",
+        "agentmem.adapters.aws.dynamodb_summaries",
+        "support.fakes.summaries",
+    ):
         monkeypatch.setattr(f"{module}.MAX_SCENE_TURNS", 3)
     assert summary_module.MAX_SCENE_TURNS == 1000
     for i in range(5):

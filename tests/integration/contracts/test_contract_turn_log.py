@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from agentmem.adapters.aws.dynamodb_tables import DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.embedded.turn_log import SqliteTurnLog
 from agentmem.domain.models import Scope
 from agentmem.ports import RawTurnRecord, TurnLog

@@ -19,8 +19,6 @@ is deterministic, offline and cheap, and it is what the unit tests wire.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import builtins
 import itertools
 import json
@@ -39,7 +37,6 @@ from agentmem.adapters.runtime_state import parse_stored_state
 from agentmem.domain.conflict import attribute_keys
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.domain.runtime_state import RuntimeState
-from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, check_segment, in_segment
 from agentmem.errors import NotFound, QueueFull, StoreUnavailable, ValidationFailed, VersionConflict
 from agentmem.messages import TurnMessage
 from agentmem.ports import (
@@ -61,6 +58,8 @@ from agentmem.ports import (
     TurnLog,
     TurnQueue,
 )
+from support.fakes.cursors import decode_cursor, encode_cursor
+from support.fakes.scope_ledger import InMemoryScopeLedger
 
 EDGE_TYPES = frozenset({"FOLLOWS", "SIMILAR_TO", "CAUSES", "BELONGS_TO"})
 
@@ -76,21 +75,6 @@ def _drop_scope(rows: dict[Any, Any], scope: Scope) -> int:
 def _json(value: Any) -> Any:
     """What a JSON column gives back (tuples become lists, datetimes strings)."""
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
-
-
-def _encode_cursor(kind: str, value: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([kind, value]).encode("utf-8")).decode("ascii")
-
-
-def _decode_cursor(kind: str, cursor: str) -> str:
-    try:
-        raw = base64.b64decode(cursor.encode("ascii"), altchars=b"-_", validate=True)
-        tag, value = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeError, ValueError, TypeError) as exc:
-        raise ValidationFailed("invalid cursor", details={"cursor": cursor[:64]}) from exc
-    if tag != kind or not isinstance(value, str):
-        raise ValidationFailed("invalid cursor", details={"cursor": cursor[:64]})
-    return value
 
 
 def _vectors(record: MemoryRecord, embeddings: bool) -> MemoryRecord:
@@ -135,7 +119,9 @@ def _stored(record: MemoryRecord) -> MemoryRecord:
 
 class InMemoryMemoryStore(Switchable, MemoryStore):
     """:class:`~agentmem.ports.MemoryStore`; ``changes`` is its change stream (oldest first),
-    appended in the same step as each write, as DynamoDB Streams / the SQLite outbox are."""
+    appended in the same step as each write, as DynamoDB Streams / the SQLite outbox are.
+    ``ledger`` is its :class:`~support.fakes.scope_ledger.InMemoryScopeLedger`, over the same
+    state (as the real ledgers share the store's table or file)."""
 
     store_name = "memory-store"
 
@@ -143,15 +129,12 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
         super().__init__()
         self._records: dict[tuple[str, str], MemoryRecord] = {}
         self._scopes: dict[str, Scope] = {}
-        self._pending: dict[str, tuple[int, int]] = {}  # pk -> (writes, tick of the first mark)
-        self._cursors: dict[tuple[int, int], ReconcileCursor] = {}
-        self._ticks = itertools.count(1)
-        self._barriers: dict[str, datetime] = {}  # pk -> erase time; erase_scope leaves them
         self.changes: builtins.list[Change] = []
+        self.ledger = InMemoryScopeLedger(self)
 
     def _check_barrier(self, records: Iterable[MemoryRecord]) -> None:
         for record in records:
-            barrier = self._barriers.get(record.scope.key)
+            barrier = self.ledger.barriers.get(record.scope.key)
             if barrier is not None and record.created_at is not None and record.created_at <= barrier:
                 raise VersionConflict(
                     "the scope was erased after this record was created",
@@ -161,18 +144,6 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
                         "erased_at": barrier.isoformat(),
                     },
                 )
-
-    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
-        with self._lock:
-            self._enter("set_erase_barrier")
-            current = self._barriers.get(scope.key)
-            self._barriers[scope.key] = at if current is None or at > current else current
-            return self._barriers[scope.key]
-
-    def erase_barrier(self, scope: Scope) -> datetime | None:
-        with self._lock:
-            self._enter("erase_barrier")
-            return self._barriers.get(scope.key)
 
     def _emit(
         self, event: str, scope: Scope, memory_id: str, new: MemoryRecord | None, old: MemoryRecord | None
@@ -263,7 +234,7 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
         with self._lock:
             self._enter("list")
             wanted = {Status(s) for s in statuses}
-            after = _decode_cursor("list", cursor) if cursor is not None else None
+            after = decode_cursor("list", cursor) if cursor is not None else None
             if not wanted or limit <= 0:
                 return Page(items=[], next_cursor=None)
             rows = [
@@ -275,9 +246,7 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
             ]
             items = [_vectors(r, embeddings) for r in rows[:limit]]
             more = len(rows) > limit
-            return Page(
-                items=items, next_cursor=_encode_cursor("list", items[-1].memory_id) if more else None
-            )
+            return Page(items=items, next_cursor=encode_cursor("list", items[-1].memory_id) if more else None)
 
     def find_by_key(self, scope: Scope, key: str) -> builtins.list[MemoryRecord]:
         with self._lock:
@@ -308,64 +277,8 @@ class InMemoryMemoryStore(Switchable, MemoryStore):
             for record in mine:
                 del self._records[(scope.key, record.memory_id)]
                 self._emit("REMOVE", scope, record.memory_id, None, record)
-            self._pending.pop(scope.key, None)
+            self.ledger.pending.pop(scope.key, None)
             return len(mine)
-
-    def mark_pending(self, scope: Scope, writes: int) -> int:
-        with self._lock:
-            self._enter("mark_pending")
-            count, since = self._pending.get(scope.key, (0, 0))
-            count += int(writes)
-            self._pending[scope.key] = (count, since or next(self._ticks))
-            self._scopes[scope.key] = scope
-            return count
-
-    def pending_scopes(self, limit: int) -> builtins.list[tuple[Scope, int]]:
-        """Ready first, then longest waiting."""
-        with self._lock:
-            self._enter("pending_scopes")
-            rows = sorted(
-                ((pk, writes, tick) for pk, (writes, tick) in self._pending.items() if writes > 0),
-                key=lambda row: (row[1] < PENDING_READY_WRITES, row[2], row[0]),
-            )
-            return [(self._scopes[pk], writes) for pk, writes, _ in rows[: max(0, limit)]]
-
-    def clear_pending(self, scope: Scope) -> None:
-        with self._lock:
-            self._enter("clear_pending")
-            self._pending.pop(scope.key, None)
-
-    def all_scopes(
-        self, limit: int, cursor: str | None = None, *, segment: int = 0, segments: int = 1
-    ) -> tuple[builtins.list[Scope], str | None]:
-        with self._lock:
-            self._enter("all_scopes")
-            check_segment(segment, segments)
-            after = _decode_cursor("scopes", cursor) if cursor is not None else ""
-            if limit <= 0:
-                return [], None
-            pks = sorted(
-                {
-                    pk
-                    for pk, _ in self._records
-                    if pk > after and in_segment(self._scopes[pk], segment, segments)
-                }
-            )
-            page = pks[:limit]
-            more = len(pks) > limit
-            return [self._scopes[pk] for pk in page], (_encode_cursor("scopes", page[-1]) if more else None)
-
-    def reconcile_cursor(self, segment: int = 0, segments: int = 1) -> ReconcileCursor | None:
-        with self._lock:
-            self._enter("reconcile_cursor")
-            check_segment(segment, segments)
-            return self._cursors.get((segment, segments))
-
-    def save_reconcile_cursor(self, cursor: ReconcileCursor) -> None:
-        with self._lock:
-            self._enter("save_reconcile_cursor")
-            check_segment(cursor.segment, cursor.segments)
-            self._cursors[(cursor.segment, cursor.segments)] = cursor
 
 
 # ---------------------------------------------------------------------------- turn log, state, audit

@@ -18,6 +18,7 @@ NOW = datetime(2026, 3, 1, tzinfo=UTC)
 def service(store: InMemoryMemoryStore, clock: object = None) -> ConsolidationService:
     return ConsolidationService(
         store=store,
+        ledger=store.ledger,
         audit=InMemoryAuditLog(),
         embedder=HashEmbedder(),
         scorer=Scorer(),
@@ -29,7 +30,7 @@ def service(store: InMemoryMemoryStore, clock: object = None) -> ConsolidationSe
 def dirty(store: InMemoryMemoryStore, users: int, writes: int = 5, prefix: str = "u") -> list[Scope]:
     scopes = [Scope("acme", f"{prefix}{i:04d}") for i in range(users)]
     for scope in scopes:
-        store.mark_pending(scope, writes)
+        store.ledger.mark_pending(scope, writes)
     return scopes
 
 
@@ -37,7 +38,7 @@ def test_without_a_budget_one_page_is_taken() -> None:
     store = InMemoryMemoryStore()
     dirty(store, 25)
     report = service(store).run_pending(now=NOW, max_scopes=10)
-    assert report.scopes == 10 and len(store.pending_scopes(100)) == 15
+    assert report.scopes == 10 and len(store.ledger.pending_scopes(100)) == 15
 
 
 def test_with_a_budget_every_ready_user_is_taken_and_the_waiting_ones_stay() -> None:
@@ -46,7 +47,7 @@ def test_with_a_budget_every_ready_user_is_taken_and_the_waiting_ones_stay() -> 
     waiting = dirty(store, 3, writes=1, prefix="w")  # not ready: fewer writes than trigger_every
     report = service(store).run_pending(now=NOW, max_scopes=10, budget=timedelta(minutes=5))
     assert report.scopes == 25 and not report.budget_exhausted
-    assert [s for s, _ in store.pending_scopes(100)] == waiting
+    assert [s for s, _ in store.ledger.pending_scopes(100)] == waiting
 
 
 def test_a_spent_budget_stops_the_run_and_says_so() -> None:
@@ -57,12 +58,12 @@ def test_a_spent_budget_stops_the_run_and_says_so() -> None:
         now=NOW, max_scopes=10, budget=timedelta(seconds=12)
     )
     assert report.budget_exhausted and 0 < report.scopes < 25
-    assert len(store.pending_scopes(100)) == 25 - report.scopes
+    assert len(store.ledger.pending_scopes(100)) == 25 - report.scopes
 
 
 def test_a_scope_listed_again_by_a_lagging_index_is_taken_once() -> None:
     store = InMemoryMemoryStore()
     dirty(store, 1)
-    store.clear_pending = lambda s: None  # type: ignore[method-assign]  # the index still lists it
+    store.ledger.clear_pending = lambda s: None  # type: ignore[method-assign]  # the index still lists it
     report = service(store).run_pending(now=NOW, budget=timedelta(minutes=5))
     assert report.scopes == 1

@@ -1,5 +1,5 @@
 """A context call confirms from the store only the memories it shows (services/context.py,
-``ContextService._confirm``): recall answers from the index's cards unconfirmed, the slots list
+through the call's read session, services/reads.py): recall answers from the index's cards unconfirmed, the slots list
 from them too, and one batch read of the shown memories known only from cards settles both. A
 memory of recall's answer superseded or edited while the projection lags is never shown as its
 card holds it, in both languages."""
@@ -120,17 +120,18 @@ def test_the_last_round_of_a_time_travel_context_lists_as_of_then(
     """When recall's shown cards stay out of date until the last round, the store lists the slots:
     as of the context's time, superseded memories valid then included."""
     from agentmem.services import context as context_module
-    from agentmem.services.card_reads import CandidateReads
+    from agentmem.services.reads import ReadSession
 
     filled(world)
     monkeypatch.setattr(context_module, "CONFIRM_ROUNDS", 1)
-    check, calls = CandidateReads.check, []
+    confirm, calls = ReadSession.confirm, []
 
-    def first_out_of_date(self: CandidateReads, cards: Any, found: Any) -> bool:
+    def first_out_of_date(self: ReadSession, memory_ids: Any, **kw: Any) -> set[str]:
         calls.append(1)
-        return check(self, cards, found) and len(calls) > 1
+        stale = confirm(self, memory_ids, **kw)
+        return stale if len(calls) > 1 else stale | {"out of date"}
 
-    monkeypatch.setattr(CandidateReads, "check", first_out_of_date)
+    monkeypatch.setattr(ReadSession, "confirm", first_out_of_date)
     statuses: list[Any] = []
     listing = world.store.list
 
@@ -171,19 +172,20 @@ def test_a_card_that_drifted_from_the_store_at_the_same_version_is_shown_as_the_
 
 @pytest.mark.parametrize("content", ["I live in Porto.", "我的猫叫小白。"])
 def test_both_confirmations_tell_a_drifted_card_by_its_content_hash(world: World, content: str) -> None:
-    """Recall's and the slots' confirmations each, on their own (in a context call either may be
-    the only one to see a shown card): a store copy of the card's version with other content does
-    not confirm it; the card itself does."""
-    from agentmem.services.card_reads import CandidateReads
-    from agentmem.services.slot_listings import SlotListings
+    """The one confirmation (services/reads.py), for a card recall read and for a card the slots
+    listed alike: a store copy of the card's version with other content does not confirm it; the
+    card itself does."""
+    from agentmem.services.reads import ReadSession
 
     filled(world)
     card = by_content(world, content)
     drifted = replace(card, content=content + "!", content_hash="")
     assert drifted.version == card.version and drifted.content_hash != card.content_hash
-    listings = SlotListings({card.category: [card]}, from_index=True, unconfirmed={card.memory_id})
-    reads = CandidateReads(world.store, world.index, S)
-    assert listings.check([card.memory_id], {card.memory_id: card})
-    assert not listings.check([card.memory_id], {card.memory_id: drifted})
-    assert reads.check([card], {card.memory_id: card})
-    assert not reads.check([card], {card.memory_id: drifted})
+    for noted in ("recall", "listing"):
+        for found, stale in ((card, set()), (drifted, {card.memory_id})):
+            reads = ReadSession(world.store, world.index, S)
+            if noted == "recall":
+                assert reads.light([card.memory_id]) and reads.is_card(card.memory_id)
+            else:
+                reads.carded([card])
+            assert reads.check([card.memory_id], {card.memory_id: found}) == stale

@@ -15,7 +15,8 @@ from agentmem.domain.context import Mode
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.errors import StoreUnavailable
 from agentmem.services.context import ContextResult
-from agentmem.services.slot_listings import CONFIRM_ROUNDS, SlotListings
+from agentmem.services.reads import ReadSession
+from agentmem.services.slot_listings import CONFIRM_ROUNDS
 from support.fake_world import T0, S, World, turn
 
 NOW = T0 + timedelta(days=1)
@@ -176,13 +177,17 @@ def test_a_projection_far_behind_makes_the_store_list(world: World, monkeypatch:
 
     monkeypatch.setattr(world.index, "listing", lagging)
     confirms: list[bool] = []
-    check = SlotListings.check
+    confirm = ReadSession.confirm
 
-    def counted(self: SlotListings, *args: Any) -> bool:
-        confirms.append(check(self, *args))
-        return confirms[-1]
+    def counted(self: ReadSession, memory_ids: Any, **kw: Any) -> set[str]:
+        ids = list(memory_ids)
+        listed = {m for m in self.unread(ids) if m in stale}  # shown from a lagging listing card
+        found = confirm(self, ids, **kw)
+        if listed:
+            confirms.append(not listed & found)
+        return found
 
-    monkeypatch.setattr(SlotListings, "check", counted)
+    monkeypatch.setattr(ReadSession, "confirm", counted)
     assert build(world).context.text == expected
     # every card shown was out of date
     assert confirms and not any(confirms) and len(confirms) <= CONFIRM_ROUNDS

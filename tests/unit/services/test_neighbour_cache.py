@@ -1,7 +1,7 @@
 """The neighbour pool reads no vectors (:mod:`agentmem.services.neighbours`): the neighbours come
 without them, their similarity to a new fact from the search index (the same cosine as their own
 vectors give); only a neighbour the index does not hold yet, and the one a turn writes back, are
-read whole: the unprojected ones through the :class:`~agentmem.services.neighbours.RecordCache`
+read whole: the unprojected ones through the :class:`~agentmem.services.caches.NeighbourRecords`
 (a record served only while it is the store's current version), the written-back one from the
 store, so a write never starts from a stale copy."""
 
@@ -19,7 +19,8 @@ from agentmem.domain.extraction import Candidate
 from agentmem.domain.models import MemoryRecord, Source, Status
 from agentmem.errors import VersionConflict
 from agentmem.messages import TurnMessage
-from agentmem.services.neighbours import NeighbourPool, RecordCache
+from agentmem.services.caches import NeighbourRecords
+from agentmem.services.neighbours import NeighbourPool
 from agentmem.services.outcome import TurnStatus
 from support.fake_world import T0, S, World, turn
 
@@ -41,11 +42,11 @@ def _vector_reads(world: World) -> Counter[str]:
     return asked
 
 
-def _near(world: World, cache: RecordCache) -> NeighbourPool:
+def _near(world: World, cache: NeighbourRecords) -> NeighbourPool:
     return NeighbourPool(world.store, world.index, cache=cache)
 
 
-def _gather(world: World, cache: RecordCache, text: str) -> list[MemoryRecord]:
+def _gather(world: World, cache: NeighbourRecords, text: str) -> list[MemoryRecord]:
     fact = [Candidate(content=text, source=Source.USER, importance=0.6)]
     return _near(world, cache).gather(S, fact, EMBEDDER.embed_documents([text]), EMBEDDER.model_id)
 
@@ -64,7 +65,7 @@ def _stored(world: World) -> None:
 def test_the_pool_and_its_similarities_read_no_vector(world: World) -> None:
     _stored(world)
     asked = _vector_reads(world)
-    cache = RecordCache()
+    cache = NeighbourRecords()
     text = "I play the violin on Sundays."
     pool = _gather(world, cache, text)
     assert pool and all(r.embedding is None for r in pool)
@@ -82,7 +83,7 @@ def test_a_neighbour_the_index_does_not_hold_yet_is_read_whole_once(world: World
     _stored(world)
     world.c.pipeline.ingest(turn("m8", "My dentist works in Leeds.", hours=8))  # not projected
     [fresh] = [r for r in world.active() if "dentist" in r.content]
-    cache = RecordCache()
+    cache = NeighbourRecords()
     asked = _vector_reads(world)
     text = "I play the violin on Sundays."
     vector = EMBEDDER.embed_documents([text])[0]
@@ -96,7 +97,7 @@ def test_a_neighbour_the_index_does_not_hold_yet_is_read_whole_once(world: World
 
 def test_the_record_a_turn_writes_back_is_read_whole_as_it_is_now(world: World) -> None:
     _stored(world)
-    cache = RecordCache()
+    cache = NeighbourRecords()
     pool = _gather(world, cache, "我喜欢喝绿茶。")
     light = next(r for r in pool if r.content == "我喜欢喝乌龙茶。")
     asked = _vector_reads(world)
@@ -113,7 +114,7 @@ def test_the_record_a_turn_writes_back_is_read_whole_as_it_is_now(world: World) 
 
 def test_a_neighbour_superseded_meanwhile_is_never_acted_on(world: World) -> None:
     _stored(world)
-    cache = RecordCache()
+    cache = NeighbourRecords()
     text = "I play the piano on Sundays."
     pool = _gather(world, cache, text)
     cello = _near(world, cache).full(S, next(r for r in pool if "cello" in r.content))
@@ -132,16 +133,16 @@ def test_a_neighbour_superseded_meanwhile_is_never_acted_on(world: World) -> Non
     world.drain()
     after = _gather(world, cache, text)
     assert cello.memory_id not in [r.memory_id for r in after]
-    assert after == _gather(world, RecordCache(), text)
+    assert after == _gather(world, NeighbourRecords(), text)
 
 
 def test_the_cache_keeps_only_its_capacity_most_recently_used(world: World) -> None:
     _stored(world)
-    cache = RecordCache(capacity=2)
+    cache = NeighbourRecords(capacity=2)
     light = {r.memory_id: r for r in _gather(world, cache, "我住在北京。")}
     assert len(light) > 2 and len(cache.complete(world.store, S, light)) == len(light)
     assert len(cache) == 2
-    assert RecordCache(capacity=0).complete(world.store, S, {}) == {}
+    assert NeighbourRecords(capacity=0).complete(world.store, S, {}) == {}
 
 
 def test_the_write_pipeline_keeps_its_cache_across_turns(world: World) -> None:

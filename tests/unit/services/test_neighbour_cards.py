@@ -19,13 +19,14 @@ import pytest
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.domain.models import MemoryRecord, Status
 from agentmem.services import write_pipeline
-from agentmem.services.neighbours import NeighbourPool, RecordCache
+from agentmem.services.caches import NeighbourRecords
+from agentmem.services.neighbours import NeighbourPool
 from support.fake_world import T0, S, World, turn
 
 
 @pytest.fixture(autouse=True)
 def _index_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    def make(store: Any, index: Any, cache: RecordCache, calibration: Any) -> NeighbourPool:
+    def make(store: Any, index: Any, cache: NeighbourRecords, calibration: Any) -> NeighbourPool:
         return NeighbourPool(store, index, cache, calibration, recent=0)
 
     monkeypatch.setattr(write_pipeline, "NeighbourPool", make)

@@ -26,7 +26,8 @@ from agentmem.domain.extraction import Candidate, extract_from_user
 from agentmem.domain.models import Category, MemoryRecord, Scope, Source
 from agentmem.domain.similarity import Calibration
 from agentmem.services import write_pipeline
-from agentmem.services.neighbours import NeighbourPool, RecordCache
+from agentmem.services.caches import NeighbourRecords
+from agentmem.services.neighbours import NeighbourPool
 from agentmem.services.outcome import TurnOutcome
 from support.fake_world import T0, S, World, build, store_memories, turn
 
@@ -65,7 +66,7 @@ class _Reads:
 
 
 def _pools(monkeypatch: pytest.MonkeyPatch, *, skip: bool, reads: _Reads) -> None:
-    def make(store: Any, index: Any, cache: RecordCache, calibration: Calibration) -> NeighbourPool:
+    def make(store: Any, index: Any, cache: NeighbourRecords, calibration: Calibration) -> NeighbourPool:
         return NeighbourPool(store, index, cache, calibration if skip else None, recent=0)
 
     inner = NeighbourPool._needed
@@ -152,7 +153,7 @@ def test_a_hit_whose_reading_is_unknown_or_pinned_is_read(world: World) -> None:
     world.drain()
     dentist, printer = sorted(world.active(), key=lambda r: r.memory_id)
     embedder = HashEmbedder()
-    pool = NeighbourPool(world.store, world.index, RecordCache(), embedder.calibration, recent=0)
+    pool = NeighbourPool(world.store, world.index, NeighbourRecords(), embedder.calibration, recent=0)
     fact = Candidate(content="I moved to Lisbon.", source=Source.USER, importance=0.7)
     vectors = embedder.embed_documents([fact.content])
     hit_ids = [printer.memory_id, dentist.memory_id]
@@ -184,7 +185,7 @@ def test_a_hit_stating_the_facts_attribute_is_read_however_unlike_it_looks(world
         world.c.pipeline.ingest(turn(f"m{n}", text, hours=n))
     world.drain()
     [porto] = [r for r in world.active() if r.content == "I live in Porto."]
-    pool = NeighbourPool(world.store, world.index, RecordCache(), embedder.calibration, recent=0)
+    pool = NeighbourPool(world.store, world.index, NeighbourRecords(), embedder.calibration, recent=0)
     fact = Candidate(content="我搬到雷克雅未克了", source=Source.USER, importance=0.7)
     far = np.zeros((1, embedder.dimension), dtype=np.float32)
     far[0, 0] = 1.0  # resembles nothing stored: the attribute alone makes Porto matter

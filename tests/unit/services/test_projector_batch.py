@@ -51,12 +51,13 @@ def test_a_batch_reads_each_scope_once_and_decides_as_each_change_alone(world: W
     assert len({c.scope for c in changes}) == 2 and len(changes) >= 5
     projector = world.c.projector
     alone = [projector.decide(c) for c in changes]
-    counting = _Counting(world.store)
+    counting, barriers = _Counting(world.store), _Counting(world.store.ledger)
     projector.store = counting  # type: ignore[assignment]
+    projector.ledger = barriers  # type: ignore[assignment]
     batch = projector.prepare(changes)
     assert [(d.record, d.erased) for d in batch if d is not None] == [(d.record, d.erased) for d in alone]
     assert counting.calls["get"] == 0
-    assert counting.calls["erase_barrier"] == 2 and counting.calls["get_many"] == 2
+    assert barriers.calls["erase_barrier"] == 2 and counting.calls["get_many"] == 2
     assert any(d.record is None for d in alone)  # the superseded record's INSERT projects nothing
 
 

@@ -1,5 +1,5 @@
 """Recall scores its candidates on the search index's cards and reads from the store only what it
-answers (services/card_reads.py): a card out of date (the projection lags) never reaches the answer."""
+answers (services/reads.py): a card out of date (the projection lags) never reaches the answer."""
 
 from __future__ import annotations
 

@@ -55,6 +55,7 @@ def filled(world: World) -> World:
 def reconciler(world: World) -> Timed:
     return Timed(
         store=world.store,
+        ledger=world.store.ledger,
         index=world.index,
         graph=world.graph,
         projector=world.c.projector,
@@ -77,14 +78,14 @@ def test_a_budget_stops_the_run_part_way_and_the_next_run_continues_from_the_sav
     assert first.seen == walk_order(filled)[:4]
     assert report.scopes_checked == 4 and report.budget_exhausted and not report.pass_completed
     assert report.missing == 8 and report.repaired == 8  # each scope's memory, in both projections
-    saved = filled.store.reconcile_cursor()
+    saved = filled.store.ledger.reconcile_cursor()
     assert saved is not None and saved.pass_scopes == 4 and saved.pass_started_at == T0
     assert report.cursor == saved.position
 
     second = reconciler(filled)  # a new process: only the store remembers
     again = second.run(now=filled.clock.now(), budget=timedelta(seconds=35))
     assert second.seen == walk_order(filled)[4:8]
-    assert again.budget_exhausted and filled.store.reconcile_cursor().pass_scopes == 8  # type: ignore[union-attr]
+    assert again.budget_exhausted and filled.store.ledger.reconcile_cursor().pass_scopes == 8  # type: ignore[union-attr]
 
 
 def test_the_pass_completes_wraps_around_and_is_reported(filled: World) -> None:
@@ -100,7 +101,7 @@ def test_the_pass_completes_wraps_around_and_is_reported(filled: World) -> None:
         "scopes_checked": 12,
     }
     assert reports[3].last_pass == finished  # kept with the cursor until the next pass ends
-    saved = filled.store.reconcile_cursor()
+    saved = filled.store.ledger.reconcile_cursor()
     assert saved is not None and saved.pass_scopes == 5 and saved.pass_started_at == T0 + 12 * PER_SCOPE
     # the first pass repaired everything: the second finds nothing in what it walked
     assert reports[3].missing == 0 and reports[3].repaired == 0
@@ -129,16 +130,16 @@ def test_segments_are_disjoint_cover_every_scope_and_keep_their_own_cursors(
                 break
         seen[segment] = walker.seen
         assert all(in_segment(Scope("t1", u), segment, segments) for u in walker.seen)
-        assert filled.store.reconcile_cursor(segment, segments) is not None
+        assert filled.store.ledger.reconcile_cursor(segment, segments) is not None
     every = [u for users in seen.values() for u in users]
     assert sorted(every) == walk_order(filled)  # each scope once, in exactly one segment
-    assert filled.store.reconcile_cursor(0, 1) is None  # another layout's cursor is untouched
+    assert filled.store.ledger.reconcile_cursor(0, 1) is None  # another layout's cursor is untouched
 
 
 def test_dirty_scopes_go_first_every_run_and_are_not_checked_twice(filled: World) -> None:
     dirty = [SCOPES[9], SCOPES[3]]
     for scope in dirty:
-        filled.store.mark_pending(scope, 5)
+        filled.store.ledger.mark_pending(scope, 5)
     walker = reconciler(filled)
     report = walker.run(now=T0, budget=timedelta(seconds=45))
     assert walker.seen[:2] == ["user-009", "user-003"]  # ready, longest waiting first
@@ -149,13 +150,13 @@ def test_dirty_scopes_go_first_every_run_and_are_not_checked_twice(filled: World
     assert rest.seen[:2] == ["user-009", "user-003"]  # still pending: first again
     # the walk resumed at user-003, passed over the two checked first in this run, and went on
     assert rest.seen[2:] == [u for u in walk_order(filled)[3:] if u not in ("user-003", "user-009")]
-    saved = filled.store.reconcile_cursor()
+    saved = filled.store.ledger.reconcile_cursor()
     assert saved is not None and saved.last_pass is not None and saved.last_pass.scopes_checked == 12
 
 
 def test_dirty_scopes_of_other_segments_are_left_to_them(filled: World) -> None:
     for scope in SCOPES:
-        filled.store.mark_pending(scope, 1)
+        filled.store.ledger.mark_pending(scope, 1)
     walker = reconciler(filled)
     report = walker.run(now=T0, segment=1, segments=2, budget=timedelta(seconds=1))
     assert report.dirty_checked == len(walker.seen) > 0

@@ -25,15 +25,15 @@ def test_a_turn_is_logged_stored_and_marked_processed(world: World) -> None:
     assert [(t.message_id, t.user) for t in world.turn_log.recent_turns(S, "s1", 5)] == [("m1", PORTO)]
     assert world.turn_log.is_processed(S, "m1")
     assert world.turn_log.processed_outcome(S, "m1") == outcome.to_dict()
-    assert world.store.pending_scopes(5) == [(S, 2)]  # consolidation knows there is work
+    assert world.store.ledger.pending_scopes(5) == [(S, 2)]  # consolidation knows there is work
 
 
 def test_a_redelivered_turn_changes_nothing(world: World) -> None:
     world.c.pipeline.ingest(turn("m1", PORTO))
-    before = (list(world.store.changes), world.audit.list(S), world.store.pending_scopes(5))
+    before = (list(world.store.changes), world.audit.list(S), world.store.ledger.pending_scopes(5))
     again = world.c.pipeline.ingest(turn("m1", PORTO))
     assert again.status is TurnStatus.DUPLICATE and again.written == []
-    assert (list(world.store.changes), world.audit.list(S), world.store.pending_scopes(5)) == before
+    assert (list(world.store.changes), world.audit.list(S), world.store.ledger.pending_scopes(5)) == before
     assert len(world.turn_log.recent_turns(S, "s1", 5)) == 1
 
 

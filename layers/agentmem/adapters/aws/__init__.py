@@ -1,7 +1,9 @@
-"""AWS adapters behind the same ports as the embedded ones (DESIGN §7; table design in docs/aws.md).
+"""AWS adapters behind the same ports as the embedded ones (table design in docs/aws.md).
 
-* :mod:`.dynamodb_store` — :class:`~agentmem.ports.MemoryStore` on DynamoDB (Streams = the outbox);
-* :mod:`.dynamodb_tables` — L0 turn log + runtime state (sessions table) and the audit trail;
+* :mod:`.dynamodb_store` — :class:`~agentmem.ports.MemoryStore` on DynamoDB (Streams = the outbox),
+  and :mod:`.dynamodb_bookkeeping` its :class:`~agentmem.ports.ScopeLedger` over the same table;
+* :mod:`.dynamodb_turn_log`, :mod:`.dynamodb_runtime_state` — the L0 turn log and the runtime
+  state (sessions table); :mod:`.dynamodb_audit` — the audit trail;
 * :mod:`.sqs_queue` — :class:`~agentmem.ports.TurnQueue` on SQS;
 * :mod:`.opensearch_index` — :class:`~agentmem.ports.SearchIndex` on OpenSearch (k-NN + BM25);
 * :mod:`.neptune_graph` — :class:`~agentmem.ports.GraphStore` on Neptune (Gremlin, IAM SigV4);

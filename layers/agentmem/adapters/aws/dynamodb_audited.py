@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agentmem.adapters.aws.dynamodb_audit import audit_item
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
-from agentmem.adapters.aws.dynamodb_tables import audit_item
 from agentmem.domain.models import AuditEvent, MemoryRecord
 from agentmem.ports import Put
 

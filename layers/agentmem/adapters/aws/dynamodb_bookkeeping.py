@@ -1,6 +1,8 @@
-"""Per-scope bookkeeping items of the memory table, mixed into
-:class:`~agentmem.adapters.aws.dynamodb_store.DynamoMemoryStore`. Written so that no index key
-changes on an ordinary turn and no index partition carries every user.
+""":class:`DynamoScopeLedger`, the :class:`~agentmem.ports.ScopeLedger` of the AWS backend: per-scope
+items of the memory table, over the table handle it shares with
+:class:`~agentmem.adapters.aws.dynamodb_store.DynamoMemoryStore` (which registers a scope before
+its first record and checks the erase barrier in the same transaction as a create). Written so
+that no index key changes on an ordinary turn and no index partition carries every user.
 
 * ``PENDING`` — writes since the scope's last consolidation (``ADD writes``): one
   ``UpdateItem`` per turn that changes no index key. The item also carries the keys of the
@@ -10,18 +12,20 @@ changes on an ordinary turn and no index partition carries every user.
   became dirty). A second, conditional ``UpdateItem`` sets them only when they change: on the
   first write after a consolidation and on the write that makes the scope ready — twice between
   two consolidations, not on every turn (each index key change is a delete and an insert in the
-  index). :meth:`ScopeBookkeeping.pending_scopes` queries the shards (ready first, then longest
+  index). :meth:`DynamoScopeLedger.pending_scopes` queries the shards (ready first, then longest
   waiting: a scope below the trigger never holds up one above it) and reads the counts of the
   few it returns with one ``BatchGetItem``.
 * ``SCOPE`` — the registry entry written (idempotently, once per process and scope) before a
   scope's first record, keyed into the sparse ``scopes`` GSI under ``scope_shard =
   SCOPES#<nn>``, one of :data:`~agentmem.domain.scope_walk.SCOPE_SHARDS` partitions by a hash
-  of the scope: a burst of new users spreads over them. :meth:`ScopeBookkeeping.all_scopes`
+  of the scope: a burst of new users spreads over them. :meth:`DynamoScopeLedger.all_scopes`
   walks the shards of a reconcile segment in order (one small query per page and shard), then,
   for segment 0, the single ``SCOPES`` partition of the older layout, so entries written before
   the change are still walked until their scope writes again (which re-registers it).
 * ``RECONCILE`` / ``CURSOR#<segments>#<segment>`` — the reconcile walk's saved cursor (its own
   partition: the stream filter and the codec skip it, as they skip every non-``MEM#`` item).
+* ``ERASED`` — the scope's erase barrier (``erased_us``, microseconds since the epoch), which
+  erasing the scope keeps.
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ from __future__ import annotations
 import base64
 import binascii
 import builtins
+import contextlib
 import json
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agentmem.adapters.aws.dynamodb_base import (
@@ -58,11 +63,18 @@ from agentmem.domain.scope_walk import (
 from agentmem.errors import ValidationFailed
 
 PENDING_SK = "PENDING"
+ERASED_SK = "ERASED"  # the scope's erase barrier; erase_scope keeps it
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 SCOPE_SK = "SCOPE"
 LEGACY_SCOPES_SHARD = "SCOPES"  # the one registry partition of the older layout
 DIRTY_SHARDS = 16  # dirty_users partitions: written only when a scope's rank changes
 CURSOR_PK = "RECONCILE"
 _SCOPE_KEY_NAMES = ("scope_shard", "scope_key", "pk", "sk")
+
+
+def epoch_us(value: datetime) -> int:
+    """Microseconds since the epoch (the barrier's and the condition's unit)."""
+    return (value.astimezone(UTC) - _EPOCH) // timedelta(microseconds=1)
 
 
 def item_key(scope: Scope, sk: str) -> Item:
@@ -105,16 +117,21 @@ def _decode_walk(cursor: str, shards: int) -> tuple[int, Item | None]:
     return shard, ({k: s(start[k]) for k in _SCOPE_KEY_NAMES} if start else None)
 
 
-class ScopeBookkeeping:
-    """Pending counters, the scope registry and the reconcile cursors (needs ``_t``, ``_clock``,
-    ``_registered``, ``_lock``)."""
+class DynamoScopeLedger:
+    """:class:`agentmem.ports.ScopeLedger` over the memory table's handle ``table``."""
 
-    _t: DynamoTable
-    _clock: Callable[[], datetime]
-    _registered: set[str]
-    _lock: threading.Lock
+    def __init__(self, table: DynamoTable, clock: Callable[[], datetime]) -> None:
+        self._t = table
+        self._clock = clock
+        self._registered: set[str] = set()
+        self._lock = threading.Lock()
 
-    def _register(self, scope: Scope) -> None:
+    def forget(self, scope: Scope) -> None:
+        """The scope was erased: register it again before its next record."""
+        with self._lock:
+            self._registered.discard(scope.key)
+
+    def register(self, scope: Scope) -> None:
         """Put the scope in the registry the reconciler walks (once per process and scope)."""
         with self._lock:
             if scope.key in self._registered:
@@ -287,3 +304,25 @@ class ScopeBookkeeping:
             item["last_completed_at"] = s(format_sortable(cursor.last_pass.completed_at))
             item["last_scopes"] = n(cursor.last_pass.scopes_checked)
         self._t.call("put_item", Item=item)
+
+    # ------------------------------------------------------------------ erase barriers
+
+    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
+        value = epoch_us(at)
+        with contextlib.suppress(ConditionFailed):  # a later barrier is in force already
+            self._t.call(
+                "put_item",
+                Item={**item_key(scope, ERASED_SK), "erased_us": n(value)},
+                ConditionExpression="attribute_not_exists(erased_us) OR erased_us < :at",
+                ExpressionAttributeValues={":at": n(value)},
+            )
+        barrier = self.erase_barrier(scope)
+        assert barrier is not None  # written just now, or a later one was there
+        return barrier
+
+    def erase_barrier(self, scope: Scope) -> datetime | None:
+        result = self._t.call("get_item", Key=item_key(scope, ERASED_SK), ConsistentRead=True)
+        item = result.get("Item")
+        if not item:
+            return None
+        return _EPOCH + timedelta(microseconds=number(item, "erased_us"))

@@ -21,13 +21,15 @@ from typing import Any
 
 from agentmem.adapters import Adapters
 from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder
+from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
 from agentmem.adapters.aws.dynamodb_audited import DynamoAuditedWrites
 from agentmem.adapters.aws.dynamodb_banks import DynamoPrototypeBanks
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
 from agentmem.adapters.aws.dynamodb_idempotency import DynamoIdempotencyStore
+from agentmem.adapters.aws.dynamodb_runtime_state import DynamoRuntimeState
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
-from agentmem.adapters.aws.dynamodb_tables import DynamoAuditLog, DynamoRuntimeState, DynamoTurnLog
+from agentmem.adapters.aws.dynamodb_turn_log import DynamoTurnLog
 from agentmem.adapters.aws.errors import LazyClient, boto_client
 from agentmem.adapters.aws.eventbridge import EventBridgePublisher
 from agentmem.adapters.aws.eventbridge_webhooks import EventBridgeWebhooks
@@ -180,6 +182,7 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
     store = DynamoMemoryStore(settings.table_memory, client=dynamodb, clock=clock.now)
     return Adapters(
         store=store,
+        ledger=store.ledger,
         audited_writes=DynamoAuditedWrites(store, settings.table_audit),
         turn_log=DynamoTurnLog(
             settings.table_session, retention=timedelta(days=settings.turn_retention_days), client=dynamodb

@@ -20,8 +20,8 @@ per scope (:mod:`.read_cache`). Every write transaction bumps the scope's genera
 the rows it writes with it, so a write by another process sharing the file (``agentmem serve
 --workers``) is seen by the next read.
 
-Erase is final by construction: :meth:`SqliteMemoryStore.set_erase_barrier` records the erase
-time of a scope in ``erase_barriers`` (which :meth:`~SqliteMemoryStore.erase_scope` leaves alone),
+Erase is final by construction: the ledger's ``set_erase_barrier`` (:mod:`.scope_ledger`) records
+the erase time of a scope in ``erase_barriers`` (which :meth:`~SqliteMemoryStore.erase_scope` leaves alone),
 and ``create`` / ``transact`` check it inside their own transaction, refusing any new record of the
 scope created at or before it. ``erase_scope`` also purges the scope's outbox rows (their images
 hold the text) and writes one key-only ``REMOVE`` per record, so the projections still follow;
@@ -35,7 +35,7 @@ without ``ANALYZE`` statistics SQLite walks the primary key of the whole scope i
 The module runs over 400 lines: the records, their outbox, the erase barrier and the cache's
 generation share one transaction, so they share one class; the row format and its migration are :mod:`.rows`, the read cache
 :mod:`.read_cache`, the change-feed reader and its row type :mod:`.outbox`, the consolidation
-counters, scope walk and reconcile cursors :mod:`.bookkeeping`.
+counters, scope walk, reconcile cursors and erase barriers :mod:`.scope_ledger`.
 """
 
 from __future__ import annotations
@@ -49,12 +49,11 @@ from typing import Any
 from agentmem.adapters.codec import (
     format_sortable,
     memory_sort_key,
-    parse_datetime,
 )
-from agentmem.adapters.embedded import audit_log, bookkeeping, rows
-from agentmem.adapters.embedded.bookkeeping import ScopeBookkeeping
+from agentmem.adapters.embedded import audit_log, rows, scope_ledger
 from agentmem.adapters.embedded.outbox import OutboxReader, image_json
 from agentmem.adapters.embedded.read_cache import ReadCache
+from agentmem.adapters.embedded.scope_ledger import SqliteScopeLedger
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, bump_generation, chunks, placeholders
 from agentmem.domain.models import AuditEvent, MemoryRecord, Scope, Status
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
@@ -92,26 +91,27 @@ CREATE TABLE IF NOT EXISTS outbox (
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS outbox_checkpoints (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS erase_barriers (pk TEXT PRIMARY KEY, erased_at TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS outbox_by_pk ON outbox (pk);
 """
-_SCHEMA += bookkeeping.SCHEMA
+_SCHEMA += scope_ledger.SCHEMA
 _SCHEMA += audit_log.SCHEMA  # the audit trail shares the file: a write and its line, one transaction
 _ALL_STATUSES = frozenset(s.value for s in Status)
 
 
 def _migrate(conn: Any) -> None:
     rows.migrate_v1(conn, _SCHEMA)
-    bookkeeping.migrate(conn)
+    scope_ledger.migrate(conn)
 
 
-class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
-    """:class:`agentmem.ports.MemoryStore` over one SQLite file (or ``":memory:"``)."""
+class SqliteMemoryStore(OutboxReader):
+    """:class:`agentmem.ports.MemoryStore` over one SQLite file (or ``":memory:"``); its
+    :attr:`ledger` is the :class:`~agentmem.ports.ScopeLedger` over the same database handle."""
 
     def __init__(self, path: str | Path, *, clock: Callable[[], datetime] | None = None) -> None:
         self._db = SqliteDatabase(path, _SCHEMA, name="memory", migrate=_migrate)
         self._clock = clock or (lambda: datetime.now(UTC))
         self._cache = ReadCache()
+        self.ledger = SqliteScopeLedger(self._db, self._clock)
 
     def close(self) -> None:
         self._cache.clear()
@@ -262,21 +262,6 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
         self._db.checkpoint()
         return len(ids)
 
-    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
-        with self._db.write() as conn:
-            conn.execute(
-                "INSERT INTO erase_barriers (pk, erased_at) VALUES (?, ?)"
-                " ON CONFLICT (pk) DO UPDATE SET erased_at = MAX(erased_at, excluded.erased_at)",
-                (scope.key, format_sortable(at)),
-            )
-            row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
-        return parse_datetime(str(row[0]))
-
-    def erase_barrier(self, scope: Scope) -> datetime | None:
-        with self._db.read() as conn:
-            row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
-        return None if row is None else parse_datetime(str(row[0]))
-
     # ------------------------------------------------------------------ reads
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
@@ -325,7 +310,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
             args += statuses
         if cursor is not None:
             sql += " AND memory_id < ?"
-            args.append(bookkeeping.decode_cursor(cursor))
+            args.append(scope_ledger.decode_cursor(cursor))
         return sql + " ORDER BY memory_id DESC LIMIT ?", args
 
     def list(
@@ -351,7 +336,7 @@ class SqliteMemoryStore(OutboxReader, ScopeBookkeeping):
                 found = [str(r[0]) for r in conn.execute(sql, [scope.key, *args, limit + 1]).fetchall()]
                 more = len(found) > limit
                 found = found[:limit]
-                listed = (found, bookkeeping.encode_cursor(found[-1]) if more else None)
+                listed = (found, scope_ledger.encode_cursor(found[-1]) if more else None)
                 if cache is not None:
                     cache.listings[listing_key] = listed
             ids, next_cursor = listed

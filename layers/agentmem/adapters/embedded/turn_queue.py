@@ -45,7 +45,7 @@ from typing import Any
 from uuid import uuid4
 
 from agentmem.adapters.codec import format_sortable, parse_datetime
-from agentmem.adapters.embedded.bookkeeping import decode_cursor, encode_cursor
+from agentmem.adapters.embedded.scope_ledger import decode_cursor, encode_cursor
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase
 from agentmem.domain.guards import redact
 from agentmem.domain.models import Scope

@@ -11,9 +11,10 @@ from agentmem.adapters.embedded.conflict_store import SqliteConflictStore
 from agentmem.adapters.embedded.graph_store import LocalGraphStore
 from agentmem.adapters.embedded.idempotency import SqliteIdempotencyStore
 from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
+from agentmem.adapters.embedded.runtime_state import SqliteRuntimeState
 from agentmem.adapters.embedded.search_index import LocalSearchIndex
 from agentmem.adapters.embedded.summary_store import SqliteSummaryStore
-from agentmem.adapters.embedded.turn_log import SqliteRuntimeState, SqliteTurnLog
+from agentmem.adapters.embedded.turn_log import SqliteTurnLog
 from agentmem.adapters.embedded.turn_queue import SqliteTurnQueue
 from agentmem.adapters.embedded.webhooks import SqliteWebhooks
 from agentmem.adapters.embedders import build_embedder
@@ -49,6 +50,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
     webhooks = SqliteWebhooks(data / "events.db")  # events outbox, webhooks, their deliveries
     return Adapters(
         store=store,
+        ledger=store.ledger,
         audited_writes=store,
         idempotency=SqliteIdempotencyStore(data / "memory.db"),
         turn_log=SqliteTurnLog(data / "memory.db"),

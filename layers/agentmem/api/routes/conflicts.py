@@ -1,4 +1,5 @@
-"""Pending conflicts (seed 003): list them, and confirm or reject one."""
+"""Pending conflicts (docs/design.md, "Confirmation before overwriting what is permanent"): list
+them, and confirm or reject one."""
 
 from __future__ import annotations
 

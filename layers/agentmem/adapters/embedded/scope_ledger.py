@@ -1,15 +1,18 @@
-"""Per-scope bookkeeping of :class:`~agentmem.adapters.embedded.memory_store.SqliteMemoryStore`
-(mixed in): the consolidation counters, the scope walk and the reconcile cursors — the same port
-methods as :mod:`agentmem.adapters.aws.dynamodb_bookkeeping`, over tables of the memory file.
+""":class:`SqliteScopeLedger`, the :class:`~agentmem.ports.ScopeLedger` of the embedded backend:
+the consolidation counters, the scope walk, the reconcile cursors and the erase barriers, over
+tables of the memory file, sharing its database handle with
+:class:`~agentmem.adapters.embedded.memory_store.SqliteMemoryStore` (which checks a barrier inside
+its own write transaction). The AWS twin is :mod:`agentmem.adapters.aws.dynamodb_bookkeeping`.
 
 * ``pending_scopes (pk, writes, updated_at, since)``: ``since`` is the first write after the
-  last consolidation; :meth:`ScopeBookkeeping.pending_scopes` lists ready scopes (at least
+  last consolidation; :meth:`SqliteScopeLedger.pending_scopes` lists ready scopes (at least
   :data:`~agentmem.ports.PENDING_READY_WRITES` writes) first, each group longest waiting first.
   A file from before ``since`` gets the column (set to ``updated_at``) when it is opened.
 * the scope walk reads the distinct partition keys of ``memories`` in key order; a segment keeps
   the keys of its shards (:mod:`agentmem.domain.scope_walk`) and its cursor is the last key
   it returned.
 * ``reconcile_cursors (name, doc)``: one JSON document per ``<segments>#<segment>``.
+* ``erase_barriers (pk, erased_at)``: the time of each scope's last erase (never erased with it).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ CREATE TABLE IF NOT EXISTS pending_scopes (
     since TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS reconcile_cursors (name TEXT PRIMARY KEY, doc TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS erase_barriers (pk TEXT PRIMARY KEY, erased_at TEXT NOT NULL) WITHOUT ROWID;
 """
 _WALK_BATCH = 500  # partition keys read per step of a segment's walk
 
@@ -108,11 +112,12 @@ def cursor_from_json(doc: str, segment: int, segments: int) -> ReconcileCursor:
     )
 
 
-class ScopeBookkeeping:
-    """Needs ``_db`` (the memory file) and ``_clock``."""
+class SqliteScopeLedger:
+    """:class:`agentmem.ports.ScopeLedger` over the memory file's database handle ``db``."""
 
-    _db: SqliteDatabase
-    _clock: Callable[[], datetime]
+    def __init__(self, db: SqliteDatabase, clock: Callable[[], datetime]) -> None:
+        self._db = db
+        self._clock = clock
 
     def all_scopes(
         self, limit: int, cursor: str | None = None, *, segment: int = 0, segments: int = 1
@@ -180,3 +185,20 @@ class ScopeBookkeeping:
                 " ON CONFLICT (name) DO UPDATE SET doc = excluded.doc",
                 (f"{cursor.segments}#{cursor.segment}", cursor_to_json(cursor)),
             )
+
+    # ------------------------------------------------------------------ erase barriers
+
+    def set_erase_barrier(self, scope: Scope, at: datetime) -> datetime:
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO erase_barriers (pk, erased_at) VALUES (?, ?)"
+                " ON CONFLICT (pk) DO UPDATE SET erased_at = MAX(erased_at, excluded.erased_at)",
+                (scope.key, format_sortable(at)),
+            )
+            row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
+        return parse_datetime(str(row[0]))
+
+    def erase_barrier(self, scope: Scope) -> datetime | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT erased_at FROM erase_barriers WHERE pk = ?", (scope.key,)).fetchone()
+        return None if row is None else parse_datetime(str(row[0]))
