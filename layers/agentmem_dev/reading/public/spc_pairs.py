@@ -27,10 +27,7 @@ def pairs(conversation: str) -> list[tuple[str, str, str]]:
         if speaker.strip() and len(text.split()) >= 4:
             said.setdefault(speaker.strip(), []).append(text)
     return [
-        ("other", lines[i], lines[j])
-        for lines in said.values()
-        for j in range(len(lines))
-        for i in range(j)
+        ("other", lines[i], lines[j]) for lines in said.values() for j in range(len(lines)) for i in range(j)
     ]
 
 
