@@ -102,9 +102,11 @@ class WebhookService:
         return self.registry
 
     def _deliveries(self) -> DeliveryOutbox:
-        if self.outbox is None:
-            raise ConfigurationError(
-                "deliveries are EventBridge's on this deployment: see its dead-letter queue (docs/events.md)"
+        if self.outbox is None:  # by design, not a fault: a 404 that says where they are
+            raise NotFound(
+                "this deployment keeps no delivery outbox: EventBridge delivers, and a failed delivery "
+                "is in the webhook dead-letter queue, redriven by replaying the bus archive (docs/events.md)",
+                details={"deliveries": "eventbridge"},
             )
         return self.outbox
 
