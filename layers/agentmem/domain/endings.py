@@ -20,7 +20,7 @@ from agentmem.domain.reading.stored import reading_of
 from agentmem.domain.similarity import SimilarityThresholds
 from agentmem.domain.text import terms
 
-REVISION = 0.7  # the revision pair head's probability from which a statement revises one of its conversation
+REVISION = 0.8  # the revision pair head's probability from which a statement revises one of its conversation
 REVISION_PAIRS = 3  # how many of a conversation's statements the pair head is asked about, per fact
 NEAREST = 3  # a retraction looks at the three most similar records (as the conflict rules do)
 _SPEAKER_PREFIX = lazy_compile(r"^[^:：\n]{1,40}[:：]\s*")
