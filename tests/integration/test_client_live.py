@@ -6,11 +6,7 @@ their classes from the server's real answers, in Chinese and in English."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,6 +34,7 @@ from agentmem_client.wire.models import (
     TurnsAccepted,
 )
 from agentmem_dev.emulator.service import LocalService
+from support.live_server import agentmem_serve
 
 T = TypeVar("T")
 LAYERS = Path(__file__).resolve().parents[2] / "layers"
@@ -211,24 +208,7 @@ def test_a_token_server_refuses_a_client_without_its_token(tmp_path: Path) -> No
 
 def test_the_client_against_agentmem_serve_in_its_own_process(tmp_path: Path) -> None:
     """The command a user runs (``agentmem serve --port 0``), found by the URL it prints."""
-    env = {**os.environ, "PYTHONPATH": str(LAYERS), "AGENTMEM_EMBEDDER": "hash"}
-    command = [sys.executable, "-m", "agentmem_dev.cli", "serve", "--port", "0", "--workers", "0"]
-    proc = subprocess.Popen(
-        [*command, "--data-dir", str(tmp_path / "data")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        url = None
-        for line in proc.stdout:  # the banner comes once the server is ready
-            found = re.search(r"agentmem serving on (http://\S+)", line)
-            if found:
-                url = found.group(1)
-                break
-        assert url, "agentmem serve printed no URL"
+    with agentmem_serve(tmp_path / "data") as url:
         with AgentMemClient(url, tenant_id="t1", user_id="serve-user") as am:
             assert am.health().status == "ok"
             mid = am.create_memory("我最喜欢的颜色是绿色。").memory.id
@@ -239,13 +219,6 @@ def test_the_client_against_agentmem_serve_in_its_own_process(tmp_path: Path) ->
                 return await am.recall("最喜欢的颜色", k=1)
 
         assert [m.id for m in asyncio.run(recall()).memories] == [mid]
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_the_documented_example_runs(service: LocalService, capsys: pytest.CaptureFixture[str]) -> None:
