@@ -12,10 +12,11 @@ from awshelpers import REGION, Moto
 from botocore.stub import ANY, Stubber
 
 from agentmem.adapters.aws.errors import LazyClient
-from agentmem.adapters.aws.sqs_queue import MAX_BATCH_BYTES, SqsTurnQueue, batches, deduplication_id
+from agentmem.adapters.aws.sqs_queue import MAX_BATCH_BYTES, SqsTurnQueue, deduplication_id
 from agentmem.domain.models import Scope, Turn
 from agentmem.errors import QueueFull, StoreUnavailable, ValidationFailed
 from agentmem.messages import TurnMessage
+from agentmem.wire.sqs_batches import batches
 
 S1 = Scope("acme", "alice")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -54,8 +55,10 @@ def test_standard_queues_carry_no_fifo_attributes() -> None:
 
 def test_batches_respect_the_size_limit() -> None:
     entries = [{"Id": str(i), "MessageBody": "x" * 100_000} for i in range(5)]
-    assert [len(b) for b in batches(entries)] == [2, 2, 1]
-    assert [len(b) for b in batches([{"Id": str(i), "MessageBody": "x"} for i in range(25)])] == [10, 10, 5]
+    assert [len(b) for b in batches(entries, MAX_BATCH_BYTES)] == [2, 2, 1]
+    assert [
+        len(b) for b in batches([{"Id": str(i), "MessageBody": "x"} for i in range(25)], MAX_BATCH_BYTES)
+    ] == [10, 10, 5]
     # A valid TurnMessage cannot get this large (16k characters a side); the guard stays for
     # messages built without validation.
     oversized = turn(0).model_copy(update={"user": "x" * (MAX_BATCH_BYTES + 1)})

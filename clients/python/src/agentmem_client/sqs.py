@@ -30,10 +30,7 @@ from typing import Any
 from agentmem_client.errors import QueueFullError, TurnSendError
 from agentmem_client.models import new_message_id
 from agentmem_client.wire.messages import MAX_BODY_BYTES, TurnMessage
-
-MAX_BATCH_ENTRIES = 10
-SENDER_RETRY_ROUNDS = 1  # re-sends of entries SQS failed on its side (SenderFault false)
-OVER_LIMIT_CODES = frozenset({"OverLimit", "AWS.SimpleQueueService.OverLimit"})
+from agentmem_client.wire.sqs_batches import OVER_LIMIT_CODES, send_all
 
 
 def scope_key(turn: TurnMessage) -> str:
@@ -44,20 +41,6 @@ def scope_key(turn: TurnMessage) -> str:
 
 def deduplication_id(turn: TurnMessage) -> str:
     return hashlib.sha256(f"{scope_key(turn)}\x00{turn.message_id}".encode()).hexdigest()
-
-
-def batches(entries: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Consecutive groups of at most 10 entries and 256 KiB of bodies."""
-    out: list[list[dict[str, Any]]] = []
-    size = 0
-    for entry in entries:
-        body = len(entry["MessageBody"].encode("utf-8"))
-        if not out or len(out[-1]) >= MAX_BATCH_ENTRIES or size + body > MAX_BODY_BYTES:
-            out.append([])
-            size = 0
-        out[-1].append(entry)
-        size += body
-    return out
 
 
 def _default_client(region: str | None) -> Any:
@@ -151,21 +134,9 @@ class TurnSender:
         if not turns:
             return []
         entries = [self._entry(i, t) for i, t in enumerate(turns)]
-        by_id = {e["Id"]: e for e in entries}
         sent: list[str] = []
-        failed: list[dict[str, Any]] = []
         try:
-            for batch in batches(entries):
-                ok, bad = self._send_batch(batch)
-                sent.extend(ok)
-                for _ in range(SENDER_RETRY_ROUNDS):
-                    retry = [by_id[str(f["Id"])] for f in bad if not f.get("SenderFault")]
-                    if not retry:
-                        break
-                    ok, again = self._send_batch(retry)
-                    sent.extend(ok)
-                    bad = [f for f in bad if f.get("SenderFault")] + again
-                failed.extend(bad)
+            failed = send_all(entries, self._send_batch, MAX_BODY_BYTES, sent)
         except TurnSendError as exc:
             if sent:  # some batches went out before this one failed: say which
                 exc.details.setdefault("sent", [turns[int(i)].message_id for i in sent])

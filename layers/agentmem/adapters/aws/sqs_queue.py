@@ -31,32 +31,16 @@ from agentmem.adapters.aws.errors import LazyClient, boto_client, error_code, tr
 from agentmem.domain.models import Scope
 from agentmem.errors import AgentMemError, QueueFull, StoreUnavailable, ValidationFailed
 from agentmem.messages import TurnMessage
+from agentmem.wire.sqs_batches import OVER_LIMIT_CODES, send_all
 
 if TYPE_CHECKING:
     from agentmem.adapters.aws.turn_receipts import DynamoTurnReceipts
 
-MAX_BATCH_ENTRIES = 10
 MAX_BATCH_BYTES = 256 * 1024
-SENDER_RETRY_ROUNDS = 1  # re-sends of entries SQS failed on its side (SenderFault false)
-OVER_LIMIT_CODES = frozenset({"OverLimit", "AWS.SimpleQueueService.OverLimit"})
 
 
 def deduplication_id(turn: TurnMessage) -> str:
     return hashlib.sha256(f"{turn.scope.key}\x00{turn.message_id}".encode()).hexdigest()
-
-
-def batches(entries: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Consecutive groups of at most 10 entries and 256 KiB of bodies."""
-    out: list[list[dict[str, Any]]] = []
-    size = 0
-    for entry in entries:
-        body = len(entry["MessageBody"].encode("utf-8"))
-        if not out or len(out[-1]) >= MAX_BATCH_ENTRIES or size + body > MAX_BATCH_BYTES:
-            out.append([])
-            size = 0
-        out[-1].append(entry)
-        size += body
-    return out
 
 
 class SqsTurnQueue:
@@ -107,21 +91,9 @@ class SqsTurnQueue:
 
     def send(self, turns: Sequence[TurnMessage]) -> list[str]:
         entries = [self._entry(i, t) for i, t in enumerate(turns)]
-        by_id = {e["Id"]: e for e in entries}
         sent: list[str] = []
-        failed: list[dict[str, Any]] = []
         try:
-            for batch in batches(entries):
-                ok, bad = self._send_batch(batch)
-                sent.extend(ok)
-                for _ in range(SENDER_RETRY_ROUNDS):
-                    retry = [by_id[str(f["Id"])] for f in bad if not f.get("SenderFault")]
-                    if not retry:
-                        break
-                    ok, again = self._send_batch(retry)
-                    sent.extend(ok)
-                    bad = [f for f in bad if f.get("SenderFault")] + again
-                failed.extend(bad)
+            failed = send_all(entries, self._send_batch, MAX_BATCH_BYTES, sent)
         except AgentMemError as exc:
             if sent:  # some batches went out before this one failed: say which
                 exc.details.setdefault("sent", [turns[int(i)].message_id for i in sent])
