@@ -40,12 +40,17 @@ from agentmem.domain.guards.directive import (
     DirectiveVerdict,
     judge,
     long_enough,
+    obfuscated,
+    order_sentences,
     pasted_part,
     readable_views,
+    separated,
 )
 from agentmem.domain.guards.gate import has_placeholder
+from agentmem.domain.text import split_sentences
 from agentmem.errors import ValidationFailed
 from agentmem.ports import Embedder
+from agentmem.services.semantic_guard import segments
 
 __all__ = ["SEMANTIC_REASON", "Screened", "WriteGuard"]
 
@@ -56,6 +61,7 @@ no brackets, colons, punctuation of a sentence or markup."""
 MAX_NAME_WORDS = 4
 MAX_DIRECTIVE_SEGMENTS = 6  # sentences of a turn (with its opening) the directive head reads
 _JOINED_CHARS = 1200  # the tail of the session's recent turns joined, as one text
+MAX_SEPARATE_SENTENCES = 12  # a longer turn that holds an order stops whole (its sentences are not each read)
 MAX_VIEWS = 2  # de-obfuscated views and decoded payloads read besides the text
 _VIEW_CHARS = 500
 _SCORE_CACHE = 1024  # earlier turns' scores kept (the window judges them again with every turn)
@@ -137,8 +143,6 @@ class WriteGuard:
         head = self.directive_head.for_model(embedder.model_id) if self.directive_head else None
         if head is None or not text.strip():
             return DirectiveVerdict()
-        from agentmem.services.semantic_guard import segments  # the semantic guard's sentence split
-
         own_pieces = segments(text)[:MAX_DIRECTIVE_SEGMENTS]
         own_pieces += [redact(view[:_VIEW_CHARS]).text for view in readable_views(text)[:MAX_VIEWS]]
         own_pieces = [piece for piece in own_pieces if long_enough(piece)]
@@ -151,7 +155,7 @@ class WriteGuard:
         quoted = _most(scores[len(own_pieces) :])
         self._remember(embedder.model_id, text, own)
         if not earlier or own.order < WINDOW_PART:
-            return judge(text, own, quoted=quoted)
+            return self._narrowed(judge(text, own, quoted=quoted), text, (), head, embedder)
         with self._lock:
             unknown = [t for t in earlier if (embedder.model_id, t) not in self._scores]
         joined = "\n".join([*earlier, text])[-_JOINED_CHARS:]
@@ -161,7 +165,45 @@ class WriteGuard:
             self._remember(embedder.model_id, t, score)
         with self._lock:
             past = [self._scores.get((embedder.model_id, t), NOTHING) for t in earlier]
-        return judge(text, own, quoted=quoted, joined=window_scores[0], earlier=past, earlier_texts=earlier)
+        verdict = judge(
+            text, own, quoted=quoted, joined=window_scores[0], earlier=past, earlier_texts=earlier
+        )
+        return self._narrowed(verdict, text, earlier, head, embedder)
+
+    def _narrowed(
+        self,
+        verdict: DirectiveVerdict,
+        text: str,
+        earlier: Sequence[str],
+        head: DirectiveHead,
+        embedder: Embedder,
+    ) -> DirectiveVerdict:
+        """The verdict on an order in the turn's own words narrowed to its sentences when the rest
+        stands apart (:func:`~agentmem.domain.guards.directive.separated`): each sentence and then
+        the rest are read by the head (one more batch, only for a turn that holds an order). Never
+        for a turn with pasted content or obfuscation (what the head read there is not a sentence
+        of the user's), nor one too long to read sentence by sentence."""
+        if not verdict.stops or pasted_part(text) is not None or obfuscated(text):
+            return verdict
+        sentences = split_sentences(text)
+        if not 2 <= len(sentences) <= MAX_SEPARATE_SENTENCES:
+            return verdict
+        readable = [i for i, sentence in enumerate(sentences) if long_enough(sentence)]
+        views = [segments(sentences[i])[:1] or [sentences[i]] for i in readable]
+        scored = head.scores(embedder.embed_documents([v[0] for v in views])) if readable else []
+        by_sentence = dict(zip(readable, scored, strict=True))
+        orders = order_sentences([sentences[i] for i in readable], [by_sentence[i] for i in readable])
+        flagged = [readable[i] for i in orders]
+        if not flagged:
+            return verdict
+        rest = " ".join(s for i, s in enumerate(sentences) if i not in set(flagged))
+        rest_score = _most(
+            head.scores(embedder.embed_documents(segments(rest)[:MAX_DIRECTIVE_SEGMENTS] or [rest]))
+        )
+        narrowed = separated(verdict, sentences, flagged, rest_score, earlier)
+        if narrowed.rest is not None:
+            self._remember(embedder.model_id, text, rest_score)  # what the session keeps of this turn
+        return narrowed
 
     def _remember(self, model_id: str, text: str, score: DirectiveScore) -> None:
         with self._lock:

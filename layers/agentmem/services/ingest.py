@@ -108,7 +108,8 @@ class IngestService:
 
     def _record_scene(self, message: TurnMessage, outcome: TurnOutcome) -> None:
         """Add the processed turn to its session's scene log (the memories it wrote or
-        restated; a quarantined turn, or one whose reply read as an injection, is withheld from
+        restated; a quarantined turn, one whose orders were quarantined apart from the rest of its
+        words, or one whose reply read as an injection, is withheld from
         the session window, and so are the session's earlier turns when it completed an attack
         split over turns); a turn opening a
         new session summarises the user's previous one
@@ -123,6 +124,8 @@ class IngestService:
             memory_ids = [*outcome.written, *outcome.reinforced]
             if ASSISTANT_INJECTION in outcome.dropped:  # the window quotes both sides or neither
                 withheld = [message.message_id]
+            if outcome.quarantined:  # an order in sentences of its own: the window never quotes it
+                withheld = [message.message_id, *outcome.split_parts]
         else:  # and the earlier turns of an attack it completed, as the write path found them
             withheld = [message.message_id, *outcome.split_parts]
         try:

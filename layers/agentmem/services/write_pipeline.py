@@ -144,7 +144,7 @@ class WritePipeline:
             self._quarantine(turn, user.text, split.reasons, outcome)
             self._quarantine_earlier(turn, [earlier[i] for i in split.parts], split.reasons)
             outcome.split_parts = [earlier[i].message_id for i in split.parts]
-        elif verdict.is_injection or (directive is not None and directive.stops):
+        elif verdict.is_injection or (directive is not None and directive.whole_turn):
             # an order by the rules or by meaning (guard.directive): never reaches the model; the
             # earlier turns that name what it names (its brand, person, link) were its pieces
             if verdict.is_injection:
@@ -157,17 +157,25 @@ class WritePipeline:
                 self._quarantine_earlier(turn, [earlier[i] for i in parts], reasons)
                 outcome.split_parts = [earlier[i].message_id for i in parts]
         else:
-            candidates = extract_from_user(user.text)
+            text = user.text
+            if directive is not None and directive.rest is not None:
+                # the order is in sentences of its own: they are quarantined, the rest of the turn
+                # is the user's and goes on (a job stated beside "clients can mail me directly")
+                reasons = directive.quarantine or (directive.hold or "",)
+                self._quarantine(turn, "\n".join(directive.orders), reasons, outcome, whole=False)
+                if directive.parts:
+                    self._quarantine_earlier(turn, [earlier[i] for i in directive.parts], reasons)
+                    outcome.split_parts = [earlier[i].message_id for i in directive.parts]
+                text = directive.rest
+            candidates = extract_from_user(text)
             question = self._question_answered(earlier, speaker)
             if question and candidates:  # "Three times a week." answers "How often do you …?"
                 candidates[0] = with_question(candidates[0], question)
             if earlier:  # "就装这个" / "Sold.": the previous reply's recommendation is the choice
-                candidates += extract_acceptance(earlier[-1].user, earlier[-1].assistant, user.text)
+                candidates += extract_acceptance(earlier[-1].user, earlier[-1].assistant, text)
             assistant_clean = not screened_assistant.is_injection
             if assistant_clean:
-                candidates += extract_from_exchange(
-                    user.text, assistant.text, similarity=self._answer_similarity
-                )
+                candidates += extract_from_exchange(text, assistant.text, similarity=self._answer_similarity)
             else:
                 outcome.drop("assistant_injection")
             self.observer.extracted(turn, candidates)
@@ -180,7 +188,7 @@ class WritePipeline:
                 # turn whose rule facts only inject together is not asked about at all.
                 answer = assistant.text if assistant_clean else ""
                 candidates += self._llm_extract(
-                    self.llm, turn, user.text, answer, rule_facts, candidates, outcome, had_pii=had_pii
+                    self.llm, turn, text, answer, rule_facts, candidates, outcome, had_pii=had_pii
                 )
             if speaker:
                 candidates = [attribute(c, speaker) for c in candidates]
@@ -261,10 +269,22 @@ class WritePipeline:
         )
 
     def _quarantine(
-        self, turn: Turn, redacted_user: str, reasons: Sequence[str], outcome: TurnOutcome
+        self,
+        turn: Turn,
+        redacted_user: str,
+        reasons: Sequence[str],
+        outcome: TurnOutcome,
+        *,
+        whole: bool = True,
     ) -> None:
-        outcome.status = TurnStatus.QUARANTINED
-        outcome.reasons = ["injection:" + r for r in reasons]
+        """Keep ``redacted_user`` as the turn's quarantined record (for audit, never recalled):
+        the whole turn's text, or (``whole=False``) only the sentences that were an order, the
+        turn staying accepted for the rest of its words."""
+        if whole:
+            outcome.status = TurnStatus.QUARANTINED
+            outcome.reasons = ["injection:" + r for r in reasons]
+        else:
+            outcome.reasons += ["injection:" + r for r in reasons]
         record = quarantine_record(turn, redacted_user, reasons)
         line = self._quarantined_line(turn, record.memory_id, reasons)
         if self.store.get(turn.scope, record.memory_id) is None:

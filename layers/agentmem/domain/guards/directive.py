@@ -54,8 +54,10 @@ __all__ = [
     "judge",
     "long_enough",
     "obfuscated",
+    "order_sentences",
     "pasted_part",
     "readable_views",
+    "separated",
     "sharing_a_name",
 ]
 
@@ -115,10 +117,19 @@ class DirectiveVerdict:
     quarantine: tuple[str, ...] = ()
     hold: str | None = None
     parts: tuple[int, ...] = ()  # positions in the earlier turns that are part of the order
+    # When the order is in sentences of their own (:func:`separated`): those sentences, and the
+    # rest of the turn, which goes on through the write path as the user's words.
+    orders: tuple[str, ...] = ()
+    rest: str | None = None
 
     @property
     def stops(self) -> bool:
         return bool(self.quarantine or self.hold)
+
+    @property
+    def whole_turn(self) -> bool:
+        """Whether the whole turn stops (else only :attr:`orders` do, and :attr:`rest` goes on)."""
+        return self.stops and self.rest is None
 
 
 _LINK = lazy_compile(
@@ -237,6 +248,47 @@ def _weak_signal(text: str) -> bool:
     return bool(FUTURE.search(text) or _LINK.search(text)) or obfuscated(text)
 
 
+def _is_order(text: str, score: DirectiveScore) -> bool:
+    return score.order >= ALONE or (score.order >= WITH_SIGNAL and _weak_signal(text))
+
+
+def order_sentences(sentences: Sequence[str], scores: Sequence[DirectiveScore]) -> list[int]:
+    """The positions of the ``sentences`` that are orders by themselves (the rule :func:`judge`
+    applies to a turn's own text), given each one's score."""
+    return [i for i, (s, score) in enumerate(zip(sentences, scores, strict=True)) if _is_order(s, score)]
+
+
+def separated(
+    verdict: DirectiveVerdict,
+    sentences: Sequence[str],
+    orders: Sequence[int],
+    rest_score: DirectiveScore,
+    earlier_texts: Sequence[str] = (),
+) -> DirectiveVerdict:
+    """The verdict narrowed to the order's own sentences when the rest of the turn stands apart:
+    "I'm a wedding planner. Clients can mail me directly." stops the second sentence, not the
+    job. It stays the whole turn's when no sentence is an order by itself (the order is in how
+    they read together), when nothing of the user's is left, or when what is left still leans
+    towards an order (``rest_score`` at least :data:`WINDOW_PART`). Only an order by the turn's
+    own words narrows: a quoted or a gradual one is the whole turn's."""
+    if not verdict.stops or verdict.rest is not None or not orders or len(orders) == len(sentences):
+        return verdict
+    if set(verdict.quarantine) - {"directive"} or (verdict.hold and verdict.hold != "held_third_party"):
+        return verdict
+    flagged = set(orders)
+    rest = " ".join(s for i, s in enumerate(sentences) if i not in flagged).strip()
+    if not long_enough(rest) or rest_score.order >= WINDOW_PART:
+        return verdict
+    said = tuple(sentences[i] for i in sorted(flagged))
+    return DirectiveVerdict(
+        verdict.quarantine,
+        verdict.hold,
+        parts=sharing_a_name(earlier_texts, " ".join(said)),
+        orders=said,
+        rest=rest,
+    )
+
+
 def judge(
     text: str,
     own: DirectiveScore,
@@ -249,7 +301,7 @@ def judge(
     """The directive verdict on a user's turn ``text``: ``own`` its score, ``quoted`` that of its
     pasted part (:func:`pasted_part`), ``joined`` that of the session's recent accepted turns joined
     with it, ``earlier`` those turns' own scores and ``earlier_texts`` their texts (oldest first)."""
-    if own.order >= ALONE or (own.order >= WITH_SIGNAL and _weak_signal(text)):
+    if _is_order(text, own):
         if own.to_others > own.to_assistant:
             return DirectiveVerdict(hold="held_third_party")
         return DirectiveVerdict(("directive",), parts=sharing_a_name(earlier_texts, text))
