@@ -435,3 +435,18 @@ def test_classify_hint_wins_unless_unknown() -> None:
     assert classify("我喜欢猫", "policy") is Category.PREFERENCE  # a hint cannot make a policy
     assert classify("我喜欢猫", "not-a-category") is Category.PREFERENCE
     assert classify("我喜欢猫", None) is Category.PREFERENCE
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("Nadia and I broke up, so that's off.", ["Nadia and I broke up, so that's off."]),
+        (
+            "My wife and I moved to Porto and I work from home.",
+            ["My wife and I moved to Porto", "I work from home."],
+        ),
+        ("I live in Oslo and I work at Equinor.", ["I live in Oslo", "I work at Equinor."]),
+    ],
+)
+def test_a_joint_subject_with_the_speaker_is_one_clause(text: str, facts: list[str]) -> None:
+    assert [c.content for c in extract_from_user(text)] == facts

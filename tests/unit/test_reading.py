@@ -30,6 +30,12 @@ from agentmem.domain.reading import Modality, Stance, Subject, may_supersede, re
         ("小王刚换了一辆车。", Subject.OTHER),
         ("你上次推荐的是那款耳机。", Subject.ASSISTANT),
         ("My manager is Priya.", Subject.SPEAKER),  # a relation that names the user's own attribute
+        # a joint subject with the speaker in it is the speaker's life too
+        ("Nadia and I broke up in the summer.", Subject.SPEAKER),
+        ("My wife and I moved to Porto.", Subject.SPEAKER),
+        ("我和小林上个月分手了。", Subject.SPEAKER),
+        ("My brother and his wife moved to Oslo.", Subject.OTHER),
+        ("妈妈和我说她下个月退休。", Subject.OTHER),  # told me: the mother's news
     ],
 )
 def test_the_subject_is_read_from_the_clause(text: str, subject: Subject) -> None:

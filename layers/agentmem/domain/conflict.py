@@ -52,6 +52,9 @@ class NewFact:
     reading: Reading | None = None  # the statement reader's reading: None reads the content by rules
     at: datetime | None = None  # when it was said (a correction amends what was said shortly before)
     session_id: str | None = None  # the conversation it was said in
+    topical: Mapping[str, float] | None = (
+        None  # a retraction's topic's similarity to each record (endings.Said)
+    )
 
     @property
     def read(self) -> Reading:
@@ -253,7 +256,9 @@ def decide(
         if judge_update(fact, other, sim, thresholds) and allowed(fact, other):
             return Judgement.SUPERSEDE, other
     ended = ended_by(
-        Said(fact.read, fact.content, fact.at, fact.session_id, fact.message_id), ranked, thresholds
+        Said(fact.read, fact.content, fact.at, fact.session_id, fact.message_id, fact.topical),
+        ranked,
+        thresholds,
     )
     if ended is not None:
         return Judgement.SUPERSEDE, ended

@@ -21,6 +21,7 @@ from agentmem.domain.entities import entity_names
 from agentmem.domain.keys import KeyMatch, match_keys
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.models import Confidence, Source
+from agentmem.domain.reading.cues import joint_subject
 from agentmem.domain.smalltalk import is_small_talk
 from agentmem.domain.text import language, split_sentences, terms
 
@@ -201,7 +202,11 @@ def _clauses(sentence: str) -> list[str]:
             else:
                 out[-1] = out[-1] + "，" + rest
         return out
-    parts = [p for p in _CLAUSE_SPLIT_EN.split(sentence) if p and p.strip()]
+    opening = joint_subject(sentence.lstrip())  # "Nadia and I broke up": one subject, not two clauses
+    head, tail = sentence.lstrip()[:opening], sentence.lstrip()[opening:]
+    parts = [p for p in _CLAUSE_SPLIT_EN.split(tail) if p and p.strip()]
+    if head and parts:
+        parts[0] = head + parts[0]
     return [p.strip() for p in parts] if len(parts) > 1 else [sentence]
 
 

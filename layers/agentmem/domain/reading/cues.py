@@ -62,6 +62,16 @@ _NAME_ZH = lazy_compile(
 )
 _OTHER_PRONOUN_ZH = lazy_compile(r"^(?:他|她|他们|她们|它)")
 _SELF_ZH = lazy_compile(r"^(?:我|咱)")
+# A joint subject with the speaker in it ("Nadia and I broke up", "my wife and I moved", "me and
+# Tom", "我和小林分手了", "老婆跟我搬家了"): what it states is the speaker's life too.
+_WITH_SELF_EN = lazy_compile(
+    r"^(?:(?:me|i)\s+and\s+\S"
+    r"|(?:(?:my|our)\s+[a-z-]+(?:\s+(?-i:[A-Z][\w-]+))?|(?-i:[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?))\s+and\s+(?:i|me)\b)",
+    _I,
+)
+_WITH_SELF_ZH = lazy_compile(
+    r"^(?:我(?:和|跟|与|與)|[^，。；：！？\s]{1,4}(?:和|与|與)我(?!说|說|讲|講|聊|提|抱怨|吐槽|商量))"
+)
 _ASSISTANT_ZH = lazy_compile(r"^(?:你|您)(?!们)")
 
 
@@ -96,9 +106,18 @@ def body(text: str) -> str:
     return _LEAD_ZH.sub("", out).strip()
 
 
+def joint_subject(text: str) -> int:
+    """The length of a joint subject with the speaker in it that opens ``text`` ("Nadia and I",
+    "my wife and I", "我和小林"), or 0: one subject, not two clauses."""
+    found = _WITH_SELF_EN.match(text) or _WITH_SELF_ZH.match(text)
+    return found.end() if found else 0
+
+
 def subject(text: str) -> Subject:
     """The grammatical subject's class, read from the clause's opening."""
     lead = body(text)
+    if joint_subject(lead):
+        return Subject.SPEAKER
     if _POSSESSED_RELATION_EN.match(lead) or _OTHER_PRONOUN_EN.match(lead) or _NAME_EN.match(lead):
         return Subject.OTHER
     if _POSSESSED_RELATION_ZH.match(lead) or _NAME_ZH.match(lead) or _OTHER_PRONOUN_ZH.match(lead):
