@@ -114,3 +114,16 @@ def test_an_acceptance_the_reader_reads_records_the_choice(reply: str) -> None:
         "Which e-reader should I get?", "I recommend the Kobo Clara: great screen and library support.", reply
     )
     assert "Kobo Clara" in choice.content
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("钢琴课停了，老师搬去外地了。", "someone"),  # the teacher moved, not the user
+        ("I moved to Porto, my sister stayed in Lisbon.", "self"),  # the speaker's clause states it too
+        ("我搬到杭州了，我妈还在南京。", "self"),
+    ],
+)
+def test_an_attribute_stated_only_in_another_persons_clause_is_theirs(text: str, subject: str) -> None:
+    residence = [a for a in read(text).attributes if a.name == "residence"]
+    assert residence and residence[0].subject == subject

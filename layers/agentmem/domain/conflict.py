@@ -256,7 +256,7 @@ def decide(
         if judge_update(fact, other, sim, thresholds) and allowed(fact, other):
             return Judgement.SUPERSEDE, other
     ended = ended_by(
-        Said(fact.read, fact.content, fact.at, fact.session_id, fact.message_id, fact.topical),
+        Said(fact.read, fact.content, fact.at, fact.session_id, fact.message_id),
         ranked,
         thresholds,
     )

@@ -6,7 +6,7 @@ is stored as that statement with the new value in place. Pure."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -18,7 +18,7 @@ from agentmem.domain.reading import Reading, Stance, may_end, may_revise
 from agentmem.domain.reading.cues import retraction_topic
 from agentmem.domain.reading.stored import reading_of
 from agentmem.domain.similarity import SimilarityThresholds
-from agentmem.domain.text import EN_STOPWORDS, terms
+from agentmem.domain.text import terms
 
 REVISION = 0.8  # the revision pair head's probability from which a statement revises one of its conversation
 REVISION_PAIRS = 3  # how many of a conversation's statements the pair head is asked about, per fact
@@ -35,9 +35,6 @@ class Said:
     at: datetime | None = None
     session_id: str | None = None
     message_id: str | None = None
-    # For a retraction: each stored record's calibrated similarity to what it is about, read as a
-    # query (:func:`retraction_subject`: "I gave up coffee" asks "coffee"), by memory id.
-    topical: Mapping[str, float] | None = None
 
 
 _GENERIC_TERMS = frozenset(
@@ -150,38 +147,20 @@ def ended_by(
     return recent[0]
 
 
-TOPIC_FLOOR = 0.12  # the least similarity of the one fact a retraction's topic stands out for
-TOPIC_LEAD = 2.0  # ... standing out: this many times as similar as any other stored record
-
-
 def _retracted(
     fact: Said, ranked: Sequence[tuple[float, MemoryRecord]], thresholds: SimilarityThresholds
 ) -> MemoryRecord | None:
-    """The fact a retraction ends. Each record's similarity is the larger of the statement's and
-    its topic's (:attr:`Said.topical`). The nearest few are read as before: a shared topic term
-    (a word's other forms too: "smoking" / "smoke") and some similarity, the topic's terms found
-    in it, or a close paraphrase. Failing that, the one user fact the topic stands out for (at
-    least :data:`TOPIC_FLOOR`, and :data:`TOPIC_LEAD` times any other record's similarity):
-    "I gave up coffee" ends "I drink three espressos a day" when nothing else stored is about
-    coffee, and nothing when two facts could be meant."""
-    topical = fact.topical or {}
-    scored = sorted(
-        ((max(sim, topical.get(old.memory_id, 0.0)), old) for sim, old in ranked),
-        key=lambda pair: pair[0],
-        reverse=True,
-    )
-    eligible = [(sim, old) for sim, old in scored if _may_retract(fact, old)]
+    """The fact a retraction ends: among the nearest few user facts it may end, one of the same
+    topic (a shared topic term, a word's other forms too: "smoking" / "smoke") with some
+    similarity or with the retraction's topic terms found in it, or a close paraphrase. Nothing
+    otherwise: a retraction that names its topic in other words ("I gave up coffee" of "three
+    espressos a day") keeps both, the read path preferring the newer."""
+    eligible = [(sim, old) for sim, old in ranked if _may_retract(fact, old)]
     for sim, old in eligible[:NEAREST]:
         shared = shares_topic(fact.content, old.content)
         close = shared and (sim >= thresholds.update_topic or contained(fact.content, old.content))
         if close or sim >= thresholds.update_alone:
             return old
-    if not eligible or not topical:
-        return None
-    best_sim, best = eligible[0]
-    runner_up = max((sim for sim, old in scored if old.memory_id != best.memory_id), default=0.0)
-    if best_sim >= TOPIC_FLOOR and best_sim >= TOPIC_LEAD * runner_up:
-        return best
     return None
 
 
@@ -191,13 +170,6 @@ def _may_retract(fact: Said, old: MemoryRecord) -> bool:
     if fact.message_id is not None and fact.message_id in old.source_refs.message_ids:
         return False  # a statement of the same message is said with it, not before it
     return reading_of(old).stance is not Stance.RETRACTS  # an earlier retraction is history already
-
-
-def retraction_subject(text: str) -> str:
-    """What a retraction is about, as words to look it up by: its clause without the retraction's
-    markers, negators and time words ("I quit smoking back in March" -> "smoking")."""
-    words = re.findall(r"[\w'-]+|[\u3400-\u9fff]+", retraction_topic(text))
-    return " ".join(w for w in words if not _WHEN.match(w) and w.lower() not in EN_STOPWORDS).strip()
 
 
 def revision_candidates(

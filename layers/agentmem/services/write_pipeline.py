@@ -39,7 +39,6 @@ from agentmem.domain.endings import (
     REVISION_PAIRS,
     Said,
     amended,
-    retraction_subject,
     revision_candidates,
 )
 from agentmem.domain.exchange import extract_acceptance, extract_from_exchange
@@ -480,7 +479,6 @@ class WritePipeline:
             reading=reading,
             at=record.valid_from,
             session_id=record.source_refs.session_id,
-            topical=self._topical(record, pool, nearby) if reading.stance is Stance.RETRACTS else None,
         )
         cosines = nearby.similarities(record.scope, vector, pool, self.embedder.model_id)
         ranked = rank(vector, pool, self.embedder.calibration, self.embedder.model_id, cosines)
@@ -507,29 +505,6 @@ class WritePipeline:
             elif answer is True and allowed(fact, old):  # the model's yes passes the reading too
                 return Judgement.SUPERSEDE, old
         return Judgement.KEEP_BOTH, None
-
-    def _topical(
-        self, record: MemoryRecord, pool: Sequence[MemoryRecord], nearby: NeighbourPool
-    ) -> dict[str, float] | None:
-        """A retraction's topic (:func:`~agentmem.domain.endings.retraction_subject`: "I gave up
-        coffee" -> "coffee") read as a query against the neighbour pool: each record's calibrated
-        similarity, by memory id (one more embedding, only for a retraction)."""
-        topic = retraction_subject(record.content)
-        if not topic or not pool:
-            return None
-        model = self.embedder.model_id
-        query = self.embedder.embed_query(topic)
-        cosines = nearby.similarities(record.scope, query, pool, model)
-        out: dict[str, float] = {}
-        for other in pool:
-            if other.embedding_model != model:
-                continue
-            cosine = cosines.get(other.memory_id)
-            if cosine is None and other.embedding is not None:
-                cosine = float(np.dot(query, np.asarray(other.embedding, dtype=np.float32)))
-            if cosine is not None:
-                out[other.memory_id] = self.embedder.calibration.query(cosine)
-        return out
 
     def _revised(self, fact: NewFact, vector: np.ndarray, ranked: Ranked) -> MemoryRecord | None:
         """The statement of this conversation that ``fact`` gives another value to, by the

@@ -13,6 +13,7 @@ the attribute's own subject), asserted, and sure (:data:`SUPERSEDE_CONFIDENCE`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from enum import StrEnum
 from typing import TypeVar
@@ -59,6 +60,24 @@ def own_attribute(attribute: Attribute, who: Subject) -> Attribute:
     return attribute
 
 
+_CLAUSE = re.compile(r"[，,；;]\s*")
+
+
+def _stated_by_others(text: str) -> frozenset[str]:
+    """The attributes ``text`` states only in clauses of its own whose subject is another person
+    ("钢琴课停了，老师搬去外地了": the teacher moved, not the user), read clause by clause by the
+    rules; an attribute a clause of the speaker's states too stays the speaker's."""
+    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    if len(clauses) < 2:
+        return frozenset()
+    theirs: set[str] = set()
+    ours: set[str] = set()
+    for clause in clauses:
+        names = {a.name for a in infer_all(clause)}
+        (theirs if cues.subject(clause) is Subject.OTHER else ours).update(names)
+    return frozenset(theirs - ours)
+
+
 def read(
     text: str,
     *,
@@ -84,7 +103,8 @@ def read(
         a.subject == "self" and cues.names_own_attribute(text, a.name) for a in stated
     ):
         who = Subject.SPEAKER  # "my manager is Alice": the user's manager
-    attributes = tuple(own_attribute(a, who) for a in stated)
+    others = _stated_by_others(text) if who is Subject.SPEAKER and stated else frozenset()
+    attributes = tuple(own_attribute(a, Subject.OTHER if a.name in others else who) for a in stated)
     return Reading(who, how, toward, min(p_who, p_how), attributes, learned, p_toward)
 
 
