@@ -88,7 +88,7 @@ eval: $(STAMP)  ## memory eval (dev + own set + update set) + LoCoMo + guard att
 	@echo "== statement reader heads: held-out accuracy"
 	-$(BIN)/python -m agentmem_dev.reading.train --measure-only
 	@echo "== the reader sets, then real dialogue by others: users changing a value in task dialogues (SGD dev, CC BY-SA 4.0: eval/data/public/NOTICE.md)"
-	@for f in layers/agentmem_dev/eval/data/memory_eval_reader_dev.jsonl layers/agentmem_dev/eval/data/memory_eval_reader_holdout.jsonl \
+	@for f in layers/agentmem_dev/eval/data/memory_eval_reader_dev.jsonl layers/agentmem_dev/eval/data/memory_eval_reader_holdout.jsonl layers/agentmem_dev/eval/data/memory_eval_retractions_fresh.jsonl \
 		layers/agentmem_dev/eval/data/public/sgd_dev_updates.jsonl layers/agentmem_dev/eval/data/public/sgd_holdout_updates.jsonl; do \
 		echo "== memory eval: $$f"; $(BIN)/agentmem eval memory --data "$$f" --embedder $(EVAL_EMBEDDER) | head -20; done
 	$(BIN)/python -m agentmem_dev.eval.locomo combine \
