@@ -403,6 +403,11 @@ def reindex_settings(value: Any, config: EnvConfig) -> dict[str, str]:
         )
     fields = {k.removeprefix("AGENTMEM_").lower(): v for k, v in found.items()}
     checked = Settings(backend="aws", queue_url="https://sqs/q", **fields)  # type: ignore[arg-type]
+    if checked.embedder in ("bedrock", "auto"):
+        from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS
+
+        if checked.bedrock_embed_dimension not in TITAN_DIMENSIONS:
+            raise ValueError(f"agentmem:reindexTo: Titan's dimension must be one of {TITAN_DIMENSIONS}")
     if checked.embedder == "openai-compatible" and not (
         checked.openai_embed_dimension and checked.openai_embed_calibration
     ):
