@@ -12,6 +12,10 @@ Context (``cdk synth -c key=value``):
 ``agentmem:openaiKeySecretArn`` its key's Secrets Manager ARN (GetSecretValue granted to ingest and api)
 ``agentmem:createServiceLinkedRole`` true: also create the OpenSearch service-linked role
                               (once per account, when it does not exist yet)
+``agentmem:reindexTo``        JSON of a new embedding model's AGENTMEM_* embedder settings and its
+                              AGENTMEM_OPENSEARCH_INDEX: adds the reindex function (docs/aws.md)
+``agentmem:opensearchIndex``  the index the functions use (the switch to a reindexed model's)
+``agentmem:bedrockEmbedModel`` / ``agentmem:bedrockEmbedDimension`` the stack's Titan model and dimension
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ def build_app(app: App) -> AgentMemStack:
             "agentmem:openai",
             "agentmem:openaiKeySecretArn",
             "agentmem:createServiceLinkedRole",
+            "agentmem:reindexTo",
+            "agentmem:opensearchIndex",
+            "agentmem:bedrockEmbedModel",
+            "agentmem:bedrockEmbedDimension",
         )
     }
     config = load_config(context["env"], context)

@@ -1,4 +1,5 @@
-"""The shared layer, the five functions, their roles, event sources and schedules.
+"""The shared layer, the five functions (six while a reindex is configured: ``reindex``, invoked by
+the operator, no trigger), their roles, event sources and schedules.
 
 Each function gets its own role with inline statements only (no AWS managed policy): its own log
 group, X-Ray, the VPC ENI actions, and exactly the table actions / index / graph / Bedrock / queue
@@ -24,7 +25,7 @@ from constructs import Construct
 
 from agentmem_infra import FUNCTIONS_DIR, INFRA_DIR, LAYERS_DIR
 from agentmem_infra.bundling import ARCHITECTURE, DEV_PACKAGES, RUNTIME, python_code
-from agentmem_infra.config import ACCESS, AUDIT_ACTIONS, FUNCTIONS, EnvConfig
+from agentmem_infra.config import ACCESS, AUDIT_ACTIONS, FUNCTIONS, REINDEX, EnvConfig
 from agentmem_infra.data import Queues, Tables
 from agentmem_infra.graph import GraphCluster
 from agentmem_infra.layer_contents import read_requirements
@@ -44,6 +45,7 @@ DESCRIPTIONS = {
     "projector": "agentmem projector: DynamoDB stream -> OpenSearch index + Neptune graph",
     "consolidate": "agentmem consolidate: decay, dedup, merge, evict users with pending writes",
     "reconcile": "agentmem reconcile: repair missing / stale / orphan projections",
+    REINDEX: "agentmem reindex: re-embed every memory with the new model, then switch (operator-invoked)",
 }
 
 
@@ -145,6 +147,12 @@ class Functions(Construct):
         for name in FUNCTIONS:
             self._function(name, settings, network)
             self._grant(name, tables, queues, search, graph, key)
+        if config.reindex_settings:
+            # the stack's settings with the new model's embedder and index; the function creates
+            # that index (its template and mapping) on first use, with the new dimension
+            target = {**settings, **config.reindex_settings, "AGENTMEM_OPENSEARCH_CREATE_INDEX": "true"}
+            self._function(REINDEX, target, network)
+            self._grant(REINDEX, tables, queues, search, graph, key)
         self.event_sources = self._event_sources(tables, queues)
         self.schedules = self._schedules(queues)
 
@@ -229,11 +237,9 @@ class Functions(Construct):
         if access.neptune:
             graph.grant(name, role, self.security_groups[name], access.neptune)
         models: list[str] = []
-        if (
-            access.bedrock_embed
-            and self.config.openai_settings.get("AGENTMEM_EMBEDDER") != "openai-compatible"
-        ):
-            models += bedrock_model_arns(self.config.bedrock_embed_model)
+        embedder, embed_model = self._embedder_of(name)
+        if access.bedrock_embed and embedder != "openai-compatible":
+            models += bedrock_model_arns(embed_model)
         if access.bedrock_llm and self.config.bedrock_llm_enabled:
             models += bedrock_model_arns(self.config.bedrock_llm_model)
         if models:
@@ -257,6 +263,19 @@ class Functions(Construct):
                     resources=[queues.ingest_dlq.queue_arn],
                 )
             )
+
+    def _embedder_of(self, name: str) -> tuple[str, str]:
+        """The embedder a function runs and its Bedrock model: the reindex function's is the
+        new model's (``agentmem:reindexTo``), every other function's the stack's."""
+        stack = (
+            self.config.openai_settings.get("AGENTMEM_EMBEDDER", "bedrock"),
+            self.config.bedrock_embed_model,
+        )
+        if name != REINDEX:
+            return stack
+        target = self.config.reindex_settings
+        embedder = target.get("AGENTMEM_EMBEDDER", stack[0])
+        return embedder, target.get("AGENTMEM_BEDROCK_EMBED_MODEL", stack[1])
 
     # ------------------------------------------------------------------ triggers
 

@@ -22,6 +22,8 @@ from aws_cdk import aws_logs as logs
 
 ENVIRONMENTS = ("dev", "staging", "prod")
 FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
+# Made only while the stack is moving to a new embedding model (``-c agentmem:reindexTo=...``)
+REINDEX = "reindex"
 
 # DynamoDB actions the adapters issue (layers/agentmem/adapters/aws/dynamodb_*.py). TransactWriteItems
 # is authorised per contained action: every memory create holds a ``ConditionCheck`` on the scope's
@@ -108,6 +110,17 @@ ACCESS: dict[str, Access] = {
     "reconcile": Access(
         memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:DeleteItem"), opensearch=True, neptune=NEPTUNE_WRITE
     ),
+    # Reindex (invoked by the operator, docs/aws.md "Changing the embedding model"): the ledger
+    # walk and listings (reads); staged vectors (BatchWriteItem, BatchGetItem), its progress and
+    # staged scopes (PutItem, Query, DeleteItem of an erased scope's); the switch's transactions
+    # (PutItem); the new model's index (created by the function, filled while staging) and the
+    # new model's embeddings. No graph, no audit.
+    REINDEX: Access(
+        memory=(*DDB_READ, "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"),
+        audit=False,
+        opensearch=True,
+        bedrock_embed=True,
+    ),
 }
 
 
@@ -169,6 +182,10 @@ class EnvConfig:
     openai_settings: dict[str, str] = field(default_factory=dict)
     openai_key_secret_arn: str | None = None
     opensearch_index: str = "agentmem-memories"
+    # Moving to a new embedding model (-c agentmem:reindexTo=...): the reindex function's AGENTMEM_*
+    # embedder settings and its index (AGENTMEM_OPENSEARCH_INDEX, a new name); empty: no reindex
+    # function. Validated by load_config.
+    reindex_settings: dict[str, str] = field(default_factory=dict)
     # reconcile runs in this many parallel segments, one schedule target each ({"segment": i,
     # "segments": n}); at most 5 (an EventBridge rule's targets)
     reconcile_segments: int = 1
@@ -215,6 +232,7 @@ _FN_DEV = {
     # any of it fails the deployment. Overlapping scheduled runs are harmless (version checks).
     "consolidate": FunctionSpec(1024, 600),
     "reconcile": FunctionSpec(1024, 900),
+    REINDEX: FunctionSpec(1024, 900),
 }
 _FN_PROD = {
     "ingest": FunctionSpec(1024, 60),
@@ -222,6 +240,7 @@ _FN_PROD = {
     "projector": FunctionSpec(1024, 120),
     "consolidate": FunctionSpec(1024, 600, reserved_concurrency=1),  # one run at a time
     "reconcile": FunctionSpec(1024, 900, reserved_concurrency=PROD_RECONCILE_SEGMENTS),  # one per segment
+    REINDEX: FunctionSpec(1024, 900, reserved_concurrency=1),  # one run at a time (its progress is one walk)
 }
 
 CONFIGS: dict[str, EnvConfig] = {
@@ -334,12 +353,69 @@ def load_config(env: str | None, context: dict[str, Any] | None = None) -> EnvCo
         overrides["bedrock_embed_calibration"] = text
     if context.get("agentmem:openai"):
         overrides["openai_settings"] = openai_settings(context["agentmem:openai"])
+    for name, attribute, cast in (
+        ("agentmem:opensearchIndex", "opensearch_index", str),
+        ("agentmem:bedrockEmbedModel", "bedrock_embed_model", str),
+        ("agentmem:bedrockEmbedDimension", "bedrock_embed_dimension", int),
+    ):  # the deploy that makes a reindex's target the stack's embedder
+        if context.get(name) is not None:
+            overrides[attribute] = cast(context[name])
     if context.get("agentmem:openaiKeySecretArn"):
         arn = str(context["agentmem:openaiKeySecretArn"])
         if not arn.startswith("arn:") or ":secretsmanager:" not in arn:
             raise ValueError("agentmem:openaiKeySecretArn must be a Secrets Manager secret's ARN")
         overrides["openai_key_secret_arn"] = arn
-    return replace(config, **overrides) if overrides else config
+    config = replace(config, **overrides) if overrides else config
+    if context.get("agentmem:reindexTo"):
+        config = replace(config, reindex_settings=reindex_settings(context["agentmem:reindexTo"], config))
+    return config
+
+
+REINDEX_SETTINGS_ALLOWED = (
+    "AGENTMEM_EMBEDDER",
+    "AGENTMEM_OPENSEARCH_INDEX",
+    "AGENTMEM_BEDROCK_EMBED_MODEL",
+    "AGENTMEM_BEDROCK_EMBED_DIMENSION",
+    "AGENTMEM_BEDROCK_EMBED_CALIBRATION",
+)  # plus every AGENTMEM_OPENAI_* but the key
+
+
+def reindex_settings(value: Any, config: EnvConfig) -> dict[str, str]:
+    """The ``agentmem:reindexTo`` context: the new model's embedder settings and the name of its
+    own index, checked at synth. The index must be new and outside the serving index's template
+    (``<index>-*``: two templates of one priority may not overlap), so the serving index keeps
+    answering while the function fills the new one."""
+    from agentmem.settings import Settings
+
+    raw = json.loads(value) if isinstance(value, str) else dict(value)
+    found = {str(k): str(v) for k, v in raw.items()}
+    for name in found:
+        if name not in REINDEX_SETTINGS_ALLOWED and not name.startswith("AGENTMEM_OPENAI_"):
+            raise ValueError(f"agentmem:reindexTo takes embedder settings and the index only, not {name}")
+        if name == "AGENTMEM_OPENAI_API_KEY":
+            raise ValueError("the key must not be in the template: pass -c agentmem:openaiKeySecretArn=...")
+    index = found.get("AGENTMEM_OPENSEARCH_INDEX", "")
+    serving = config.opensearch_index
+    if not index or index == serving or index.startswith(f"{serving}-"):
+        raise ValueError(
+            f"agentmem:reindexTo needs AGENTMEM_OPENSEARCH_INDEX: a new index for the new model, not"
+            f" {serving!r} nor {serving}-* (e.g. agentmem-titan-512)"
+        )
+    fields = {k.removeprefix("AGENTMEM_").lower(): v for k, v in found.items()}
+    checked = Settings(backend="aws", queue_url="https://sqs/q", **fields)  # type: ignore[arg-type]
+    if checked.embedder in ("bedrock", "auto"):
+        from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS
+
+        if checked.bedrock_embed_dimension not in TITAN_DIMENSIONS:
+            raise ValueError(f"agentmem:reindexTo: Titan's dimension must be one of {TITAN_DIMENSIONS}")
+    if checked.embedder == "openai-compatible" and not (
+        checked.openai_embed_dimension and checked.openai_embed_calibration
+    ):
+        raise ValueError(
+            "agentmem:reindexTo with an OpenAI-compatible embedder needs AGENTMEM_OPENAI_EMBED_DIMENSION"
+            " and AGENTMEM_OPENAI_EMBED_CALIBRATION"
+        )
+    return found
 
 
 OPENAI_SETTINGS_ALLOWED = ("AGENTMEM_LLM", "AGENTMEM_EMBEDDER")  # plus every AGENTMEM_OPENAI_* but the key

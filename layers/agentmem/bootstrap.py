@@ -74,6 +74,7 @@ from agentmem.services.operator import DeadLetterService
 from agentmem.services.projector import Projector
 from agentmem.services.recall import RecallService
 from agentmem.services.reconcile import Reconciler
+from agentmem.services.reindex import Reindexer
 from agentmem.services.retention import RetentionService
 from agentmem.services.semantic_guard import SemanticGuard
 from agentmem.services.sessions import SessionStateService
@@ -121,6 +122,8 @@ class Container:
     events: EventEmitter = field(default_factory=lambda: EventEmitter(NoEvents()))
     webhooks: WebhookService = field(default_factory=lambda: WebhookService(None))
     webhook_delivery: WebhookDelivery | None = None  # local mode: the event sources deliver
+    # a reindex to the embedder's model (the reindex function; None: the adapters keep no journal)
+    reindexer: Reindexer | None = None
 
     # The adapters by name, for callers that need one port (the emulator, tests, benchmarks).
     @property
@@ -320,6 +323,17 @@ def bootstrap(
         events=events,
         webhooks=WebhookService(a.webhooks, a.deliveries),
         webhook_delivery=_delivery(a, settings),
+        reindexer=Reindexer(
+            store=a.store,
+            ledger=a.ledger,
+            embedder=a.embedder,
+            journal=a.reindex_journal,
+            clock=clock.now,
+            index=a.index,  # the function's index is the new model's own (docs/aws.md)
+            batch=settings.reindex_batch,
+        )
+        if a.reindex_journal is not None
+        else None,
     )
 
 

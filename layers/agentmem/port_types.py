@@ -169,3 +169,43 @@ class IdempotencyRecord:
     expires_at: datetime
     status: int | None = None
     body: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StagedVector:
+    """A memory's vector of a reindex's target model, embedded from the memory as it was at
+    ``version`` (``content_hash``): usable at the switch only while the memory is still there."""
+
+    memory_id: str
+    version: int
+    content_hash: str
+    vector: tuple[float, ...]
+
+
+@dataclass(slots=True)
+class ReindexProgress:
+    """Where a reindex to ``model`` stands (saved after every scope, so a run cut by its time
+    budget or killed resumes there): the step it walks, its place in the scope walk
+    (``position`` / ``skip`` as the reconciler's cursor; ``sweeping``: the pass's last part, the
+    scopes erased since they were staged, at ``sweep_position``), the pass's counts, and which
+    steps have finished a whole pass. ``revision`` counts saves: a save names the revision it
+    read, so two runs never both advance one walk."""
+
+    model: str
+    step: str = "stage"
+    position: str | None = None
+    skip: int = 0
+    pass_started_at: datetime | None = None  # None: the next run starts a new pass
+    sweeping: bool = False
+    sweep_position: str | None = None
+    scopes: int = 0
+    memories: int = 0  # active memories of another model, seen by this pass
+    staged: int = 0  # embedded by this pass
+    reused: int = 0  # found staged at their current version
+    switched: int = 0
+    conflicts: int = 0  # scopes whose switch kept meeting concurrent writes (retried next pass)
+    swept: int = 0  # scopes erased since they were staged, their staged vectors dropped
+    stage_done: bool = False  # a whole stage pass has run
+    switch_done: bool = False  # a whole switch pass has run without conflicts
+    revision: int = 0
+    updated_at: datetime | None = None

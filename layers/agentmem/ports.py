@@ -46,7 +46,9 @@ from agentmem.port_types import (  # the ports' value types, re-exported
     Put,
     RawTurnRecord,
     Reading,
+    ReindexProgress,
     RetentionPolicy,
+    StagedVector,
 )
 
 __all__ = [  # the protocols, and the value types they pass (from port_types)
@@ -84,12 +86,15 @@ __all__ = [  # the protocols, and the value types they pass (from port_types)
     "RawTurnRecord",
     "Reading",
     "ReceivedMessage",
+    "ReindexJournal",
+    "ReindexProgress",
     "Retained",
     "RetentionPolicy",
     "RuntimeStateStore",
     "ScopeLedger",
     "SearchIndex",
     "SessionSummaryStore",
+    "StagedVector",
     "StreamBacklog",
     "TurnLog",
     "TurnQueue",
@@ -541,4 +546,50 @@ class PrototypeBanks(Protocol):
 
     def save(self, key: str, vectors: np.ndarray) -> None:
         """Store ``vectors`` under ``key``. Raises ``StoreUnavailable``."""
+        ...
+
+
+class ReindexJournal(Protocol):
+    """What a reindex to one model keeps beside the records (docs/providers/README.md, "Changing
+    the embedder of existing data"): each memory's staged vector of the target model, the scopes
+    it staged (with when each was listed, so an erase that came later is swept), and the saved
+    progress of the walk. Never read by the service's readers: staging changes nothing they use.
+    Every method raises ``StoreUnavailable`` when the journal cannot be reached."""
+
+    @property
+    def model_id(self) -> str:
+        """The target model every vector of this journal is of."""
+        ...
+
+    def staged(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, StagedVector]:
+        """The staged vectors of ``memory_ids`` (the ones never staged left out), each at the
+        version it was staged at: the caller compares it with the memory's."""
+        ...
+
+    def keep(self, scope: Scope, rows: Sequence[StagedVector]) -> None:
+        """Stage ``rows`` (replacing what was staged for the same memories)."""
+        ...
+
+    def mark_scope(self, scope: Scope, listed_at: datetime) -> None:
+        """``scope`` was staged from a listing read at ``listed_at`` (replacing an earlier mark)."""
+        ...
+
+    def staged_scopes(
+        self, limit: int, cursor: str | None = None
+    ) -> tuple[builtins.list[tuple[Scope, datetime]], str | None]:
+        """The marked scopes with their ``listed_at``, a page at a time (None: the last page)."""
+        ...
+
+    def discard_scope(self, scope: Scope) -> None:
+        """Drop every staged vector of ``scope`` and its mark (the scope was erased)."""
+        ...
+
+    def progress(self) -> ReindexProgress | None:
+        """The saved progress of the reindex to :attr:`model_id`, or None before the first run."""
+        ...
+
+    def save_progress(self, progress: ReindexProgress) -> ReindexProgress:
+        """Save ``progress`` if the saved one is still at ``progress.revision`` (none saved:
+        revision 0); returns it at the next revision. Raises ``VersionConflict`` when another run
+        saved meanwhile."""
         ...

@@ -103,6 +103,13 @@ class Settings(BaseSettings):
     reconcile_budget_s: float = Field(600.0, gt=0, le=3600)
     reconcile_margin_s: float = Field(60.0, ge=0, le=600)
     reconcile_dirty_first: int = Field(100, ge=0, le=10000)
+    # Reindex to a new embedding model (docs/aws.md, "Changing the embedding model"): a run of the
+    # reindex function stops after reindex_budget_s, or earlier when the Lambda has less than
+    # reindex_margin_s left beyond that, and saves its place; reindex_batch memories per
+    # embedding request.
+    reindex_budget_s: float = Field(780.0, gt=0, le=3600)
+    reindex_margin_s: float = Field(60.0, ge=0, le=600)
+    reindex_batch: int = Field(64, ge=1, le=2048)
 
     semantic_guard: bool = True  # the guard's semantic detector (attack prototypes, configured embedder)
     queue_capacity: int = Field(1000, ge=1)

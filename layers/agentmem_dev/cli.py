@@ -311,7 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_operator(sub)
 
     invoke = sub.add_parser("invoke", help="run a Lambda handler locally on a sample event")
-    invoke.add_argument("function", choices=["ingest", "api", "projector", "consolidate", "reconcile"])
+    invoke.add_argument(
+        "function", choices=["ingest", "api", "projector", "consolidate", "reconcile", "reindex"]
+    )
     invoke.add_argument("--event", required=True, help="path to an event JSON file (see events/)")
     invoke.add_argument("--data-dir", default=os.environ.get("AGENTMEM_DATA_DIR", ".agentmem"))
     invoke.set_defaults(func=_invoke)

@@ -21,7 +21,10 @@ re-embedded. Two steps:
 ``--stage-only`` runs step 1 (the long one) while the service keeps running on the old model; stop
 the service, run the command again (it only catches up) and start it on the new model.
 
-The AWS backend is not covered by this command (see ``docs/providers/README.md``).
+Staging is the reindex service's (``agentmem.services.reindex``: the same walk, journal port and
+resumption the AWS reindex function runs); the one-transaction switch is this command's own. On
+the AWS backend the command refuses: there the reindex function does both steps (docs/aws.md,
+"Changing the embedding model").
 
 Exit codes: 0 switched (or staged with ``--stage-only``); 1 the switch kept meeting concurrent
 writes; 2 bad usage or configuration.
@@ -37,16 +40,19 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from agentmem.adapters.codec import scope_from_partition_key
 from agentmem.domain.models import MemoryRecord, Scope, Status
 from agentmem.errors import ConfigurationError, VersionConflict
 from agentmem.port_types import Put
-from agentmem.ports import Embedder, ScopeLedger
+from agentmem.ports import Embedder, ReindexJournal, ReindexProgress, ScopeLedger, StagedVector
 from agentmem.ports import MemoryStore as _Records
+from agentmem.services.reindex import Reindexer, ReindexStep, matches
 
 
 class MemoryStore(_Records, Protocol):
@@ -64,7 +70,7 @@ PAGE = 500  # records listed per page of a scope
 @dataclass
 class ReindexReport:
     model: str
-    memories: int = 0
+    memories: int = 0  # active memories of another model seen by the stage pass
     staged: int = 0  # embedded by this run
     reused: int = 0  # found in the journal at their current version
     switched: int = 0
@@ -75,17 +81,20 @@ class ReindexReport:
         return dataclasses.asdict(self)
 
 
-class Journal:
-    """The staged vectors of one model (a SQLite file; one commit per batch)."""
+class Journal(ReindexJournal):
+    """The :class:`~agentmem.ports.ReindexJournal` of one model in a SQLite file beside the data
+    (one commit per batch): staged vectors, staged scopes and the stage walk's progress."""
 
     def __init__(self, path: Path, model_id: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self._model = model_id
         self._conn = sqlite3.connect(path)
         self._conn.executescript(
             "CREATE TABLE IF NOT EXISTS staged (pk TEXT NOT NULL, memory_id TEXT NOT NULL,"
             " version INTEGER NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL,"
             " PRIMARY KEY (pk, memory_id)) WITHOUT ROWID;"
             "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+            "CREATE TABLE IF NOT EXISTS scopes (pk TEXT PRIMARY KEY, listed_at TEXT NOT NULL) WITHOUT ROWID;"
         )
         row = self._conn.execute("SELECT value FROM meta WHERE name = 'model'").fetchone()
         if row is None:
@@ -98,28 +107,82 @@ class Journal:
     def path(data_dir: Path, model_id: str) -> Path:
         return data_dir / "reindex" / (re.sub(r"[^A-Za-z0-9._-]+", "_", model_id) + ".sqlite")
 
-    def staged(self, pk: str, memory_id: str, version: int) -> np.ndarray | None:
-        row = self._conn.execute(
-            "SELECT vector FROM staged WHERE pk = ? AND memory_id = ? AND version = ?",
-            (pk, memory_id, version),
-        ).fetchone()
-        return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+    @property
+    def model_id(self) -> str:
+        return self._model
 
-    def keep(self, rows: Sequence[tuple[MemoryRecord, np.ndarray]]) -> None:
+    def staged(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, StagedVector]:
+        found: dict[str, StagedVector] = {}
+        wanted = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for memory_id, version, content_hash, vector in self._conn.execute(
+                f"SELECT memory_id, version, content_hash, vector FROM staged WHERE pk = ? AND memory_id IN ({marks})",
+                (scope.key, *chunk),
+            ):
+                values = tuple(float(x) for x in np.frombuffer(vector, dtype=np.float32))
+                found[memory_id] = StagedVector(memory_id, int(version), str(content_hash), values)
+        return found
+
+    def keep(self, scope: Scope, rows: Sequence[StagedVector]) -> None:
         with self._conn:
             self._conn.executemany(
                 "INSERT OR REPLACE INTO staged VALUES (?, ?, ?, ?, ?)",
                 [
                     (
-                        r.scope.key,
+                        scope.key,
                         r.memory_id,
                         r.version,
                         r.content_hash,
-                        np.asarray(v, dtype=np.float32).tobytes(),
+                        np.asarray(r.vector, dtype=np.float32).tobytes(),
                     )
-                    for r, v in rows
+                    for r in rows
                 ],
             )
+
+    def mark_scope(self, scope: Scope, listed_at: datetime) -> None:
+        with self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO scopes VALUES (?, ?)", (scope.key, listed_at.isoformat())
+            )
+
+    def staged_scopes(
+        self, limit: int, cursor: str | None = None
+    ) -> tuple[list[tuple[Scope, datetime]], str | None]:
+        rows = self._conn.execute(
+            "SELECT pk, listed_at FROM scopes WHERE pk > ? ORDER BY pk LIMIT ?", (cursor or "", limit + 1)
+        ).fetchall()
+        page = [(scope_from_partition_key(pk), datetime.fromisoformat(at)) for pk, at in rows[:limit]]
+        return page, (rows[limit - 1][0] if len(rows) > limit else None)
+
+    def discard_scope(self, scope: Scope) -> None:
+        with self._conn:
+            self._conn.execute("DELETE FROM staged WHERE pk = ?", (scope.key,))
+            self._conn.execute("DELETE FROM scopes WHERE pk = ?", (scope.key,))
+
+    def progress(self) -> ReindexProgress | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE name = 'progress'").fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        for name in ("pass_started_at", "updated_at"):
+            if data.get(name):
+                data[name] = datetime.fromisoformat(data[name])
+        return ReindexProgress(**data)
+
+    def save_progress(self, progress: ReindexProgress) -> ReindexProgress:
+        held = self.progress()
+        if (0 if held is None else held.revision) != progress.revision:
+            raise VersionConflict("another reindex run saved its progress meanwhile")
+        saved = dataclasses.replace(progress, revision=progress.revision + 1)
+        data = dataclasses.asdict(saved)
+        for name in ("pass_started_at", "updated_at"):
+            if data.get(name) is not None:
+                data[name] = data[name].isoformat()
+        with self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('progress', ?)", (json.dumps(data),))
+        return saved
 
     def close(self) -> None:
         self._conn.close()
@@ -155,31 +218,23 @@ def stage(
     batch: int = 64,
     progress: Callable[[int], None] = lambda n: None,
 ) -> None:
-    """Embed every active memory not yet in the journal at its current version (batch by batch)."""
-    pending: list[MemoryRecord] = []
-
-    def flush() -> None:
-        if pending:
-            vectors = embedder.embed_documents([r.content for r in pending])
-            journal.keep(list(zip(pending, vectors, strict=True)))
-            report.staged += len(pending)
-            progress(len(pending))
-            pending.clear()
-
-    for record in active_records(store):
-        report.memories += 1
-        if record.embedding_model == embedder.model_id:
-            report.reused += 1
-            progress(1)
-            continue
-        if journal.staged(record.scope.key, record.memory_id, record.version) is not None:
-            report.reused += 1
-            progress(1)
-            continue
-        pending.append(record)
-        if len(pending) >= batch:
-            flush()
-    flush()
+    """Embed every active memory not yet in the journal at its current version (batch by batch),
+    through the reindex service's stage step (``agentmem.services.reindex``): a killed run
+    resumes at the scope it was in."""
+    service = Reindexer(
+        store=store,
+        ledger=store.ledger,
+        embedder=embedder,
+        journal=journal,
+        clock=lambda: datetime.now(UTC),
+        batch=batch,
+        on_embedded=progress,
+    )
+    result = service.run(ReindexStep.STAGE)
+    report.staged += result.staged
+    report.reused += result.reused
+    if result.progress is not None:
+        report.memories = result.progress.memories
 
 
 def switch(store: MemoryStore, embedder: Embedder, journal: Journal, report: ReindexReport) -> bool:
@@ -189,23 +244,32 @@ def switch(store: MemoryStore, embedder: Embedder, journal: Journal, report: Rei
     for _ in range(SWITCH_ATTEMPTS):
         report.attempts += 1
         records = [r for r in active_records(store) if r.embedding_model != model]
-        late = [r for r in records if journal.staged(r.scope.key, r.memory_id, r.version) is None]
-        if late:
-            vectors = embedder.embed_documents([r.content for r in late])
-            journal.keep(list(zip(late, vectors, strict=True)))
-            report.caught_up += len(late)
+        by_scope: dict[str, list[MemoryRecord]] = {}
+        for record in records:
+            by_scope.setdefault(record.scope.key, []).append(record)
+        staged: dict[tuple[str, str], StagedVector] = {}
+        for group in by_scope.values():
+            scope = group[0].scope
+            held = journal.staged(scope, [r.memory_id for r in group])
+            late = [r for r in group if not matches(held.get(r.memory_id), r)]
+            if late:
+                vectors = embedder.embed_documents([r.content for r in late])
+                rows = [
+                    StagedVector(r.memory_id, r.version, r.content_hash, tuple(float(x) for x in v))
+                    for r, v in zip(late, vectors, strict=True)
+                ]
+                journal.keep(scope, rows)
+                held.update({row.memory_id: row for row in rows})
+                report.caught_up += len(late)
+            staged.update({(scope.key, m): v for m, v in held.items()})
         puts = []
         for record in records:
-            vector = journal.staged(record.scope.key, record.memory_id, record.version)
-            assert vector is not None
+            vector = staged[(record.scope.key, record.memory_id)]
             full = store.get(record.scope, record.memory_id)  # the record as stored (its own fields)
             if full is None or full.version != record.version:
                 break  # changed meanwhile: catch up again
             moved = dataclasses.replace(
-                full,
-                embedding=tuple(float(x) for x in vector),
-                embedding_model=model,
-                version=full.version + 1,
+                full, embedding=vector.vector, embedding_model=model, version=full.version + 1
             )
             puts.append(Put(moved, full.version))
         else:
@@ -242,7 +306,8 @@ def build_target(name: str, data_dir: Path | None) -> tuple[Any, Embedder]:
     settings = load_settings(**overrides)
     if settings.backend != "local":
         raise ConfigurationError(
-            "agentmem reindex works on an embedded data directory (AGENTMEM_BACKEND=local)"
+            "agentmem reindex works on an embedded data directory (AGENTMEM_BACKEND=local); on the aws"
+            " backend invoke the reindex function (docs/aws.md, 'Changing the embedding model')"
         )
     if name == "openai-compatible":
         return settings, openai_embedder(load_settings(embedder="openai-compatible", **overrides))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -21,6 +22,23 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Any:
         return _cache[env]
 
     return get
+
+
+# the stack while it moves to a new embedding model (-c agentmem:reindexTo=...): the reindex function
+REINDEX_TO = {
+    "AGENTMEM_EMBEDDER": "bedrock",
+    "AGENTMEM_BEDROCK_EMBED_DIMENSION": "512",
+    "AGENTMEM_OPENSEARCH_INDEX": "agentmem-titan-512",
+}
+
+
+@pytest.fixture(scope="session")
+def reindexing(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    """The dev stack with a reindex to Titan at 512 dimensions configured."""
+    require_cdk()
+    return synthesize(
+        "dev", tmp_path_factory.mktemp("cdk-reindex"), **{"agentmem:reindexTo": json.dumps(REINDEX_TO)}
+    )
 
 
 @pytest.fixture(params=["dev", "staging", "prod"])

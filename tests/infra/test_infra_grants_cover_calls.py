@@ -38,7 +38,18 @@ pytestmark = pytest.mark.xdist_group("cdk")
 ALICE = Scope("acme", "alice")
 BOB = Scope("acme", "bob")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
+FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile", "reindex")
+
+
+class NewModel(HashEmbedder):
+    """The model the reindex function moves to (another id and dimension than the stack's)."""
+
+    model_id = "hash/ngram-64"
+
+    def __init__(self) -> None:
+        super().__init__(64)
+
+
 WRITE = "memory:read,memory:write,memory:permanent"
 OPERATOR = WRITE + ",webhooks:manage"
 
@@ -213,6 +224,21 @@ def live(tables: Tables, container: Container, clock: ManualClock, recorder: Cal
     report = lambdas.invoke("reconcile", {"segment": 0, "segments": 1}, container)
     assert report["erased"] >= 1 and report["failed"] == 0, report
 
+    # the operator moves the stack to a new model: the reindex function (its own embedder and
+    # index, the same tables) stages every memory, then switches them
+    reindex = bootstrap(
+        container.settings.model_copy(
+            update={"local_projection_dir": container.settings.local_projection_dir.parent / "new-index"}
+        ),
+        clock=clock,
+        embedder=NewModel(),
+    )
+    staged = lambdas.invoke("reindex", {"step": "stage"}, reindex)
+    assert staged["pass_completed"] and staged["staged"] > 0, staged
+    api(container, ALICE, "POST", "/v1/memories", {"content": "I collect stamps."})  # after staging
+    switched = lambdas.invoke("reindex", {"step": "switch"}, reindex)
+    assert switched["switched"] > 0 and switched["caught_up"] == 1 and switched["conflicts"] == 0, switched
+
 
 @pytest.fixture
 def recorded(world: tuple[Tables, Container, ManualClock]) -> tuple[CallRecorder, Container]:
@@ -224,12 +250,12 @@ def recorded(world: tuple[Tables, Container, ManualClock]) -> tuple[CallRecorder
 
 
 def test_every_call_of_every_function_is_granted_by_its_own_role(
-    synth: Any, recorded: tuple[CallRecorder, Container]
+    reindexing: Synth, recorded: tuple[CallRecorder, Container]
 ) -> None:
     recorder, container = recorded
     requests = recorder.requests(REGION)
     assert set(requests) == set(FUNCTIONS), "every function ran and called AWS"
-    s: Synth = synth("dev")
+    s = reindexing
     policies = TemplatePolicies(s.template, REGION, container.settings)
     missing: dict[str, list[Request]] = {}
     for name in FUNCTIONS:

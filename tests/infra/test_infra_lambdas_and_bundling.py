@@ -258,7 +258,7 @@ def test_skip_bundling_switches(bundling: Any, monkeypatch: pytest.MonkeyPatch) 
 
 def test_config_envs_and_overrides() -> None:
     require_cdk()
-    from agentmem_infra.config import ACCESS, FUNCTIONS, load_config
+    from agentmem_infra.config import ACCESS, FUNCTIONS, REINDEX, load_config
 
     assert load_config(None).name == "dev"
     with pytest.raises(ValueError, match="dev\\|staging\\|prod"):
@@ -271,8 +271,8 @@ def test_config_envs_and_overrides() -> None:
     assert prod.opensearch_zone_awareness and prod.neptune_instances >= 2
     dev = load_config("dev")
     assert not dev.retain_data and not dev.deletion_protection
-    assert set(ACCESS) == set(FUNCTIONS)
-    for name in FUNCTIONS:
+    assert set(ACCESS) == {*FUNCTIONS, REINDEX}  # the reindex function: while a reindex is configured
+    for name in ACCESS:
         assert all(a.startswith("dynamodb:") for a in ACCESS[name].memory + ACCESS[name].session)
 
 

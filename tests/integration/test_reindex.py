@@ -87,7 +87,8 @@ def test_staging_leaves_the_old_vectors_serving_and_resumes_after_a_kill(tmp_pat
         journal.close()
     assert {(r.memory_id, r.version, r.embedding_model) for r in records(container)} == before  # untouched
     assert all(model == "hash/ngram-256" for _, _, model in before)
-    assert first == 2 and resumed.reused == 4 and resumed.staged == 3  # 7 memories: 4 staged before the kill
+    # 7 memories: Alice's 4 staged before the kill; the resumed walk starts at Bob's scope
+    assert first == 2 and resumed.staged == 3 and resumed.memories == 7
     inputs = [text for r in server.requests[1:] for text in r.body["input"]]
     assert sorted(inputs) == sorted(f for facts in FACTS.values() for f in facts)  # each embedded once
 
@@ -136,7 +137,7 @@ def test_the_command_stages_then_switches_and_a_second_run_has_nothing_to_do(
         again = json.loads(capsys.readouterr().out)
     assert staged["staged"] == 7 and staged["switched_all"] is False
     assert switched["staged"] == 0 and switched["reused"] == 7 and switched["switched"] == 7
-    assert again["reused"] == 7 and again["switched"] == 0
+    assert again["staged"] == 0 and again["switched"] == 0 and again["memories"] == 0  # all of the new model
     assert {r.embedding_model for r in records(container)} == {MODEL}
 
 

@@ -33,7 +33,7 @@ def _run_handler(name: str) -> str:
     return f"import runpy\nrunpy.run_path({str(FUNCTIONS / name / 'handler.py')!r}, run_name='handler')\n"
 
 
-@pytest.mark.parametrize("name", ["api", "ingest", "projector", "consolidate", "reconcile"])
+@pytest.mark.parametrize("name", ["api", "ingest", "projector", "consolidate", "reconcile", "reindex"])
 def test_a_handler_imports_no_tracer_and_no_service(name: str) -> None:
     loaded = _loaded_after(_run_handler(name))
     assert "aws_xray_sdk" not in loaded  # tracing is off outside a Lambda (Powertools' rule)

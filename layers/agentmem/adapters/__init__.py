@@ -20,6 +20,7 @@ from agentmem.ports import (
     IdempotencyStore,
     MemoryStore,
     PrototypeBanks,
+    ReindexJournal,
     RuntimeStateStore,
     ScopeLedger,
     SearchIndex,
@@ -58,3 +59,7 @@ class Adapters:
     events: EventPublisher | None = None
     webhooks: WebhookRegistry | None = None
     deliveries: DeliveryOutbox | None = None
+    # A reindex to the embedder's model keeps its staged vectors and progress here (the reindex
+    # function, docs/aws.md); None: the backend has no reindex function (locally the command
+    # builds its own journal)
+    reindex_journal: ReindexJournal | None = None

@@ -29,7 +29,7 @@ from agentmem.bootstrap import Container
 from agentmem.errors import ConfigurationError
 from agentmem_dev import observability
 
-FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile")
+FUNCTIONS = ("ingest", "api", "projector", "consolidate", "reconcile", "reindex")
 _loaded: dict[str, ModuleType] = {}
 _load_lock = threading.Lock()
 _ENVIRONMENTS = {name: threading.Lock() for name in FUNCTIONS}

@@ -24,8 +24,10 @@ from agentmem.adapters.aws.bedrock import TITAN_DIMENSIONS, BedrockEmbedder
 from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
 from agentmem.adapters.aws.dynamodb_audited import DynamoAuditedWrites
 from agentmem.adapters.aws.dynamodb_banks import DynamoPrototypeBanks
+from agentmem.adapters.aws.dynamodb_base import DynamoTable
 from agentmem.adapters.aws.dynamodb_conflicts import DynamoConflictStore
 from agentmem.adapters.aws.dynamodb_idempotency import DynamoIdempotencyStore
+from agentmem.adapters.aws.dynamodb_reindex import DynamoReindexJournal
 from agentmem.adapters.aws.dynamodb_runtime_state import DynamoRuntimeState
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore
 from agentmem.adapters.aws.dynamodb_summaries import DynamoSummaryStore
@@ -210,6 +212,10 @@ def build_aws(settings: Settings, clock: Clock, embedder: Embedder | None = None
         if settings.event_bus_name
         else None,
         webhooks=_webhooks(settings),
+        # the staged vectors of a reindex to this embedder's model (used by the reindex function)
+        reindex_journal=DynamoReindexJournal(
+            DynamoTable(dynamodb, settings.table_memory, store="dynamodb"), embedder.model_id, clock=clock.now
+        ),
     )
 
 
