@@ -35,6 +35,7 @@ from agentmem.ports import (
     AuditLog,
     Backlog,
     BacklogState,
+    ChangeFeed,
     Clock,
     Compactable,
     Embedder,
@@ -130,6 +131,10 @@ class Container:
     @property
     def ledger(self) -> ScopeLedger:
         return self.adapters.ledger
+
+    @property
+    def changes(self) -> ChangeFeed | None:
+        return self.adapters.changes
 
     @property
     def turn_log(self) -> TurnLog:
@@ -353,9 +358,9 @@ def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
     found: dict[str, Callable[[], BacklogState]] = {}
     if isinstance(a.queue, Backlog):
         found["ingest queue"] = a.queue.backlog
-    if isinstance(a.store, StreamBacklog):
-        store = a.store
-        found["projector stream"] = lambda: store.outbox_backlog(PROJECTOR_CHECKPOINT)
+    if isinstance(a.changes, StreamBacklog):
+        feed = a.changes
+        found["projector stream"] = lambda: feed.outbox_backlog(PROJECTOR_CHECKPOINT)
     return found
 
 
@@ -389,6 +394,7 @@ def _retention(a: Adapters, settings: Settings) -> RetentionService:
     """Every adapter that keeps something for a while, and every file (each once)."""
     parts = [
         a.store,
+        a.changes,
         a.turn_log,
         a.runtime_state,
         a.audit,

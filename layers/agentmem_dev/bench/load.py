@@ -37,7 +37,6 @@ from typing import Any
 
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.domain.models import Scope
-from agentmem.ports import ChangeFeed
 from agentmem.settings import load_settings
 from agentmem_dev.bench.common import (
     machine,
@@ -160,7 +159,7 @@ def _drain(container: Container, timeout_s: float) -> float:
     whole outbox (the server's event sources work both)."""
     started = time.monotonic()
     queue: Any = container.queue
-    feed = container.store if isinstance(container.store, ChangeFeed) else None
+    feed = container.changes
     while time.monotonic() - started < timeout_s:
         stats = queue.stats()
         queued = stats.get("pending", 0) + stats.get("inflight", 0)

@@ -74,7 +74,9 @@ def changes(store: MemoryStore) -> Callable[[], list[Change]]:
         local = store
 
         def read() -> list[Change]:
-            return [(r.event_name, r.new_record(), r.old_record()) for r in local.read_outbox(0, 10_000)]
+            return [
+                (r.event_name, r.new_record(), r.old_record()) for r in local.outbox.read_outbox(0, 10_000)
+            ]
 
         return read
     reader = _STREAMS[id(store)]

@@ -52,6 +52,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         store=store,
         ledger=store.ledger,
         audited_writes=store,
+        changes=store.outbox,  # the outbox the store's transactions append to
         idempotency=SqliteIdempotencyStore(data / "memory.db"),
         turn_log=SqliteTurnLog(data / "memory.db"),
         runtime_state=SqliteRuntimeState(data / "memory.db", clock=clock.now),
