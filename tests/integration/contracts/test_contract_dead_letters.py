@@ -1,4 +1,4 @@
-"""DeadLetterQueue and QueuedTurns contract, parametrised over ``local`` (the SQLite queue and its
+"""DeadLetterQueue and QueuedTurns contract, parametrised over ``embedded`` (the SQLite queue and its
 dead-letter table), ``sqs`` (an ingest queue with a redrive policy, its DLQ and the DynamoDB
 receipts, on moto in-process) and ``fake`` (the in-memory queue and its dead letters,
 :mod:`support.fakes.dead_letters`).
@@ -51,7 +51,7 @@ class Harness:
     clock: ManualClock
 
 
-@pytest.fixture(params=["local", "sqs", "fake"])
+@pytest.fixture(params=["embedded", "sqs", "fake"])
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
     clock = ManualClock(T0)
     if request.param == "fake":
@@ -62,7 +62,7 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
 
         yield Harness(fake, fake, InMemoryDeadLetters(fake), fail_fake, fake.take_bodies, clock)
         return
-    if request.param == "local":
+    if request.param == "embedded":
         local = SqliteTurnQueue(tmp_path / "queue.sqlite3", max_receives=1, clock=clock.now)
 
         def fail_local() -> None:

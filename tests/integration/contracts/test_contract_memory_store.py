@@ -1,4 +1,4 @@
-"""MemoryStore contract, parametrised over implementations: ``local`` (SQLite + outbox),
+"""MemoryStore contract, parametrised over implementations: ``embedded`` (SQLite + outbox),
 ``aws`` (DynamoDB on moto in-process, the change feed read from the table's moto stream),
 ``engine`` (DynamoDB on the engine over HTTP, :mod:`support.engines`; the change feed read
 through the DynamoDB Streams API — ``DescribeStream``, ``GetShardIterator``, ``GetRecords`` — by
@@ -48,12 +48,12 @@ Change = tuple[str, MemoryRecord | None, MemoryRecord | None]
 _STREAMS: dict[int, StreamReader] = {}
 
 
-@pytest.fixture(params=["local", "aws", engine_param(), "fake"])
+@pytest.fixture(params=["embedded", "aws", engine_param(), "fake"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
     if request.param == "fake":
         yield InMemoryMemoryStore()
         return
-    if request.param == "local":
+    if request.param == "embedded":
         adapter = SqliteMemoryStore(tmp_path / "memory.sqlite3")
         yield adapter
         adapter.close()

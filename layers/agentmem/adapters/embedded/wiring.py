@@ -1,5 +1,6 @@
-"""``build_embedded``: the ``local`` backend (:mod:`agentmem.backends`): every port over SQLite
-files under ``AGENTMEM_DATA_DIR``, the search index with numpy vectors, the offline embedder."""
+"""``build_embedded``: the embedded backend (``AGENTMEM_BACKEND=local``, :mod:`agentmem.backends`):
+every port over SQLite files under ``AGENTMEM_DATA_DIR``, the search index with numpy vectors,
+the offline embedder."""
 
 from __future__ import annotations
 
