@@ -191,7 +191,7 @@ def embedder_throughput(
 
 
 def reader_cost(sessions: Sequence[Sequence[Turn]], vectors_of: Embedder) -> dict[str, Any]:
-    """The statement reader's cost per turn (issue 35): every candidate fact of the turns read
+    """The statement reader's cost per turn (docs/reader.md): every candidate fact of the turns read
     with the shipped heads on their vectors (embedded beforehand, not timed), against the rules
     alone. The attribute readings kept are forgotten first, so each text is read as if new."""
     facts = [c.content for session in sessions for t in session for c in extract_from_user(t.user)]

@@ -1,6 +1,6 @@
 """``agentmem bench load``: concurrent clients against the local server on loopback, bounded in
-time, then an accounting of every turn the server accepted (issue 4: nothing lost under load),
-then fairness under one user's flood (issue 11).
+time, then an accounting of every turn the server accepted (nothing lost under load),
+then fairness under one user's flood (docs/design.md "Performance targets").
 
 Each client thread posts turns (``POST /v1/turns``) and asks for context (``POST /v1/context``)
 in a loop until the time is up. The server is the real one (``agentmem serve``: with ``workers``
