@@ -35,7 +35,6 @@ from agentmem.ports import (
     AuditLog,
     Backlog,
     BacklogState,
-    ChangeFeed,
     Clock,
     Compactable,
     Embedder,
@@ -131,10 +130,6 @@ class Container:
     @property
     def ledger(self) -> ScopeLedger:
         return self.adapters.ledger
-
-    @property
-    def changes(self) -> ChangeFeed | None:
-        return self.adapters.changes
 
     @property
     def turn_log(self) -> TurnLog:

@@ -143,7 +143,7 @@ def _prefill(container: Container, sessions: Sequence[Sequence[Turn]], per_user:
         filler.fill(scope, per_user)
     # The fill projected its records itself: the stream reader starts after them, or the measured
     # projector λ would replay the whole fill (every record stale) and be timed for it.
-    feed = container.changes
+    feed = container.adapters.changes
     if feed is not None:
         last = feed.outbox_checkpoint(CHECKPOINT)
         while batch := feed.read_outbox(last, 5000):

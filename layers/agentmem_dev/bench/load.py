@@ -159,7 +159,7 @@ def _drain(container: Container, timeout_s: float) -> float:
     whole outbox (the server's event sources work both)."""
     started = time.monotonic()
     queue: Any = container.queue
-    feed = container.changes
+    feed = container.adapters.changes
     while time.monotonic() - started < timeout_s:
         stats = queue.stats()
         queued = stats.get("pending", 0) + stats.get("inflight", 0)

@@ -70,7 +70,7 @@ def synthetic_records(count: int, embedder: HashEmbedder, *, seed: int = 17) -> 
 
 def _lag(container: Any) -> int | None:
     """The changes the projector has not read yet (the embedded outbox's backlog)."""
-    feed = container.changes
+    feed = container.adapters.changes
     return feed.outbox_backlog(PROJECTOR_CHECKPOINT).waiting if isinstance(feed, StreamBacklog) else None
 
 

@@ -55,7 +55,7 @@ class LocalRunner:
     _webhook_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        queue, feed = self.container.queue, self.container.changes
+        queue, feed = self.container.queue, self.container.adapters.changes
         if not isinstance(queue, QueueConsumer) or feed is None:
             raise ConfigurationError(
                 "the local runner needs a queue it can consume and a store with a change feed"
