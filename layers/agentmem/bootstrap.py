@@ -367,9 +367,9 @@ def _backlogs(a: Adapters) -> dict[str, Callable[[], BacklogState]]:
     found: dict[str, Callable[[], BacklogState]] = {}
     if isinstance(a.queue, Backlog):
         found["ingest queue"] = a.queue.backlog
-    if isinstance(a.store, StreamBacklog):
-        store = a.store
-        found["projector stream"] = lambda: store.outbox_backlog(PROJECTOR_CHECKPOINT)
+    if isinstance(a.changes, StreamBacklog):
+        feed = a.changes
+        found["projector stream"] = lambda: feed.outbox_backlog(PROJECTOR_CHECKPOINT)
     return found
 
 
@@ -403,6 +403,7 @@ def _retention(a: Adapters, settings: Settings) -> RetentionService:
     """Every adapter that keeps something for a while, and every file (each once)."""
     parts = [
         a.store,
+        a.changes,
         a.turn_log,
         a.runtime_state,
         a.audit,

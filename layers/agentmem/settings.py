@@ -1,5 +1,5 @@
 """Every setting of the service, from ``AGENTMEM_*`` environment variables, validated at start-up
-(DESIGN §8.4): a wrong weight or threshold, an unknown backend, or a misspelled variable name
+(docs/design.md "Principles"): a wrong weight or threshold, an unknown backend, or a misspelled variable name
 refuses to start with a message that names the setting (and, for a misspelling, the closest valid
 name). An explicit argument to :func:`load_settings` beats the environment.
 

@@ -11,7 +11,7 @@ project it prints the line for ``agentmem.adapters.embedders.CALIBRATIONS``.
 
 For an OpenAI-compatible server (``--embedder openai-compatible``, configured by the
 ``AGENTMEM_OPENAI_*`` settings) ``--store`` keeps the anchors in ``<data_dir>/calibrations.json``,
-where the local backend reads them at start (an uncalibrated model refuses to start); on AWS the
+where the embedded backend reads them at start (an uncalibrated model refuses to start); on AWS the
 printed ``AGENTMEM_OPENAI_EMBED_CALIBRATION`` is the setting. The report also gives the raw cosine
 each calibrated threshold (dedup, merge, the conflict band, graph edges) stands for with this
 model, so an operator sees what the thresholds mean on it.

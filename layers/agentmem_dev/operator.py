@@ -313,7 +313,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     def command(name: str, help_: str, func: Any, *, scope: str | None) -> argparse.ArgumentParser:
         parser = sub.add_parser(name, help=help_)
-        parser.add_argument("--data-dir", default=data_dir, help="local backend: the stores' directory")
+        parser.add_argument("--data-dir", default=data_dir, help="embedded backend: the stores' directory")
         if scope is not None:
             required = scope == "required"
             parser.add_argument("--tenant", required=required, help="the user's tenant id")

@@ -296,7 +296,7 @@ def test_erase_user_removes_everything_and_replays_bring_nothing_back(
     neighbour = type(api)(api.container, user="u2")
     neighbour("POST", "/v1/turns", turn_body("I keep goats.", message_id="n1"))
     runner.drain()
-    old_rows = container.store.read_outbox(0, 1000)  # type: ignore[attr-defined]
+    old_rows = container.adapters.changes.read_outbox(0, 1000)  # type: ignore[union-attr]
     records = container.store.list(S, statuses=tuple(Status)).items
     active_count = len(container.index.all_states(S))
     vertex_count = len(container.graph.all_states(S))

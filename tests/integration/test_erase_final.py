@@ -39,7 +39,7 @@ def nothing_left(api: Any, container: Container) -> None:
 
 
 def replay_outbox(container: Container, clock: Any) -> None:
-    for row in container.store.read_outbox(0, 100_000):  # type: ignore[attr-defined]
+    for row in container.adapters.changes.read_outbox(0, 100_000):  # type: ignore[union-attr]
         change = change_from_stream_record(row.to_stream_record())
         if change is not None:
             container.projector.apply(change, now=clock.now())
@@ -60,8 +60,9 @@ def test_turns_queued_at_the_erase_never_come_back(
     runner.drain()
     nothing_left(api, container)
     raw = b"".join(
-        str(r.new_image or r.old_image or "").encode() for r in container.store.read_outbox(0, 10**6)
-    )  # type: ignore[attr-defined]
+        str(r.new_image or r.old_image or "").encode()
+        for r in container.adapters.changes.read_outbox(0, 10**6)
+    )  # type: ignore[union-attr]
     assert b"bees" not in raw and "青岛".encode() not in raw  # the change log keeps no erased text
 
 

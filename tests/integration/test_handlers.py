@@ -191,7 +191,7 @@ def test_the_local_runner_retries_a_failed_message_until_it_succeeds(
 
 
 def stream_records(c: Container) -> list[dict[str, Any]]:
-    return [row.to_stream_record() for row in c.store.read_outbox(0, 100)]  # type: ignore[attr-defined]
+    return [row.to_stream_record() for row in c.adapters.changes.read_outbox(0, 100)]  # type: ignore[union-attr]
 
 
 def test_projector_handles_insert_modify_remove_and_replays_converge(

@@ -37,19 +37,21 @@ def test_outbox_rows_checkpoints_and_lag(tmp_path: Path) -> None:
     store = SqliteMemoryStore(tmp_path / "m.sqlite3")
     for i in range(5):
         store.create(rec(f"m{i}"))
-    rows = store.read_outbox(0, 3)
+    rows = store.outbox.read_outbox(0, 3)
     assert [r.seq for r in rows] == sorted(r.seq for r in rows) and len(rows) == 3
     assert rows[0].pk == S1.key and rows[0].sk == "MEM#m0" and rows[0].memory_id == "m0"
     stream = rows[0].to_stream_record()
     assert stream["eventName"] == "INSERT"
     assert image_to_record(stream["dynamodb"]["NewImage"]) == rec("m0")
-    assert store.outbox_checkpoint("projector") == 0
-    assert store.outbox_lag("projector") == 5
-    store.set_outbox_checkpoint("projector", rows[-1].seq)
-    assert store.outbox_lag("projector") == 2
-    assert [r.memory_id for r in store.read_outbox(store.outbox_checkpoint("projector"), 10)] == ["m3", "m4"]
-    assert store.prune_outbox(rows[-1].seq) == 3
-    assert len(store.read_outbox(0, 10)) == 2
+    assert store.outbox.outbox_checkpoint("projector") == 0
+    assert store.outbox.outbox_lag("projector") == 5
+    store.outbox.set_outbox_checkpoint("projector", rows[-1].seq)
+    assert store.outbox.outbox_lag("projector") == 2
+    assert [
+        r.memory_id for r in store.outbox.read_outbox(store.outbox.outbox_checkpoint("projector"), 10)
+    ] == ["m3", "m4"]
+    assert store.outbox.prune_outbox(rows[-1].seq) == 3
+    assert len(store.outbox.read_outbox(0, 10)) == 2
 
 
 def test_data_survives_reopening(tmp_path: Path) -> None:
@@ -75,7 +77,7 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert len(store.scan_active(S1, 1000)) == 120
-    assert store.outbox_lag("x") == 120
+    assert store.outbox.outbox_lag("x") == 120
 
 
 def test_sqlite_errors_surface_as_store_unavailable(tmp_path: Path) -> None:

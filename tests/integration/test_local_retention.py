@@ -50,16 +50,16 @@ def test_the_outbox_is_pruned_behind_the_projector_and_past_its_maximum_age(tmp_
     assert isinstance(store, SqliteMemoryStore)
     for i in range(6):
         store.create(rec(f"m{i}"))
-    rows = store.read_outbox(0, 10)
-    store.set_outbox_checkpoint("projector", rows[3].seq)  # the projector applied four
+    rows = store.outbox.read_outbox(0, 10)
+    store.outbox.set_outbox_checkpoint("projector", rows[3].seq)  # the projector applied four
     report = c.retention.run(clock.now())
     assert report.deleted.get("outbox_applied") == 4
-    assert [r.memory_id for r in store.read_outbox(0, 10)] == ["m4", "m5"]  # not applied: kept
+    assert [r.memory_id for r in store.outbox.read_outbox(0, 10)] == ["m4", "m5"]  # not applied: kept
     later = datetime.now(UTC) + timedelta(hours=2)  # the outbox stamps rows with the wall clock
     report = c.retention.run(later)
     assert report.deleted.get("outbox_expired_unapplied") == 2
-    assert store.read_outbox(0, 10) == []
-    assert store.read_outbox(rows[3].seq, 10) == []  # the reader resumes after the gap
+    assert store.outbox.read_outbox(0, 10) == []
+    assert store.outbox.read_outbox(rows[3].seq, 10) == []  # the reader resumes after the gap
 
 
 def test_turns_and_audit_lines_past_their_retention_go_and_context_lines_are_compacted(

@@ -98,7 +98,7 @@ def test_store_outbox_carries_new_and_old_images_the_projector_reads() -> None:
     store.create(first)
     second = first.evolve(now=T0 + timedelta(days=1), content="I live in Berlin now")
     store.update(second, first.version)
-    rows = store.read_outbox(0, 10)
+    rows = store.outbox.read_outbox(0, 10)
     assert [r.event_name for r in rows] == ["INSERT", "MODIFY"]
     assert rows[0].new_record() == first and rows[0].old_record() is None
     assert rows[1].new_record() == second and rows[1].old_record() == first

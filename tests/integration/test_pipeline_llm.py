@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from botocore.stub import ANY, Stubber
 
-from agentmem.adapters.aws.bedrock import BedrockLLM
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.adapters.embedders import HashEmbedder
 from agentmem.bootstrap import Container, bootstrap

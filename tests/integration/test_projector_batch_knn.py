@@ -81,7 +81,7 @@ def _projector(where: Path, store: SqliteMemoryStore) -> tuple[Projector, Counti
 
 
 def _changes(store: SqliteMemoryStore, after: int = 0) -> list[Change]:
-    found = [change_from_stream_record(r.to_stream_record()) for r in store.read_outbox(after, 10_000)]
+    found = [change_from_stream_record(r.to_stream_record()) for r in store.outbox.read_outbox(after, 10_000)]
     return [c for c in found if c is not None]
 
 
@@ -128,7 +128,7 @@ def test_a_batch_with_removals_asks_once_and_never_links_what_it_removes(
     _batch(batched, first)
     for change in first:
         alone.apply(change, now=NOW)
-    seen = store.read_outbox(0, 10_000)[-1].seq
+    seen = store.outbox.read_outbox(0, 10_000)[-1].seq
 
     def supersede(memory_id: str) -> None:
         old = store.get(ALICE, memory_id)
@@ -179,7 +179,7 @@ def test_a_replayed_removal_of_an_older_version_does_not_hide_the_live_memory(
         for change in history:
             projector.apply(change, now=NOW)
     replayed = next(c for c in history if c.new is not None and c.new.status is Status.SUPERSEDED)
-    seen = store.read_outbox(0, 10_000)[-1].seq
+    seen = store.outbox.read_outbox(0, 10_000)[-1].seq
     store.create(_record(ALICE, 10, "I drink green tea each morning"))
     store.create(_record(ALICE, 11, "我每天早上都喝一杯绿茶"))
     changes = [replayed, *_changes(store, seen)]
@@ -204,7 +204,7 @@ def test_a_scope_with_many_removals_in_the_batch_is_linked_at_link_time(
         store.create(_record(ALICE, n, text))
     projector, index, graph = _projector(tmp_path / "p", store)
     _batch(projector, _changes(store))
-    seen = store.read_outbox(0, 10_000)[-1].seq
+    seen = store.outbox.read_outbox(0, 10_000)[-1].seq
     for memory_id in ("m001", "m002"):
         old = store.get(ALICE, memory_id)
         assert old is not None

@@ -55,7 +55,7 @@ def source(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Source]:
                 _no_vectors(
                     Change(r.event_name, S, r.sk.removeprefix("MEM#"), r.new_record(), r.old_record())
                 )
-                for r in local.read_outbox(0, 10_000)
+                for r in local.outbox.read_outbox(0, 10_000)
             ]
 
         yield Source(local, outbox)

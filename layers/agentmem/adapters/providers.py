@@ -102,7 +102,7 @@ def transport(settings: Settings, *, embeddings: bool = False, secrets_client: A
 
 
 def _bedrock_llm(settings: Settings) -> LLM:
-    from agentmem.adapters.aws.bedrock import BedrockLLM
+    from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 
     return BedrockLLM(model=settings.bedrock_llm_model, region=settings.aws_region)
 

@@ -1,4 +1,4 @@
-"""Attribute inference for updates that generalise (issue 10): from a fact's predicate and the
+"""Attribute inference for updates that generalise (docs/updates.md): from a fact's predicate and the
 type of its object, infer *who* it is about, *which attribute* it states and *its value*, in
 Chinese and English, so that a later fact about the same subject and the same single-valued
 attribute with a different value supersedes the earlier one whether or not it says "changed to".

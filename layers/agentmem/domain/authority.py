@@ -1,4 +1,5 @@
-"""Who may turn a memory into an instruction (issue 9, then issue 37: poisoning, structurally).
+"""Who may turn a memory into an instruction (docs/guards.md "By construction": poisoning,
+structurally).
 
 A memory is data about the user; only a *policy* memory is an instruction to the agent, and the
 Constraints slot shows nothing else. The rule is made by construction, not by checks at the

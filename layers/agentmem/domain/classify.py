@@ -1,4 +1,4 @@
-"""Rule classification (seed 000 §4.4): identity / preference / fact / episodic / tool_failure /
+"""Rule classification (docs/design.md "Classification: rules first"): identity / preference / fact / episodic / tool_failure /
 general. Rules first: zero cost, explainable; an LLM may refine what they leave as ``general``
 when one is configured.
 

@@ -1,4 +1,4 @@
-"""Conflict judgement by rules (seed 000 §7.4): lean to "not a conflict"; a false supersede
+"""Conflict judgement by rules (docs/design.md "Dedup, merge and conflicts"): lean to "not a conflict"; a false supersede
 destroys a true fact, a missed one only leaves two memories side by side.
 
 :func:`judge` and :func:`judge_update` compare one pair; :func:`rank` and :func:`decide` settle a
@@ -97,7 +97,7 @@ def judge_update(
     if new.update_strength == 0 or old.pinned:
         return False
     if new.category is Category.EPISODIC and old.category is Category.EPISODIC:
-        return False  # episodes coexist (seed 000 §7.4)
+        return False  # episodes coexist (docs/design.md)
     if new.key in MULTI_VALUED_KEYS or old.key in MULTI_VALUED_KEYS:
         return False  # a second allergy adds, it does not replace
     if is_multi_valued(new.content) or is_multi_valued(old.content):

@@ -1,4 +1,4 @@
-"""Consolidation planning (seed 000 §7, seed 002 §8): a pure function from one user's memories
+"""Consolidation planning (docs/design.md "Consolidation"): a pure function from one user's memories
 to a plan of decays, dedups, merges and evictions. Execution (services.consolidation) applies it
 with version checks, a merge pair all or nothing.
 
@@ -8,7 +8,7 @@ stronger; evict only when older than the TTL *and* below min importance; never t
 permanent, importance >= protect_importance, or protected hubs. Pairs are given (from nearest-
 neighbour search), never all pairs. Never crosses users: every input must share one scope.
 
-Confidence lifecycle (seed 003 §5.3): a short-term memory past its TTL (its ``expires_at``, else
+Confidence lifecycle (docs/memory-lifecycle.md "Confidence"): a short-term memory past its TTL (its ``expires_at``, else
 ``created_at`` + ``short_term_ttl_days``) becomes ``expired`` and stays, until eviction removes
 it, out of the context unless a query is about it. The store's ``expires_at`` is left as it is.
 """

@@ -1,4 +1,4 @@
-"""Schema-driven context assembly (seed 000 §5, seed 002 §6, seed 003 §4, §5.3).
+"""Schema-driven context assembly (docs/design.md "Context: modes, slots and budgets").
 
 Eight slots (Constraints, Planner, TaskMem, ToolState, Profile, Recall, and the session memory's
 Session window and PreviousSession summary, docs/session-memory.md); four schemas (chat,
@@ -6,8 +6,8 @@ tool, react, rag) pick slots with a character budget and a top-k each; a global 
 priority (Constraints kept longest, Recall cut first). Injection rules: the block says the
 user's current statement wins; nothing recalled means an empty string, no placeholder;
 inferred memories are labelled; expired ones are left out unless the query is about them
-(:func:`is_about`; then labelled). Pending conflicts with a permanent or pinned memory (seed 003
-§3.2) come first as questions to ask the user, in the query's language. Pure: inputs in, text out.
+(:func:`is_about`; then labelled). Pending conflicts with a permanent or pinned memory
+(docs/memory-lifecycle.md) come first as questions to ask the user, in the query's language. Pure: inputs in, text out.
 
 Each slot is one :class:`SlotDef` in :data:`SLOT_DEFS` (its priority and its heading in every
 language of :data:`LANGUAGES`); :data:`PRIORITY` is derived from it. To add a slot: a
@@ -28,7 +28,7 @@ from enum import StrEnum
 from agentmem.domain.lazy_re import lazy_compile
 from agentmem.domain.text import language, lexical_match
 
-ABOUT_LEXICAL = 0.3  # lexical match (seed 002) from which a query is about a memory: half its terms
+ABOUT_LEXICAL = 0.3  # lexical match (text.lexical_match) from which a query is about a memory: half its terms
 ABOUT_SEMANTIC = 0.7  # calibrated similarity from which a query is about a memory
 
 
@@ -58,7 +58,7 @@ class SlotName(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SlotDef:
-    """One slot: ``priority`` decides the global-budget trim (lower = kept longer, seed 000 §5.2);
+    """One slot: ``priority`` decides the global-budget trim (lower = kept longer, docs/design.md);
     ``headings`` holds the slot's section heading per language; a ``chronological`` slot is
     given its items newest first (so budgets cut the oldest) and shows them oldest first."""
 

@@ -1,4 +1,4 @@
-"""The exchange (seed 000 §4.3): what of the assistant's reply is kept, and the user's choice when
+"""The exchange (docs/design.md "Two sources of facts"): what of the assistant's reply is kept, and the user's choice when
 they accept a recommendation without naming it.
 
 - Query-anchored facts (importance 0.5, inferred): only when the user asked a question or
@@ -53,7 +53,7 @@ ANCHOR_SIMILARITY = 0.5  # calibrated question <-> answer similarity that anchor
 AnswerSimilarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 
-# Anything the exchange must never contribute (seed 000 §4.3 rules 3-4).
+# Anything the exchange must never contribute (docs/design.md "Two sources of facts", rules 3-4).
 _EXCHANGE_FORBIDDEN = lazy_compile(
     # other people's data, rule-changing text, redaction placeholders
     r"(?:其他用户|别的用户|其它用户|该用户|这位用户|other users?|another user|this user|the user'?s|"
@@ -125,7 +125,7 @@ def extract_from_exchange(
     max_sentences: int = 3,
     similarity: AnswerSimilarity | None = None,
 ) -> list[Candidate]:
-    """Query-anchored facts from the assistant's reply (seed 000 §4.3): only when the user asked
+    """Query-anchored facts from the assistant's reply (docs/extraction.md): only when the user asked
     or requested information, only reply sentences that answer it — sharing a topic term with
     it, filling its slot (``domain/answers.py``) or, with ``similarity``, at least
     ``ANCHOR_SIMILARITY`` close to it — never small talk, other people's data, stated credentials

@@ -1,4 +1,4 @@
-"""Rule extraction (seed 000 §4.1-4.3): distil a turn into candidate facts.
+"""Rule extraction (docs/design.md "Two sources of facts"): distil a turn into candidate facts.
 
 Two sources:
 - the user's own statements (importance 0.7): every declarative sentence or first-person clause,

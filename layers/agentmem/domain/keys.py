@@ -1,4 +1,5 @@
-"""Key/value patterns for the facts people state most (seed 000 §4.1: {"姓名":"小明"}
+"""Key/value patterns for the facts people state most (docs/design.md "Two sources of facts":
+{"姓名":"小明"}
 {"城市":"深圳"} {"回答偏好":"简洁"}), in Chinese and English.
 
 A key lets a later statement of the same key supersede the earlier one (a user has one current
@@ -174,7 +175,7 @@ _RULES: tuple[_Rule, ...] = (
         hint_zh="饮食：{v}",
         hint_en="diet: {v}",
     ),
-    # answer style (seed 000: "别写太啰嗦" -> {"回答偏好":"简洁"})
+    # answer style ("别写太啰嗦" -> {"回答偏好":"简洁"})
     _Rule(
         "response_style",
         _r(

@@ -1,4 +1,4 @@
-"""The model's facts on the write path (DESIGN §4): an anti-corruption layer between what an
+"""The model's facts on the write path (docs/design.md "The model's part"): an anti-corruption layer between what an
 :class:`~agentmem.ports.LLM` answers and the candidates the rules would have produced.
 
 A model fact is untrusted: it is mapped like a rule fact (the user's statements at

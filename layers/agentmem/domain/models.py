@@ -1,4 +1,4 @@
-"""The memory model (DESIGN §3): scopes, records, turns, and the small value types around them.
+"""The memory model (docs/design.md "The memory model"): scopes, records, turns, and the small value types around them.
 
 Pure: no I/O, no clock (timestamps are arguments), no environment.
 """

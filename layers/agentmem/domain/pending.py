@@ -1,4 +1,4 @@
-"""Pending conflicts (seed 003 §3.2): a turn that contradicts a permanent or pinned memory does
+"""Pending conflicts (docs/design.md "Confirmation before overwriting what is permanent"): a turn that contradicts a permanent or pinned memory does
 not overwrite it; the new statement waits as a *proposal* until the user confirms or rejects it.
 
 A :class:`PendingConflict` holds the protected memory's id and content, the proposal (the very

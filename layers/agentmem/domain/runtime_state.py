@@ -1,5 +1,6 @@
 """Typed runtime state of a session: the task slot (plan), the task-memory ring buffer and the
-tool state that the tool and react context modes render (DESIGN §5.4).
+tool state that the tool and react context modes render (docs/design.md "Context: modes, slots
+and budgets").
 
 One model per shape, validated where it enters (``PUT /v1/sessions/{id}/state``) and again where
 a stored row is read back, so a state of the wrong shape is refused at write time instead of

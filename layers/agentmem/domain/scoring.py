@@ -1,12 +1,12 @@
-"""The one scorer (seed 002 §7, seed 000 §5.4): ranks recall and drives eviction and merge.
+"""The one scorer (docs/design.md "One scorer"): ranks recall and drives eviction and merge.
 
 score = w_sem * semantic + w_lex * lexical + w_rec * recency + w_imp * importance, each
 component in [0, 1], weights validated to sum to 1. ``semantic`` is the calibrated similarity
-(see ``similarity.py``), ``lexical`` the seed's bigram/term match, ``recency`` a half-life decay
+(see ``similarity.py``), ``lexical`` the bigram/term match (:func:`~agentmem.domain.text.lexical_match`), ``recency`` a half-life decay
 over whole hours since the memory was last confirmed, ``importance`` the stored importance.
 Pinned and permanent memories don't decay. Pure: the clock is an argument.
 
-The graph channel (recall's expansion, DESIGN §5.3) is a bounded bonus on top: a memory one or
+The graph channel (recall's expansion, docs/recall.md) is a bounded bonus on top: a memory one or
 two hops from a seed (the best-scored memories) gets ``graph = seed score x graph_decay^hops``
 (:meth:`Scorer.propagate`), and its score becomes ``weighted sum + graph_weight x graph``
 (:meth:`Scorer.with_graph`; at most ``graph_weight``). It is additive, so a neighbour must still

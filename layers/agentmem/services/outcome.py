@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
-LLM_JUDGE_CALLS_PER_TURN = 3  # DESIGN §4.7: at most 3 conflict judgements by the model per turn
+LLM_JUDGE_CALLS_PER_TURN = 3  # docs/design.md "The model's part": at most 3 judgements a turn
 LLM_CLASSIFY_CALLS_PER_TURN = 8  # bounds the cost of a long message full of "general" facts
 # The reason a turn's report gives when the model gave no usable answer and the rules decided alone
 # (GET /v1/turns/{id}: "processed", reason "llm_fallback").

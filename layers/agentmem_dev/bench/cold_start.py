@@ -9,7 +9,7 @@ API resolver), its CPU time (the same span; unlike the wall time, not stretched 
 processes competing for the cores, so a busy machine's figure can be read against it) and the
 heaviest imports. Two named baselines run the same way: a bare interpreter
 (``pass``) and ``import boto3`` (which every Python Lambda can import from its runtime). The api
-handler's import is held to :data:`TARGET_API_IMPORT_MS` (issue 11), printed as the target line.
+handler's import is held to :data:`TARGET_API_IMPORT_MS` (docs/design.md "Performance targets"), printed as the target line.
 
 Bytecode: the deployed layer ships compiled ``.pyc`` (``infra_cdk/agentmem_infra/bundling.py``
 runs ``compileall``), so before measuring the bench compiles the ``agentmem`` package it imports
@@ -49,7 +49,7 @@ from agentmem_dev.bench.common import machine, ratio, say
 from agentmem_dev.emulator.lambdas import FUNCTIONS, functions_dir
 
 DEFAULT_REPETITIONS = 3
-TARGET_API_IMPORT_MS = 300.0  # issue 11: the api handler imports in at most this
+TARGET_API_IMPORT_MS = 300.0  # docs/design.md "Performance targets": the api handler imports within this
 MARKER = "agentmem-bench-importtime-start"
 LAMBDA_UNZIPPED_LIMIT_MB = 250.0
 # The Lambda Python runtime ships boto3 and these with it.

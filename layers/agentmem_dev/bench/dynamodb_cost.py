@@ -16,8 +16,8 @@ Two figures per call, side by side:
   in their :class:`~agentmem.adapters.aws.dynamodb_base.CapacityMeter`. moto's figures are fixed
   per call (and absent for transactions and deletes): shown to prove the plumbing, not the cost.
 
-The write pipeline's neighbour pool is measured with the access pattern of its rework (issue
-11): the search index plus the **20 newest** records, not the 200 newest; while the pipeline
+The write pipeline's neighbour pool is measured with the access pattern of its rework
+(docs/performance.md, "Ingest (the write path)"): the search index plus the **20 newest** records, not the 200 newest; while the pipeline
 still reads 200, the bench sets its ``NEIGHBOURS_FROM_STORE`` to 20 for the run and says so.
 Each figure is also split by what it pays for (``by_purpose``, from the units per port call): a
 turn's bookkeeping — the L0 line and its session-index entry, the processed mark, the scene log,
@@ -94,7 +94,7 @@ from agentmem_dev.harness import quiet_metrics
 DEFAULT_MEMORIES = 1_000
 DEFAULT_TURNS = 20
 DEFAULT_CONTEXTS = 10
-GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
+GOAL_MEMORIES = 10_000  # docs/design.md "Performance targets": the walk is extrapolated to it
 DIMENSION = 1024  # Titan v2's default (settings.bedrock_embed_dimension)
 TARGETS = {"turn_read_units": 10.0, "turn_write_units": 5.0, "context_read_units": 5.0}
 TABLES = {"memory": "bench-memories", "session": "bench-sessions", "audit": "bench-audit"}

@@ -26,7 +26,7 @@ from agentmem_dev.bench.dynamodb_units import RulesClient, item_size, read_units
 OLD_NEIGHBOURS = 200
 RECENT_NEIGHBOURS = 20  # the write pipeline's recent window (agentmem.services.neighbours.RECENT)
 OLD_LISTING_LIMIT = 100  # services/slot_listings.py LISTING_LIMIT
-GOAL_MEMORIES = 10_000  # issue 11's size: the partition walk is extrapolated to it
+GOAL_MEMORIES = 10_000  # docs/design.md "Performance targets": the walk is extrapolated to it
 
 
 def _reads_of(rules: RulesClient, action: Callable[[], object]) -> float:

@@ -45,7 +45,7 @@ from agentmem.domain.extraction import extract_from_user
 from agentmem.domain.models import Turn
 from agentmem.domain.reading import read
 from agentmem.messages import TurnMessage
-from agentmem.ports import ChangeFeed, Embedder
+from agentmem.ports import Embedder
 from agentmem_dev.bench.common import (
     TimedEmbedder,
     local_container,
@@ -143,12 +143,12 @@ def _prefill(container: Container, sessions: Sequence[Sequence[Turn]], per_user:
         filler.fill(scope, per_user)
     # The fill projected its records itself: the stream reader starts after them, or the measured
     # projector λ would replay the whole fill (every record stale) and be timed for it.
-    store = container.store
-    if isinstance(store, ChangeFeed):
-        last = store.outbox_checkpoint(CHECKPOINT)
-        while batch := store.read_outbox(last, 5000):
+    feed = container.adapters.changes
+    if feed is not None:
+        last = feed.outbox_checkpoint(CHECKPOINT)
+        while batch := feed.read_outbox(last, 5000):
             last = batch[-1].seq
-        store.set_outbox_checkpoint(CHECKPOINT, last)
+        feed.set_outbox_checkpoint(CHECKPOINT, last)
     return filler.seconds
 
 
@@ -191,7 +191,7 @@ def embedder_throughput(
 
 
 def reader_cost(sessions: Sequence[Sequence[Turn]], vectors_of: Embedder) -> dict[str, Any]:
-    """The statement reader's cost per turn (issue 35): every candidate fact of the turns read
+    """The statement reader's cost per turn (docs/reader.md): every candidate fact of the turns read
     with the shipped heads on their vectors (embedded beforehand, not timed), against the rules
     alone. The attribute readings kept are forgotten first, so each text is read as if new."""
     facts = [c.content for session in sessions for t in session for c in extract_from_user(t.user)]

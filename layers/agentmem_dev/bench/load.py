@@ -1,6 +1,6 @@
 """``agentmem bench load``: concurrent clients against the local server on loopback, bounded in
-time, then an accounting of every turn the server accepted (issue 4: nothing lost under load),
-then fairness under one user's flood (issue 11).
+time, then an accounting of every turn the server accepted (nothing lost under load),
+then fairness under one user's flood (docs/design.md "Performance targets").
 
 Each client thread posts turns (``POST /v1/turns``) and asks for context (``POST /v1/context``)
 in a loop until the time is up. The server is the real one (``agentmem serve``: with ``workers``
@@ -37,7 +37,6 @@ from typing import Any
 
 from agentmem.bootstrap import Container, bootstrap
 from agentmem.domain.models import Scope
-from agentmem.ports import ChangeFeed
 from agentmem.settings import load_settings
 from agentmem_dev.bench.common import (
     machine,
@@ -160,7 +159,7 @@ def _drain(container: Container, timeout_s: float) -> float:
     whole outbox (the server's event sources work both)."""
     started = time.monotonic()
     queue: Any = container.queue
-    feed = container.store if isinstance(container.store, ChangeFeed) else None
+    feed = container.adapters.changes
     while time.monotonic() - started < timeout_s:
         stats = queue.stats()
         queued = stats.get("pending", 0) + stats.get("inflight", 0)

@@ -1,5 +1,5 @@
 """Prompt templates the write path would send to an LLM (Bedrock Converse) when LLM extraction,
-classification and conflict judgement are enabled (DESIGN §4 steps 4, 6, 7).
+classification and conflict judgement are enabled (docs/design.md "The write path" steps 4 and 6, "The model's part").
 
 No LLM adapter exists in local mode yet: ``agentmem bench cost`` fills these templates with the
 real inputs of its synthetic conversation set and counts tokens with

@@ -1,6 +1,6 @@
 """``agentmem bench recall``: latency of context assembly at growing store sizes.
 
-One user's memories grow through ``sizes`` (default 1k, 10k and 100k: issue 11's targets are set
+One user's memories grow through ``sizes`` (default 1k, 10k and 100k: the targets, docs/design.md "Performance targets", are set
 at 10k and 100k; ``--n 1000,10000`` leaves the 100k point out) while 50 other users hold another
 10 % between them (isolation is by key; they make the files and caches realistic). The store is filled with the ``hash`` embedder by
 writing records directly into the source of truth (``store.transact``) and both projections

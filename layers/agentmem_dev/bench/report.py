@@ -78,7 +78,7 @@ def _recall(r: dict[str, Any]) -> list[str]:
     ]
     targets = r.get("targets") or {}
     target_line = (
-        f"Targets (issue 11): context p95 excl. embed <= {targets['context_p95_ms_excl_embed']} ms by n,"
+        f"Targets (docs/design.md): context p95 excl. embed <= {targets['context_p95_ms_excl_embed']} ms by n,"
         f" recall p95 <= {targets['recall_p95_ms_excl_embed']} ms by n, context / floor (p50)"
         f" <= {targets['context_vs_floor_p50']}."
         if targets
@@ -558,7 +558,7 @@ def _fairness(r: dict[str, Any]) -> list[str]:
 
 
 PEER_FILE = "peer_http.json"
-PEER_TARGET = 10.0  # issue 11: mem0+Chroma p50 / agentmem context p50
+PEER_TARGET = 10.0  # docs/design.md "Performance targets": mem0+Chroma p50 / context p50
 PEER_SYSTEMS = ("agentmem_context", "agentmem_recall", "mem0_qdrant", "mem0_chroma", "numpy_floor")
 
 

@@ -55,14 +55,14 @@ class LocalRunner:
     _webhook_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        queue, store = self.container.queue, self.container.store
-        if not isinstance(queue, QueueConsumer) or not isinstance(store, ChangeFeed):
+        queue, feed = self.container.queue, self.container.adapters.changes
+        if not isinstance(queue, QueueConsumer) or feed is None:
             raise ConfigurationError(
                 "the local runner needs a queue it can consume and a store with a change feed"
                 " (the embedded backend); in AWS, Lambda's event sources do this"
             )
         self._queue: QueueConsumer = queue
-        self._feed: ChangeFeed = store
+        self._feed: ChangeFeed = feed
 
     # ------------------------------------------------------------------ one step each
     def pump_queue(self) -> int:

@@ -1,1 +1,1 @@
-"""Training data and the trainer of the injection gate's directive head (issue 37)."""
+"""Training data and the trainer of the injection gate's directive head (docs/guards.md "Detection")."""

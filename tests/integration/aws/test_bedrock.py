@@ -14,7 +14,8 @@ from awshelpers import REGION
 from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
 
-from agentmem.adapters.aws.bedrock import PLACEHOLDER_CALIBRATION, BedrockEmbedder, BedrockLLM
+from agentmem.adapters.aws.bedrock import PLACEHOLDER_CALIBRATION, BedrockEmbedder
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.adapters.aws.errors import LazyClient
 from agentmem.domain.llm_facts import LlmFact
 from agentmem.errors import ConfigurationError, EmbedderUnavailable

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.adapters.aws.bedrock import BedrockEmbedder, BedrockLLM
+from agentmem.adapters.aws.bedrock import BedrockEmbedder
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.adapters.aws.dynamodb_audit import DynamoAuditLog
 from agentmem.adapters.aws.dynamodb_runtime_state import DynamoRuntimeState
 from agentmem.adapters.aws.dynamodb_store import DynamoMemoryStore

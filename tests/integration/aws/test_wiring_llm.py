@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentmem.adapters.aws.bedrock import BedrockLLM
+from agentmem.adapters.aws.bedrock_llm import BedrockLLM
 from agentmem.bootstrap import bootstrap
 from agentmem.settings import load_settings
 

@@ -1,4 +1,4 @@
-"""AuditLog contract, parametrised over ``local`` (SQLite), ``aws`` (DynamoDB on moto in-process, the
+"""AuditLog contract, parametrised over ``embedded`` (SQLite), ``aws`` (DynamoDB on moto in-process, the
 audit table), ``engine`` (the same on the DynamoDB engine over HTTP, :mod:`support.engines`) and
 ``fake`` (the in-memory fake of the service unit tests).
 
@@ -27,9 +27,9 @@ S2 = Scope("t2", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["local", "aws", engine_param(), "fake"])
+@pytest.fixture(params=["embedded", "aws", engine_param(), "fake"])
 def audit(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AuditLog]:
-    if request.param == "local":
+    if request.param == "embedded":
         adapter = SqliteAuditLog(tmp_path / "audit.sqlite3")
         yield adapter
         adapter.close()

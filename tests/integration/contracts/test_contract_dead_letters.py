@@ -1,6 +1,7 @@
-"""DeadLetterQueue and QueuedTurns contract, parametrised over ``local`` (the SQLite queue and its
-dead-letter table) and ``sqs`` (an ingest queue with a redrive policy, its DLQ and the DynamoDB
-receipts, on moto in-process).
+"""DeadLetterQueue and QueuedTurns contract, parametrised over ``embedded`` (the SQLite queue and its
+dead-letter table), ``sqs`` (an ingest queue with a redrive policy, its DLQ and the DynamoDB
+receipts, on moto in-process) and ``fake`` (the in-memory queue and its dead letters,
+:mod:`support.fakes.dead_letters`).
 
 Both promise: a sent turn is known as queued in its own scope only; a turn that failed every
 delivery is listed among its scope's dead letters (never another scope's), oldest failure first,
@@ -32,6 +33,8 @@ from agentmem.errors import ValidationFailed
 from agentmem.messages import TurnMessage
 from agentmem.ports import DeadLetterQueue, QueuedTurns, TurnQueue
 from support.aws import client
+from support.fakes.dead_letters import InMemoryDeadLetters
+from support.fakes.memory import InMemoryTurnQueue
 
 ALICE = Scope("t1", "alice")
 BOB = Scope("t1", "bob")
@@ -48,10 +51,18 @@ class Harness:
     clock: ManualClock
 
 
-@pytest.fixture(params=["local", "sqs"])
+@pytest.fixture(params=["embedded", "sqs", "fake"])
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
     clock = ManualClock(T0)
-    if request.param == "local":
+    if request.param == "fake":
+        fake = InMemoryTurnQueue(clock=clock.now)
+
+        def fail_fake() -> None:
+            fake.fail_all("boom")
+
+        yield Harness(fake, fake, InMemoryDeadLetters(fake), fail_fake, fake.take_bodies, clock)
+        return
+    if request.param == "embedded":
         local = SqliteTurnQueue(tmp_path / "queue.sqlite3", max_receives=1, clock=clock.now)
 
         def fail_local() -> None:

@@ -1,6 +1,6 @@
 """GraphStore contract, parametrised over implementations.
 
-``local`` is the embedded SQLite graph; ``fake`` is the in-memory fake of the service unit tests
+``embedded`` is the embedded SQLite graph; ``fake`` is the in-memory fake of the service unit tests
 (:mod:`support.fakes.memory`); ``live`` is the Neptune adapter over a real Gremlin server: the
 project's engine (:mod:`support.engine_run`: TinkerPop Gremlin Server on loopback, TinkerGraph
 with string ids and Neptune's *set* default cardinality) or the one ``AGENTMEM_GREMLIN_URL``
@@ -38,7 +38,7 @@ S2 = Scope(f"t2-{RUN}", "u1")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-PARAMS: list[Any] = ["local", "fake", engine_run.param("gremlin", "live")]
+PARAMS: list[Any] = ["embedded", "fake", engine_run.param("gremlin", "live")]
 
 
 @pytest.fixture(params=PARAMS)
@@ -46,7 +46,7 @@ def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore
     if request.param == "fake":
         yield InMemoryGraphStore()
         return
-    if request.param == "local":
+    if request.param == "embedded":
         adapter = LocalGraphStore(tmp_path / "graph.sqlite3")
         yield adapter
         adapter.close()

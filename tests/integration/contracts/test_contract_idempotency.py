@@ -1,5 +1,6 @@
 """IdempotencyStore contract, parametrised over implementations: ``embedded`` (SQLite, in
-``memory.db`` as the embedded wiring does) and ``aws`` (DynamoDB's session table on moto).
+``memory.db`` as the embedded wiring does), ``aws`` (DynamoDB's session table on moto) and
+``fake`` (the in-memory fake, :mod:`support.fakes.idempotency`).
 
 Every adapter must: store a new key's record and hand it back; hand back the first record (not
 the candidate) to a second claim of the key, with its answer once completed; keep keys apart per
@@ -19,13 +20,17 @@ from agentmem.adapters.embedded.idempotency import SqliteIdempotencyStore
 from agentmem.domain.models import Scope
 from agentmem.ports import IdempotencyRecord, IdempotencyStore
 from support.aws import dynamodb_tables
+from support.fakes.idempotency import InMemoryIdempotencyStore
 
 S1, S2 = Scope("t1", "u1"), Scope("t1", "u2")
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["embedded", "aws"])
+@pytest.fixture(params=["embedded", "aws", "fake"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[IdempotencyStore]:
+    if request.param == "fake":
+        yield InMemoryIdempotencyStore()
+        return
     if request.param == "embedded":
         sqlite = SqliteIdempotencyStore(tmp_path / "memory.db")
         yield sqlite

@@ -1,9 +1,10 @@
-"""MemoryStore contract, parametrised over implementations: ``local`` (SQLite + outbox),
+"""MemoryStore contract, parametrised over implementations: ``embedded`` (SQLite + outbox),
 ``aws`` (DynamoDB on moto in-process, the change feed read from the table's moto stream),
 ``engine`` (DynamoDB on the engine over HTTP, :mod:`support.engines`; the change feed read
 through the DynamoDB Streams API — ``DescribeStream``, ``GetShardIterator``, ``GetRecords`` — by
 the dev stream reader) and ``fake`` (the in-memory fake the service unit tests use,
-:mod:`support.fakes.memory`).
+:mod:`support.fakes.memory`). The store's :class:`~agentmem.ports.ScopeLedger` (pending writes,
+the scope walk, reconcile cursors, erase barriers) is checked here too, through :func:`ledger_of`.
 
 Change-feed checks go through the ``changes`` fixture: locally the outbox, in AWS the stream
 (memory items only — the PENDING counter, SCOPE registry and VEC vector items also stream, and
@@ -30,7 +31,7 @@ from agentmem.adapters.embedded.memory_store import SqliteMemoryStore
 from agentmem.domain.models import Category, MemoryRecord, Scope, Status
 from agentmem.domain.scope_walk import PENDING_READY_WRITES, ReconcileCursor, ReconcilePass, in_segment
 from agentmem.errors import NotFound, ValidationFailed, VersionConflict
-from agentmem.ports import MemoryStore, Put
+from agentmem.ports import MemoryStore, Put, ScopeLedger
 from agentmem_dev.dynamodb_stream import StreamReader
 from support.aws import dynamodb_tables
 from support.engines import engine_param
@@ -47,12 +48,12 @@ Change = tuple[str, MemoryRecord | None, MemoryRecord | None]
 _STREAMS: dict[int, StreamReader] = {}
 
 
-@pytest.fixture(params=["local", "aws", engine_param(), "fake"])
+@pytest.fixture(params=["embedded", "aws", engine_param(), "fake"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
     if request.param == "fake":
         yield InMemoryMemoryStore()
         return
-    if request.param == "local":
+    if request.param == "embedded":
         adapter = SqliteMemoryStore(tmp_path / "memory.sqlite3")
         yield adapter
         adapter.close()
@@ -74,7 +75,9 @@ def changes(store: MemoryStore) -> Callable[[], list[Change]]:
         local = store
 
         def read() -> list[Change]:
-            return [(r.event_name, r.new_record(), r.old_record()) for r in local.read_outbox(0, 10_000)]
+            return [
+                (r.event_name, r.new_record(), r.old_record()) for r in local.outbox.read_outbox(0, 10_000)
+            ]
 
         return read
     reader = _STREAMS[id(store)]
@@ -88,6 +91,14 @@ def changes(store: MemoryStore) -> Callable[[], list[Change]]:
         return list(seen)
 
     return read_stream
+
+
+def ledger_of(store: MemoryStore) -> ScopeLedger:
+    """The store's scope ledger, over the same table or file (the fake's over the fake's state:
+    :class:`~support.fakes.scope_ledger.InMemoryScopeLedger`); its contract is part of this one,
+    since a create checks the erase barrier the ledger sets."""
+    ledger: ScopeLedger = store.ledger  # type: ignore[attr-defined]
+    return ledger
 
 
 def streamed(store: MemoryStore, record: MemoryRecord) -> MemoryRecord:
@@ -256,7 +267,7 @@ def test_all_scopes_walks_every_scope_once(store: MemoryStore) -> None:
     seen: list[Scope] = []
     cursor: str | None = None
     while True:
-        page, cursor = store.ledger.all_scopes(2, cursor)
+        page, cursor = ledger_of(store).all_scopes(2, cursor)
         seen.extend(page)
         if cursor is None:
             break
@@ -283,7 +294,7 @@ def test_erase_scope_counts_and_spares_other_scopes(
     for i in range(3):
         store.create(rec(f"m{i}"))
     store.create(rec("m0", S3))
-    store.ledger.mark_pending(S1, 3)
+    ledger_of(store).mark_pending(S1, 3)
     assert store.erase_scope(S1) == 3
     assert store.erase_scope(S1) == 0
     assert store.list(S1, statuses=tuple(Status)).items == []
@@ -293,7 +304,7 @@ def test_erase_scope_counts_and_spares_other_scopes(
     # DynamoDB Streams carry the old image; the local outbox keeps none of an erased scope
     assert all(old is None or old.scope == S1 for _, _, old in removes)
     assert sorted(old.memory_id for _, _, old in removes if old) in ([], ["m0", "m1", "m2"])
-    assert store.ledger.pending_scopes(10) == []
+    assert ledger_of(store).pending_scopes(10) == []
 
 
 # ------------------------------------------------------------------ erase barrier
@@ -301,11 +312,11 @@ def test_erase_scope_counts_and_spares_other_scopes(
 
 def test_the_erase_barrier_refuses_records_from_before_it_and_survives_the_erase(store: MemoryStore) -> None:
     store.create(rec("m0"))
-    assert store.ledger.erase_barrier(S1) is None
-    assert store.ledger.set_erase_barrier(S1, T0 + timedelta(hours=1)) == T0 + timedelta(hours=1)
-    assert store.ledger.set_erase_barrier(S1, T0) == T0 + timedelta(hours=1)  # never moves back
+    assert ledger_of(store).erase_barrier(S1) is None
+    assert ledger_of(store).set_erase_barrier(S1, T0 + timedelta(hours=1)) == T0 + timedelta(hours=1)
+    assert ledger_of(store).set_erase_barrier(S1, T0) == T0 + timedelta(hours=1)  # never moves back
     assert store.erase_scope(S1) == 1
-    assert store.ledger.erase_barrier(S1) == T0 + timedelta(hours=1)  # the erase leaves it
+    assert ledger_of(store).erase_barrier(S1) == T0 + timedelta(hours=1)  # the erase leaves it
     for created in (T0, T0 + timedelta(hours=1)):  # before or at the barrier: refused, atomically
         with pytest.raises(VersionConflict) as caught:
             store.create(rec("late", created_at=created))
@@ -319,11 +330,11 @@ def test_the_erase_barrier_refuses_records_from_before_it_and_survives_the_erase
     store.transact([Put(rec("new2", created_at=T0 + timedelta(hours=2)), None)])
     assert {r.memory_id for r in store.list(S1).items} == {"new", "new2"}
     store.create(rec("m0", S3, created_at=T0))  # other scopes never see the barrier
-    assert store.ledger.erase_barrier(S3) is None and store.ledger.erase_barrier(S2) is None
+    assert ledger_of(store).erase_barrier(S3) is None and ledger_of(store).erase_barrier(S2) is None
 
 
 def test_an_existing_id_is_still_a_plain_conflict_behind_a_barrier(store: MemoryStore) -> None:
-    store.ledger.set_erase_barrier(S1, T0 - timedelta(days=1))
+    ledger_of(store).set_erase_barrier(S1, T0 - timedelta(days=1))
     store.create(rec("m1"))
     with pytest.raises(VersionConflict) as caught:
         store.create(rec("m1"))
@@ -334,14 +345,14 @@ def test_an_existing_id_is_still_a_plain_conflict_behind_a_barrier(store: Memory
 
 
 def test_pending_counters(store: MemoryStore) -> None:
-    assert store.ledger.mark_pending(S1, 1) == 1
-    assert store.ledger.mark_pending(S1, 4) == 5
-    assert store.ledger.mark_pending(S2, 2) == 2
-    assert store.ledger.pending_scopes(10) == [(S1, 5), (S2, 2)]
-    assert store.ledger.pending_scopes(1) == [(S1, 5)]
-    store.ledger.clear_pending(S1)
-    assert store.ledger.pending_scopes(10) == [(S2, 2)]
-    assert store.ledger.mark_pending(S1, 1) == 1
+    assert ledger_of(store).mark_pending(S1, 1) == 1
+    assert ledger_of(store).mark_pending(S1, 4) == 5
+    assert ledger_of(store).mark_pending(S2, 2) == 2
+    assert ledger_of(store).pending_scopes(10) == [(S1, 5), (S2, 2)]
+    assert ledger_of(store).pending_scopes(1) == [(S1, 5)]
+    ledger_of(store).clear_pending(S1)
+    assert ledger_of(store).pending_scopes(10) == [(S2, 2)]
+    assert ledger_of(store).mark_pending(S1, 1) == 1
 
 
 # ------------------------------------------------------------------ change feed
@@ -404,16 +415,20 @@ def test_reads_without_embeddings_return_the_same_records(store: MemoryStore) ->
 
 def test_pending_scopes_list_ready_ones_first_then_longest_waiting(store: MemoryStore) -> None:
     early, busy, late = Scope("t1", "early"), Scope("t1", "busy"), Scope("t1", "late")
-    store.ledger.mark_pending(early, 1)
-    store.ledger.mark_pending(busy, 1)
-    store.ledger.mark_pending(late, 2)
-    assert store.ledger.pending_scopes(10) == [(early, 1), (busy, 1), (late, 2)]  # none ready: oldest first
-    assert store.ledger.mark_pending(busy, PENDING_READY_WRITES) == PENDING_READY_WRITES + 1
-    assert store.ledger.pending_scopes(10) == [(busy, PENDING_READY_WRITES + 1), (early, 1), (late, 2)]
-    assert store.ledger.pending_scopes(2) == [(busy, PENDING_READY_WRITES + 1), (early, 1)]
-    store.ledger.clear_pending(early)
-    store.ledger.mark_pending(early, 1)  # dirty again: now the newest
-    assert store.ledger.pending_scopes(10)[1:] == [(late, 2), (early, 1)]
+    ledger_of(store).mark_pending(early, 1)
+    ledger_of(store).mark_pending(busy, 1)
+    ledger_of(store).mark_pending(late, 2)
+    assert ledger_of(store).pending_scopes(10) == [
+        (early, 1),
+        (busy, 1),
+        (late, 2),
+    ]  # none ready: oldest first
+    assert ledger_of(store).mark_pending(busy, PENDING_READY_WRITES) == PENDING_READY_WRITES + 1
+    assert ledger_of(store).pending_scopes(10) == [(busy, PENDING_READY_WRITES + 1), (early, 1), (late, 2)]
+    assert ledger_of(store).pending_scopes(2) == [(busy, PENDING_READY_WRITES + 1), (early, 1)]
+    ledger_of(store).clear_pending(early)
+    ledger_of(store).mark_pending(early, 1)  # dirty again: now the newest
+    assert ledger_of(store).pending_scopes(10)[1:] == [(late, 2), (early, 1)]
 
 
 # ------------------------------------------------------------------ reconcile walk
@@ -428,24 +443,24 @@ def test_segments_walk_disjoint_parts_that_cover_every_scope(store: MemoryStore,
     for segment in range(segments):
         cursor: str | None = None
         while True:
-            page, cursor = store.ledger.all_scopes(3, cursor, segment=segment, segments=segments)
+            page, cursor = ledger_of(store).all_scopes(3, cursor, segment=segment, segments=segments)
             assert len(page) <= 3 and all(in_segment(s, segment, segments) for s in page)
             walked.extend(page)
             if cursor is None:
                 break
     assert sorted(walked, key=lambda s: s.key) == sorted(scopes, key=lambda s: s.key)
     with pytest.raises(ValueError):
-        store.ledger.all_scopes(3, segment=segments, segments=segments)
+        ledger_of(store).all_scopes(3, segment=segments, segments=segments)
 
 
 def test_reconcile_cursors_are_kept_per_segment_layout(store: MemoryStore) -> None:
-    assert store.ledger.reconcile_cursor() is None
+    assert ledger_of(store).reconcile_cursor() is None
     first = ReconcileCursor(segment=1, segments=4, position=None, pass_started_at=T0, pass_scopes=0)
-    store.ledger.save_reconcile_cursor(first)
-    assert store.ledger.reconcile_cursor(1, 4) == first
-    assert store.ledger.reconcile_cursor(0, 4) is None and store.ledger.reconcile_cursor(1, 2) is None
-    _, position = store.ledger.all_scopes(1, segment=1, segments=4)
+    ledger_of(store).save_reconcile_cursor(first)
+    assert ledger_of(store).reconcile_cursor(1, 4) == first
+    assert ledger_of(store).reconcile_cursor(0, 4) is None and ledger_of(store).reconcile_cursor(1, 2) is None
+    _, position = ledger_of(store).all_scopes(1, segment=1, segments=4)
     done = ReconcilePass(T0, T0 + timedelta(minutes=3), 41)
     later = replace(first, position=position or "opaque", skip=2, pass_scopes=7, last_pass=done)
-    store.ledger.save_reconcile_cursor(later)
-    assert store.ledger.reconcile_cursor(1, 4) == later  # replaced, every field kept
+    ledger_of(store).save_reconcile_cursor(later)
+    assert ledger_of(store).reconcile_cursor(1, 4) == later  # replaced, every field kept

@@ -1,6 +1,6 @@
 """SearchIndex contract, parametrised over implementations.
 
-``local`` is the embedded index; ``aws`` is the OpenSearch adapter over the in-process fake
+``embedded`` is the embedded index; ``aws`` is the OpenSearch adapter over the in-process fake
 OpenSearch (:mod:`support.fakes.fake_opensearch`), which executes the adapter's
 real requests (versioning, mapping, k-NN with filter, BM25 over the cjk / english analyzers);
 ``fake`` is the in-memory fake of the service unit tests (:mod:`support.fakes.memory`: cosine over
@@ -43,14 +43,14 @@ MODEL = "hash-test"
 DIM = 8
 
 
-PARAMS: list[Any] = ["local", "aws", "fake", engine_run.param("opensearch", "live")]
+PARAMS: list[Any] = ["embedded", "aws", "fake", engine_run.param("opensearch", "live")]
 
 
 @pytest.fixture(params=PARAMS)
 def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SearchIndex]:
     if request.param == "fake":
         yield InMemorySearchIndex()
-    elif request.param == "local":
+    elif request.param == "embedded":
         adapter = LocalSearchIndex(tmp_path / "search.sqlite3")
         yield adapter
         adapter.close()

@@ -1,5 +1,5 @@
 """TurnLog contract (the L0 raw log, the session window, the processed marks), parametrised over
-``local`` (SQLite), ``aws`` (DynamoDB on moto in-process, the session table), ``engine`` (the
+``embedded`` (SQLite), ``aws`` (DynamoDB on moto in-process, the session table), ``engine`` (the
 same on the DynamoDB engine over HTTP, :mod:`support.engines`) and ``fake`` (the in-memory fake
 of the service unit tests).
 
@@ -34,9 +34,9 @@ class ReadableTurnLog(TurnLog, Protocol):
     def processed_outcome(self, scope: Scope, message_id: str) -> dict[str, Any] | None: ...
 
 
-@pytest.fixture(params=["local", "aws", engine_param(), "fake"])
+@pytest.fixture(params=["embedded", "aws", engine_param(), "fake"])
 def log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ReadableTurnLog]:
-    if request.param == "local":
+    if request.param == "embedded":
         adapter = SqliteTurnLog(tmp_path / "turns.sqlite3")
         yield adapter
         adapter.close()

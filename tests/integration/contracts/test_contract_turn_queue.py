@@ -1,5 +1,5 @@
 """TurnQueue contract, the send side (what the API does with a turn), parametrised over
-``local`` (the bounded SQLite queue), ``sqs`` (a standard queue on moto in-process), ``sqs-fifo``
+``embedded`` (the bounded SQLite queue), ``sqs`` (a standard queue on moto in-process), ``sqs-fifo``
 (a FIFO queue on moto in-process), ``engine`` and ``engine-fifo`` (the same two queues on the
 DynamoDB engine's SQS over HTTP, :mod:`support.engines`) and ``fake`` (the in-memory fake of the service unit tests).
 
@@ -69,10 +69,10 @@ def _drain_sqs(sqs: Any, url: str) -> Callable[[], list[str]]:
 
 
 @pytest.fixture(
-    params=["local", "sqs", "sqs-fifo", engine_param(id="engine"), engine_param(id="engine-fifo"), "fake"]
+    params=["embedded", "sqs", "sqs-fifo", engine_param(id="engine"), engine_param(id="engine-fifo"), "fake"]
 )
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
-    if request.param == "local":
+    if request.param == "embedded":
         local = SqliteTurnQueue(tmp_path / "queue.sqlite3", capacity=CAPACITY, clock=ManualClock(T0).now)
 
         def read_local() -> list[str]:

@@ -1,6 +1,6 @@
 """Contract of :class:`agentmem.webhook_ports.WebhookRegistry`, over the embedded registry
-(SQLite, events.db) and the AWS one (EventBridge rules, connections and API destinations, on
-moto): a tenant's webhooks come back oldest first with their URL and filters, never another
+(SQLite, events.db), the AWS one (EventBridge rules, connections and API destinations, on
+moto) and the in-memory fake (:mod:`support.fakes.webhooks`): a tenant's webhooks come back oldest first with their URL and filters, never another
 tenant's; removing one is True once and False after; the secret is kept by the registry (the
 embedded one reads it back to sign; EventBridge keeps it in the connection, unreadable)."""
 
@@ -16,12 +16,16 @@ from moto import mock_aws
 from agentmem.adapters.aws.eventbridge_webhooks import EventBridgeWebhooks
 from agentmem.adapters.embedded.webhooks import SqliteWebhooks
 from agentmem.webhook_ports import Webhook, WebhookRegistry
+from support.fakes.webhooks import InMemoryWebhooks
 
 T0 = datetime(2026, 12, 7, 20, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["embedded", "eventbridge"])
+@pytest.fixture(params=["embedded", "eventbridge", "fake"])
 def registry(request: pytest.FixtureRequest) -> Iterator[WebhookRegistry]:
+    if request.param == "fake":
+        yield InMemoryWebhooks()
+        return
     if request.param == "embedded":
         store = SqliteWebhooks(":memory:")
         yield store

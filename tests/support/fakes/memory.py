@@ -51,6 +51,7 @@ from agentmem.ports import (
     ProjectionOutcome,
     ProjectionState,
     Put,
+    QueuedTurns,
     RawTurnRecord,
     Reading,
     RuntimeStateStore,
@@ -868,18 +869,30 @@ class InMemoryGraphStore(Switchable, GraphStore):
 # ---------------------------------------------------------------------------- queue
 
 
-class InMemoryTurnQueue(Switchable, TurnQueue):
+class InMemoryTurnQueue(Switchable, TurnQueue, QueuedTurns):
     """:class:`~agentmem.ports.TurnQueue`, the send side: bodies are
     :meth:`~agentmem.messages.TurnMessage.to_body`, a turn already queued for its scope is not
-    queued twice, and with a ``capacity`` a batch that would exceed it is refused whole."""
+    queued twice, and with a ``capacity`` a batch that would exceed it is refused whole. It knows
+    when it accepted each turn (:class:`~agentmem.ports.QueuedTurns`) and keeps the turns that
+    failed every delivery in :attr:`dead` (their port is
+    :class:`~support.fakes.dead_letters.InMemoryDeadLetters`, over this queue's state)."""
 
     store_name = "turn-queue"
 
-    def __init__(self, capacity: int | None = None, tenant_capacity: int | None = None) -> None:
+    def __init__(
+        self,
+        capacity: int | None = None,
+        tenant_capacity: int | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         super().__init__()
         self.capacity = capacity
         self.tenant_capacity = tenant_capacity
+        self.clock = clock or (lambda: datetime.now(UTC))
         self._messages: dict[tuple[str, str], str] = {}  # (scope key, message id) -> body, in order
+        self._accepted: dict[tuple[str, str], datetime] = {}  # (scope key, message id) -> last sent
+        # (scope key, message id) -> (body, reason, attempts, failed at), oldest failure first
+        self.dead: dict[tuple[str, str], tuple[str, str, int, datetime]] = {}
         self.refused = 0
 
     def send(self, turns: Sequence[TurnMessage]) -> builtins.list[str]:
@@ -907,14 +920,22 @@ class InMemoryTurnQueue(Switchable, TurnQueue):
                         "requested": len(turns),
                     },
                 )
+            now = self.clock()
             for turn in turns:
                 self._messages.setdefault((turn.scope.key, turn.message_id), turn.to_body())
+                self._accepted[(turn.scope.key, turn.message_id)] = now
             return [t.message_id for t in turns]
+
+    def queued_at(self, scope: Scope, message_id: str) -> datetime | None:
+        with self._lock:
+            self._enter("queued_at")
+            return self._accepted.get((scope.key, message_id))
 
     def purge_scope(self, scope: Scope) -> int:
         with self._lock:
             self._enter("purge_scope")
-            return _drop_scope(self._messages, scope)
+            _drop_scope(self._accepted, scope)
+            return _drop_scope(self._messages, scope) + _drop_scope(self.dead, scope)
 
     def take_bodies(self) -> builtins.list[str]:
         """Remove and return every queued body, oldest first (a consumer's receive + delete)."""
@@ -922,3 +943,15 @@ class InMemoryTurnQueue(Switchable, TurnQueue):
             taken = list(self._messages.values())
             self._messages.clear()
             return taken
+
+    def fail_all(self, reason: str, attempts: int = 1) -> int:
+        """Every queued turn failed its last delivery (a consumer gave up on it): moved to the
+        dead letters, stamped with the clock; how many."""
+        with self._lock:
+            now = self.clock()
+            for key, body in self._messages.items():
+                self.dead.pop(key, None)  # a turn failed again: its newest failure counts
+                self.dead[key] = (body, reason, attempts, now)
+            failed = len(self._messages)
+            self._messages.clear()
+            return failed

@@ -11,8 +11,9 @@ Writes are optimistic: ``create`` inserts only if absent, ``update`` only at the
 ``transact`` checks every put before applying any, all inside one ``BEGIN IMMEDIATE``
 transaction. The same transaction appends an ``outbox`` row per change (``INSERT`` / ``MODIFY`` /
 ``REMOVE`` with new and old images, as DynamoDB JSON), which is what DynamoDB Streams
-(NEW_AND_OLD_IMAGES) is in AWS: the local stream reader follows it with named checkpoints
-(:meth:`read_outbox`, :meth:`outbox_checkpoint`, :meth:`set_outbox_checkpoint`, :meth:`outbox_lag`).
+(NEW_AND_OLD_IMAGES) is in AWS: the store's :attr:`~SqliteMemoryStore.outbox`
+(:class:`~.outbox.SqliteOutbox`, over the same database handle) is the change feed the local
+stream reader follows with named checkpoints.
 
 Reads that do not need vectors (``embeddings=False``: recall and the context slots score with the
 search index's vectors) are served from a per-process cache of decoded records and listings, one
@@ -32,10 +33,11 @@ Memory ids are time-sortable, so "newest first" is ``ORDER BY memory_id DESC``; 
 the last id returned, base64-wrapped to stay opaque. Listings name their index (``INDEXED BY``):
 without ``ANALYZE`` statistics SQLite walks the primary key of the whole scope instead.
 
-The module runs over 400 lines: the records, their outbox, the erase barrier and the cache's
-generation share one transaction, so they share one class; the row format and its migration are :mod:`.rows`, the read cache
-:mod:`.read_cache`, the change-feed reader and its row type :mod:`.outbox`, the consolidation
-counters, scope walk, reconcile cursors and erase barriers :mod:`.scope_ledger`.
+The records, their outbox rows, the erase barrier and the cache's generation share one
+transaction, so the store writes them all; each table belongs to one object over the shared
+database handle: the row format and its migration are :mod:`.rows`, the read cache
+:mod:`.read_cache`, the change feed :mod:`.outbox`, the consolidation counters, scope walk,
+reconcile cursors and erase barriers :mod:`.scope_ledger`.
 """
 
 from __future__ import annotations
@@ -46,12 +48,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agentmem.adapters.codec import (
-    format_sortable,
-    memory_sort_key,
-)
-from agentmem.adapters.embedded import audit_log, rows, scope_ledger
-from agentmem.adapters.embedded.outbox import OutboxReader, image_json
+from agentmem.adapters.codec import format_sortable
+from agentmem.adapters.embedded import audit_log, outbox, rows, scope_ledger
+from agentmem.adapters.embedded.outbox import SqliteOutbox, image_json
 from agentmem.adapters.embedded.read_cache import ReadCache
 from agentmem.adapters.embedded.scope_ledger import SqliteScopeLedger
 from agentmem.adapters.embedded.sqlite_base import SqliteDatabase, bump_generation, chunks, placeholders
@@ -81,18 +80,8 @@ CREATE INDEX IF NOT EXISTS memories_by_gen ON memories (pk, gen);
 CREATE TABLE IF NOT EXISTS generations (
     pk TEXT PRIMARY KEY, gen INTEGER NOT NULL, reset_gen INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    event_name TEXT NOT NULL CHECK (event_name IN ('INSERT', 'MODIFY', 'REMOVE')),
-    pk TEXT NOT NULL,
-    sk TEXT NOT NULL,
-    new_image TEXT,
-    old_image TEXT,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS outbox_checkpoints (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS outbox_by_pk ON outbox (pk);
 """
+_SCHEMA += outbox.SCHEMA
 _SCHEMA += scope_ledger.SCHEMA
 _SCHEMA += audit_log.SCHEMA  # the audit trail shares the file: a write and its line, one transaction
 _ALL_STATUSES = frozenset(s.value for s in Status)
@@ -103,30 +92,27 @@ def _migrate(conn: Any) -> None:
     scope_ledger.migrate(conn)
 
 
-class SqliteMemoryStore(OutboxReader):
-    """:class:`agentmem.ports.MemoryStore` over one SQLite file (or ``":memory:"``); its
-    :attr:`ledger` is the :class:`~agentmem.ports.ScopeLedger` over the same database handle."""
+class SqliteMemoryStore:
+    """:class:`agentmem.ports.MemoryStore` over one SQLite file (or ``":memory:"``); over the
+    same database handle, its :attr:`ledger` is the :class:`~agentmem.ports.ScopeLedger` and its
+    :attr:`outbox` the :class:`~agentmem.ports.ChangeFeed` its writes append to."""
 
     def __init__(self, path: str | Path, *, clock: Callable[[], datetime] | None = None) -> None:
         self._db = SqliteDatabase(path, _SCHEMA, name="memory", migrate=_migrate)
         self._clock = clock or (lambda: datetime.now(UTC))
         self._cache = ReadCache()
         self.ledger = SqliteScopeLedger(self._db, self._clock)
+        self.outbox = SqliteOutbox(self._db, self._clock)
 
     def close(self) -> None:
         self._cache.clear()
         self._db.close()
 
-    # ------------------------------------------------------------------ writes
+    def compact(self, min_free_fraction: float) -> bool:
+        """:class:`agentmem.ports.Compactable` (the whole ``memory.db``)."""
+        return self._db.compact(min_free_fraction)
 
-    def _outbox(
-        self, conn: Any, event: str, pk: str, memory_id: str, new: str | None, old: str | None
-    ) -> None:
-        conn.execute(
-            "INSERT INTO outbox (event_name, pk, sk, new_image, old_image, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (event, pk, memory_sort_key(memory_id), new, old, format_sortable(self._clock())),
-        )
+    # ------------------------------------------------------------------ writes
 
     @staticmethod
     def _check_barrier(conn: Any, records: Iterable[MemoryRecord]) -> None:
@@ -164,7 +150,7 @@ class SqliteMemoryStore(OutboxReader):
     def _write(self, conn: Any, record: MemoryRecord, old_image: str | None, gen: int) -> None:
         conn.execute(rows.INSERT_ROW, rows.row_values(record, gen))
         event = "INSERT" if old_image is None else "MODIFY"
-        self._outbox(conn, event, record.scope.key, record.memory_id, image_json(record), old_image)
+        self.outbox.append(conn, event, record.scope.key, record.memory_id, image_json(record), old_image)
 
     def create(self, record: MemoryRecord) -> None:
         self.create_audited(record, ())
@@ -236,7 +222,7 @@ class SqliteMemoryStore(OutboxReader):
                 return False
             conn.execute("DELETE FROM memories WHERE pk = ? AND memory_id = ?", (scope.key, memory_id))
             bump_generation(conn, scope.key, reset=True)
-            self._outbox(conn, "REMOVE", scope.key, memory_id, None, current[1])
+            self.outbox.append(conn, "REMOVE", scope.key, memory_id, None, current[1])
             return True
 
     def erase_scope(self, scope: Scope) -> int:
@@ -251,12 +237,9 @@ class SqliteMemoryStore(OutboxReader):
             ]
             conn.execute("DELETE FROM memories WHERE pk = ?", (scope.key,))
             bump_generation(conn, scope.key, reset=True)
-            conn.execute(  # rows with images hold the text; key-only REMOVEs stay for the readers
-                "DELETE FROM outbox WHERE pk = ? AND (new_image IS NOT NULL OR old_image IS NOT NULL)",
-                (scope.key,),
-            )
+            self.outbox.drop_images(conn, scope.key)
             for memory_id in ids:
-                self._outbox(conn, "REMOVE", scope.key, memory_id, None, None)
+                self.outbox.append(conn, "REMOVE", scope.key, memory_id, None, None)
             conn.execute("DELETE FROM pending_scopes WHERE pk = ?", (scope.key,))
         self._cache.drop(scope.key)
         self._db.checkpoint()

@@ -1,7 +1,10 @@
-"""The embedded store's outbox: one change in the shape DynamoDB Streams carries it
-(:class:`OutboxRow`: what the local stream reader hands the projector), the reader methods of
-the store (:class:`OutboxReader`: changes after a sequence number, named checkpoints, lag,
-pruning), and :func:`image_json`, the images the store's write transactions append.
+"""The embedded store's outbox: the change feed the projector follows, in the shape DynamoDB
+Streams carries it. :class:`SqliteOutbox` owns the ``outbox`` and ``outbox_checkpoints`` tables of
+the store's database: the store appends a change inside its own write transaction
+(:meth:`SqliteOutbox.append`), and readers follow the feed with named checkpoints, as the AWS
+side reads its table's stream with a reader of its own. :class:`OutboxRow` is one change as the
+local stream reader hands it to the projector; :func:`image_json` the images the store's write
+transactions append.
 
 :func:`image_json` writes the record's stream image (DynamoDB JSON, binaries base64) directly,
 text for text what :func:`~agentmem.adapters.codec.record_to_json_image` writes through boto3's
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -36,7 +40,21 @@ from agentmem.domain.models import MemoryRecord
 from agentmem.event_ports import BacklogState
 from agentmem.port_types import RetentionPolicy
 
-__all__ = ["OutboxReader", "OutboxRow", "image_json"]
+__all__ = ["SCHEMA", "OutboxRow", "SqliteOutbox", "image_json"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_name TEXT NOT NULL CHECK (event_name IN ('INSERT', 'MODIFY', 'REMOVE')),
+    pk TEXT NOT NULL,
+    sk TEXT NOT NULL,
+    new_image TEXT,
+    old_image TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox_checkpoints (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS outbox_by_pk ON outbox (pk);
+"""
 
 
 def _float(value: float) -> dict[str, str]:
@@ -138,11 +156,38 @@ class OutboxRow:
         }
 
 
-class OutboxReader:
-    """The change-feed half of :class:`~agentmem.adapters.embedded.memory_store.SqliteMemoryStore`
-    (:class:`agentmem.ports.ChangeFeed`) over its ``outbox`` and ``outbox_checkpoints`` tables."""
+class SqliteOutbox:
+    """:class:`agentmem.ports.ChangeFeed` (and :class:`~agentmem.ports.StreamBacklog`,
+    :class:`~agentmem.ports.Retained`) over the ``outbox`` tables of the store's database handle:
+    the :class:`~agentmem.adapters.embedded.memory_store.SqliteMemoryStore` that shares the
+    handle appends to it in its write transactions and exposes it as its ``outbox``."""
 
-    _db: SqliteDatabase
+    def __init__(self, db: SqliteDatabase, clock: Callable[[], datetime]) -> None:
+        self._db = db
+        self._clock = clock
+
+    # ------------------------------------------------------------------ writes (the store's)
+
+    def append(
+        self, conn: Any, event: str, pk: str, memory_id: str, new: str | None, old: str | None
+    ) -> None:
+        """One change, inside the caller's write transaction on ``conn`` (images as
+        :func:`image_json` text; a key-only ``REMOVE`` has neither)."""
+        conn.execute(
+            "INSERT INTO outbox (event_name, pk, sk, new_image, old_image, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (event, pk, memory_sort_key(memory_id), new, old, format_sortable(self._clock())),
+        )
+
+    @staticmethod
+    def drop_images(conn: Any, pk: str) -> None:
+        """Inside an erase's transaction: the scope's changes that carry an image (they hold the
+        text); key-only ``REMOVE`` rows stay for the readers."""
+        conn.execute(
+            "DELETE FROM outbox WHERE pk = ? AND (new_image IS NOT NULL OR old_image IS NOT NULL)", (pk,)
+        )
+
+    # ------------------------------------------------------------------ the feed
 
     def read_outbox(self, after_seq: int, limit: int) -> list[OutboxRow]:
         """Changes with ``seq > after_seq``, oldest first."""
@@ -212,10 +257,6 @@ class OutboxReader:
                 ).rowcount
             )
         return {"outbox_applied": applied, "outbox_expired_unapplied": expired}
-
-    def compact(self, min_free_fraction: float) -> bool:
-        """:class:`agentmem.ports.Compactable` (the whole ``memory.db``)."""
-        return self._db.compact(min_free_fraction)
 
     def prune_outbox(self, through_seq: int) -> int:
         """Drop changes with ``seq <= through_seq`` (every reader is past them); returns how many."""

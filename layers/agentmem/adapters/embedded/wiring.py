@@ -1,5 +1,6 @@
-"""``build_embedded``: the ``local`` backend (:mod:`agentmem.backends`): every port over SQLite
-files under ``AGENTMEM_DATA_DIR``, the search index with numpy vectors, the offline embedder."""
+"""``build_embedded``: the embedded backend (``AGENTMEM_BACKEND=local``, :mod:`agentmem.backends`):
+every port over SQLite files under ``AGENTMEM_DATA_DIR``, the search index with numpy vectors,
+the offline embedder."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ def build_embedded(settings: Settings, clock: Clock, embedder: Embedder | None =
         store=store,
         ledger=store.ledger,
         audited_writes=store,
+        changes=store.outbox,  # the outbox the store's transactions append to
         idempotency=SqliteIdempotencyStore(data / "memory.db"),
         turn_log=SqliteTurnLog(data / "memory.db"),
         runtime_state=SqliteRuntimeState(data / "memory.db", clock=clock.now),

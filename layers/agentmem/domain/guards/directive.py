@@ -1,5 +1,5 @@
 """Orders recognised by meaning, in any language: the *directive head* and how its scores combine
-with the rules (issue 37, item 4).
+with the rules (docs/guards.md "Detection").
 
 The head is multinomial logistic regression over the shipped multilingual embedder's document
 vectors (numpy at inference, like the statement reader's heads: :mod:`agentmem.domain.reading.heads`),

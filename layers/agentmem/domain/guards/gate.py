@@ -1,4 +1,4 @@
-"""Gates 1 and 2 of the write path (DESIGN §4): what of the extracted facts may be stored.
+"""Gates 1 and 2 of the write path (docs/design.md "The write path"): what of the extracted facts may be stored.
 
 Gate 1 looks at each candidate: a key/value holding a redaction placeholder loses its key (the
 secret's slot is never a key), a fact holding one keeps only the clauses around it (or is

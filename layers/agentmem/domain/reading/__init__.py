@@ -1,4 +1,4 @@
-"""The statement reader (issue 35): one typed reading per candidate fact — whose fact it is, how
+"""The statement reader (docs/reader.md): one typed reading per candidate fact — whose fact it is, how
 it is meant (asserted, planned, wished, hypothetical, asked, negated), how it stands toward what
 was said before (adds, replaces, retracts, corrects, accepts), which attribute it states (from the
 one attribute registry, :mod:`agentmem.domain.attributes`) and how sure the reading is.
