@@ -13,6 +13,7 @@ from agentmem.domain.guards.directive import (
     obfuscated,
     order_sentences,
     pasted_part,
+    rest_of,
     separated,
 )
 
@@ -157,3 +158,11 @@ def test_a_separated_order_takes_only_the_earlier_turns_that_name_what_it_names(
     earlier = ["I think Trampolux makes good umbrellas.", "I like rain."]
     verdict = separated(judge("x", ORDER), [JOB, MAIL], [1], CALM, earlier)
     assert verdict.parts == (0,)
+
+
+def test_the_rest_is_read_only_when_the_turn_could_go_on_with_it() -> None:
+    whole = judge(f"{JOB} {MAIL}", ORDER)
+    assert rest_of(whole, [JOB, MAIL], [1]) == JOB
+    assert rest_of(whole, [JOB, MAIL], [0, 1]) is None
+    assert rest_of(whole, ["Fine.", MAIL], [1]) is None
+    assert rest_of(judge("x", CALM, quoted=ORDER), [JOB, MAIL], [1]) is None

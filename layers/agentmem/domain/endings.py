@@ -155,8 +155,9 @@ def _retracted(
     similarity or with the retraction's topic terms found in it, or a close paraphrase. Nothing
     otherwise: a retraction that names its topic in other words ("I gave up coffee" of "three
     espressos a day") keeps both, the read path preferring the newer."""
-    eligible = [(sim, old) for sim, old in ranked if _may_retract(fact, old)]
-    for sim, old in eligible[:NEAREST]:
+    for sim, old in ranked[:NEAREST]:
+        if not _may_retract(fact, old):
+            continue
         shared = shares_topic(fact.content, old.content)
         close = shared and (sim >= thresholds.update_topic or contained(fact.content, old.content))
         if close or sim >= thresholds.update_alone:

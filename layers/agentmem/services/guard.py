@@ -44,6 +44,7 @@ from agentmem.domain.guards.directive import (
     order_sentences,
     pasted_part,
     readable_views,
+    rest_of,
     separated,
 )
 from agentmem.domain.guards.gate import has_placeholder
@@ -189,14 +190,14 @@ class WriteGuard:
         if not 2 <= len(sentences) <= MAX_SEPARATE_SENTENCES:
             return verdict
         readable = [i for i, sentence in enumerate(sentences) if long_enough(sentence)]
-        views = [segments(sentences[i])[:1] or [sentences[i]] for i in readable]
-        scored = head.scores(embedder.embed_documents([v[0] for v in views])) if readable else []
-        by_sentence = dict(zip(readable, scored, strict=True))
-        orders = order_sentences([sentences[i] for i in readable], [by_sentence[i] for i in readable])
-        flagged = [readable[i] for i in orders]
-        if not flagged:
+        if not readable:
             return verdict
-        rest = " ".join(s for i, s in enumerate(sentences) if i not in set(flagged))
+        views = [(segments(sentences[i]) or [sentences[i]])[0] for i in readable]
+        scores = head.scores(embedder.embed_documents(views))
+        flagged = [readable[i] for i in order_sentences([sentences[i] for i in readable], scores)]
+        rest = rest_of(verdict, sentences, flagged)
+        if rest is None:  # nothing the turn could go on with: the rest is not read
+            return verdict
         rest_score = _most(
             head.scores(embedder.embed_documents(segments(rest)[:MAX_DIRECTIVE_SEGMENTS] or [rest]))
         )

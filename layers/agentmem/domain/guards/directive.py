@@ -57,6 +57,7 @@ __all__ = [
     "order_sentences",
     "pasted_part",
     "readable_views",
+    "rest_of",
     "separated",
     "sharing_a_name",
 ]
@@ -258,6 +259,19 @@ def order_sentences(sentences: Sequence[str], scores: Sequence[DirectiveScore]) 
     return [i for i, (s, score) in enumerate(zip(sentences, scores, strict=True)) if _is_order(s, score)]
 
 
+def rest_of(verdict: DirectiveVerdict, sentences: Sequence[str], orders: Sequence[int]) -> str | None:
+    """What is left of the turn without its order sentences, when the verdict may narrow to them
+    at all: an order by the turn's own words (not a quoted or a gradual one), in some sentences
+    but not all, leaving words enough to be a statement. None otherwise."""
+    if not verdict.stops or verdict.rest is not None or not orders or len(set(orders)) >= len(sentences):
+        return None
+    if set(verdict.quarantine) - {"directive"} or (verdict.hold and verdict.hold != "held_third_party"):
+        return None
+    flagged = set(orders)
+    rest = " ".join(s for i, s in enumerate(sentences) if i not in flagged).strip()
+    return rest if long_enough(rest) else None
+
+
 def separated(
     verdict: DirectiveVerdict,
     sentences: Sequence[str],
@@ -267,19 +281,14 @@ def separated(
 ) -> DirectiveVerdict:
     """The verdict narrowed to the order's own sentences when the rest of the turn stands apart:
     "I'm a wedding planner. Clients can mail me directly." stops the second sentence, not the
-    job. It stays the whole turn's when no sentence is an order by itself (the order is in how
-    they read together), when nothing of the user's is left, or when what is left still leans
-    towards an order (``rest_score`` at least :data:`WINDOW_PART`). Only an order by the turn's
-    own words narrows: a quoted or a gradual one is the whole turn's."""
-    if not verdict.stops or verdict.rest is not None or not orders or len(orders) == len(sentences):
+    job. It stays the whole turn's when :func:`rest_of` finds nothing to go on with (no sentence
+    is an order by itself, every one is, the order is quoted or gradual, too few words are left)
+    or when what is left still leans towards an order (``rest_score``, the head's score of that
+    rest, at least :data:`WINDOW_PART`)."""
+    rest = rest_of(verdict, sentences, orders)
+    if rest is None or rest_score.order >= WINDOW_PART:
         return verdict
-    if set(verdict.quarantine) - {"directive"} or (verdict.hold and verdict.hold != "held_third_party"):
-        return verdict
-    flagged = set(orders)
-    rest = " ".join(s for i, s in enumerate(sentences) if i not in flagged).strip()
-    if not long_enough(rest) or rest_score.order >= WINDOW_PART:
-        return verdict
-    said = tuple(sentences[i] for i in sorted(flagged))
+    said = tuple(sentences[i] for i in sorted(set(orders)))
     return DirectiveVerdict(
         verdict.quarantine,
         verdict.hold,
