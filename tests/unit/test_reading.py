@@ -127,3 +127,13 @@ def test_an_acceptance_the_reader_reads_records_the_choice(reply: str) -> None:
 def test_an_attribute_stated_only_in_another_persons_clause_is_theirs(text: str, subject: str) -> None:
     residence = [a for a in read(text).attributes if a.name == "residence"]
     assert residence and residence[0].subject == subject
+
+
+def test_a_shipped_head_survives_its_own_file_format() -> None:
+    heads = load_heads()
+    assert heads is not None
+    for name, head in heads.heads.items():
+        again = type(head).from_arrays(head.to_arrays(name), name)
+        assert again.labels == head.labels
+        for ours, theirs in ((again.weights, head.weights), (again.bias, head.bias), (again.mean, head.mean)):
+            np.testing.assert_array_equal(ours, theirs)  # float16 in the file already: no further loss

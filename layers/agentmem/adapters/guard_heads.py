@@ -20,12 +20,7 @@ GUARD_HEADS_FILE = Path(__file__).parent / "data" / "guard_heads.npz"
 def load_directive_head(path: Path = GUARD_HEADS_FILE) -> DirectiveHead | None:
     try:
         with np.load(path, allow_pickle=False) as data:
-            head = Head(
-                tuple(str(label) for label in data["directive.labels"]),
-                data["directive.weights"].astype(np.float32),
-                data["directive.bias"].astype(np.float32),
-                data["directive.mean"].astype(np.float32),
-            )
+            head = Head.from_arrays(data, "directive")
             held = {
                 str(name): float(value)
                 for name, value in zip(data["held.names"], data["held.values"], strict=True)

@@ -20,15 +20,7 @@ def load_heads(path: Path = HEADS_FILE) -> Heads | None:
     try:
         with np.load(path, allow_pickle=False) as data:
             names = sorted({key.partition(".")[0] for key in data.files if "." in key})
-            heads = {
-                name: Head(
-                    tuple(str(label) for label in data[f"{name}.labels"]),
-                    data[f"{name}.weights"].astype(np.float32),
-                    data[f"{name}.bias"].astype(np.float32),
-                    data[f"{name}.mean"].astype(np.float32),
-                )
-                for name in names
-            }
+            heads = {name: Head.from_arrays(data, name) for name in names}
             return Heads(str(data["model_id"]), heads)
     except (OSError, KeyError, ValueError) as exc:
         log.warning("reader heads unavailable", extra={"reason": type(exc).__name__})

@@ -125,10 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         figures: dict[str, float] = report["held_file"]
         arrays: dict[str, Any] = {
             "model_id": np.array(final.model_id),
-            "directive.labels": np.array(final.head.labels),
-            "directive.weights": final.head.weights.astype(np.float16),
-            "directive.bias": final.head.bias,
-            "directive.mean": final.head.mean.astype(np.float16),
+            **final.head.to_arrays("directive"),
             "held.names": np.array(list(figures)),
             "held.values": np.array([float(v) for v in figures.values()]),
         }

@@ -249,10 +249,7 @@ def main(argv: list[str] | None = None) -> int:
             final = Heads(final.model_id, {**final.heads, REVISION_HEAD: revision})
         arrays: dict[str, Any] = {"model_id": np.array(final.model_id)}
         for name, head in final.heads.items():
-            arrays[f"{name}.labels"] = np.array(head.labels)
-            arrays[f"{name}.weights"] = head.weights.astype(np.float16)
-            arrays[f"{name}.bias"] = head.bias
-            arrays[f"{name}.mean"] = head.mean.astype(np.float16)
+            arrays.update(head.to_arrays(name))
         OUT.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(OUT, **arrays)
         print(f"wrote {OUT} ({OUT.stat().st_size} bytes)", file=sys.stderr)

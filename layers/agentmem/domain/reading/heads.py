@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +31,26 @@ class Head:
         exp = np.exp(logits)
         probs = exp / exp.sum()
         return {label: float(p) for label, p in zip(self.labels, probs, strict=True)}
+
+    def to_arrays(self, name: str) -> dict[str, npt.NDArray[Any]]:
+        """The head as the arrays a shipped ``.npz`` keeps under ``name`` (weights and mean in
+        float16: the file stays small, the probabilities move by less than the heads' noise)."""
+        return {
+            f"{name}.labels": np.array(self.labels),
+            f"{name}.weights": self.weights.astype(np.float16),
+            f"{name}.bias": self.bias,
+            f"{name}.mean": self.mean.astype(np.float16),
+        }
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, npt.NDArray[Any]], name: str) -> Head:
+        """The head kept under ``name`` by :meth:`to_arrays` (raises ``KeyError`` when absent)."""
+        return cls(
+            tuple(str(label) for label in data[f"{name}.labels"]),
+            data[f"{name}.weights"].astype(np.float32),
+            data[f"{name}.bias"].astype(np.float32),
+            data[f"{name}.mean"].astype(np.float32),
+        )
 
 
 def pair_features(
