@@ -14,7 +14,6 @@ left out of the answer.
 from __future__ import annotations
 
 import logging
-import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -51,22 +50,25 @@ class BedrockLLM:
     ) -> None:
         self._client = client or LazyClient(lambda: bedrock_runtime_client(region))
         self.model = model
-        self.calls = 0
-        self.failures = 0
-        self.failure_reasons: Counter[str] = Counter()
         self.usage = ProviderUsage(f"bedrock/{model}")  # calls, tokens and failures (cost bench, health)
-        self._lock = threading.Lock()
+
+    @property
+    def calls(self) -> int:
+        return self.usage.calls
+
+    @property
+    def failures(self) -> int:
+        return self.usage.failures
+
+    @property
+    def failure_reasons(self) -> Counter[str]:
+        return self.usage.failure_reasons
 
     def _fail(self, reason: str) -> None:
-        with self._lock:
-            self.failures += 1
-            self.failure_reasons[reason] += 1
         self.usage.fail(reason)
         log.warning("bedrock.llm_fallback", extra={"reason": reason, "model": self.model})
 
     def _converse(self, system: str, prompt: str, max_tokens: int) -> str | None:
-        with self._lock:
-            self.calls += 1
         self.usage.call()
         try:
             response = self._client.get().converse(
